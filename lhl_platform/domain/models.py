@@ -1,0 +1,182 @@
+"""Typed records that cross the platform's boundaries (CLI, files, events, providers).
+
+Every model is frozen and validates on construction, so a bad value is rejected where it enters,
+with pydantic's message naming the offending field.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from lhl_platform.domain.taxonomy import Category, canonical_clause_type
+
+# Dagster multi-partition keys must not contain `| , [ ]`; we are stricter: a portable slug.
+MODEL_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
+RunNumber = Annotated[int, Field(ge=1, le=999)]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Outcome(StrEnum):
+    TP = "TP"
+    FP = "FP"
+    FN = "FN"
+    TN = "TN"
+
+
+class VerdictLabel(StrEnum):
+    SUPPORTED = "supported"
+    CONTRADICTED = "contradicted"
+
+
+class MismatchType(StrEnum):
+    NONE = "none"
+    NUMERIC = "numeric"
+    TEMPORAL = "temporal"
+    OBLIGATION = "obligation"
+    SCOPE = "scope"
+    MISSING_CONDITION = "missing_condition"
+    EXTRA_CONDITION = "extra_condition"
+    OTHER = "other"
+
+
+def outcome_of(gt_present: bool, predicted_present: bool) -> Outcome:
+    if gt_present:
+        return Outcome.TP if predicted_present else Outcome.FN
+    return Outcome.FP if predicted_present else Outcome.TN
+
+
+class _HasClauseType(Frozen):
+    clause_type: str
+
+    @field_validator("clause_type")
+    @classmethod
+    def _canonical(cls, value: str) -> str:
+        return canonical_clause_type(value)
+
+
+class Contract(Frozen):
+    contract_id: str = Field(min_length=1)
+    filename: str
+    text: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+class OracleRow(_HasClauseType):
+    contract_id: str = Field(min_length=1)
+    category: Category
+    present: bool
+    spans: tuple[str, ...]
+    answer: str = ""
+
+    @model_validator(mode="after")
+    def _present_iff_spans(self) -> OracleRow:
+        if self.present != bool(self.spans):
+            raise ValueError("present must be true exactly when spans is non-empty")
+        return self
+
+
+class Extraction(_HasClauseType):
+    """One model's answer for one (contract, clause type): not present, or verbatim quotes."""
+
+    model: str = Field(pattern=MODEL_NAME_PATTERN)
+    run: RunNumber
+    contract_id: str = Field(min_length=1)
+    present: bool
+    quotes: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _quotes_iff_present(self) -> Extraction:
+        if self.present and not any(q.strip() for q in self.quotes):
+            raise ValueError("a present extraction needs at least one non-empty quote")
+        if not self.present and self.quotes:
+            raise ValueError("an absent extraction carries no quotes")
+        return self
+
+    @property
+    def text(self) -> str:
+        return " ... ".join(self.quotes)
+
+
+class Verdict(Frozen):
+    verdict: VerdictLabel
+    mismatch_type: MismatchType
+    reason: str = ""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Verdict:
+        supported = self.verdict is VerdictLabel.SUPPORTED
+        if supported != (self.mismatch_type is MismatchType.NONE):
+            raise ValueError("mismatch_type must be 'none' exactly when the verdict is 'supported'")
+        return self
+
+
+class Price(Frozen):
+    input_per_mtok: float = Field(default=0.0, ge=0)
+    output_per_mtok: float = Field(default=0.0, ge=0)
+    cached_input_per_mtok: float = Field(default=0.0, ge=0)
+
+
+class ModelSpec(Frozen):
+    """A registered model: one key of the dynamic `model` partition dimension."""
+
+    name: str = Field(pattern=MODEL_NAME_PATTERN)
+    provider: str = Field(pattern=r"^[a-z][a-z0-9_-]*$")
+    model_id: str = Field(min_length=1)
+    base_url: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    price: Price = Field(default_factory=Price)
+    role: str = Field(default="extractor", pattern=r"^(extractor|judge)$")
+
+
+class Subset(Frozen):
+    name: str = Field(pattern=MODEL_NAME_PATTERN)
+    contract_ids: tuple[str, ...] = Field(min_length=1)
+    seed: int | None = None
+    stratified_by: str | None = None
+
+    @field_validator("contract_ids")
+    @classmethod
+    def _unique(cls, ids: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(ids)) != len(ids):
+            raise ValueError("contract_ids must be unique")
+        return ids
+
+
+class InstanceOutcome(_HasClauseType):
+    """One row of `lhl import outcomes`: an instance already scored elsewhere."""
+
+    model: str = Field(pattern=MODEL_NAME_PATTERN)
+    run: RunNumber
+    contract_id: str = Field(min_length=1)
+    gt_present: bool
+    predicted_present: bool
+    verdict: VerdictLabel | None = None
+    mismatch_type: MismatchType | None = None
+
+    @model_validator(mode="after")
+    def _verdict_only_on_tp(self) -> InstanceOutcome:
+        tp = self.gt_present and self.predicted_present
+        if self.verdict is not None and not tp:
+            raise ValueError("verdict is only allowed on a TP (gt_present and predicted_present)")
+        if self.mismatch_type is not None and self.verdict is None:
+            raise ValueError("mismatch_type given without a verdict")
+        if self.verdict is not None:
+            mismatch = self.mismatch_type or (
+                MismatchType.NONE if self.verdict is VerdictLabel.SUPPORTED else MismatchType.OTHER)
+            Verdict(verdict=self.verdict, mismatch_type=mismatch)
+        return self
+
+
+def check_model_name(name: str) -> str:
+    if not re.fullmatch(MODEL_NAME_PATTERN, name):
+        raise ValueError(
+            f"invalid model name {name!r}: use letters, digits, '.', '_', ':' or '-' (max 64), "
+            "starting with a letter or digit")
+    return name

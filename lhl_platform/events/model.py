@@ -1,0 +1,56 @@
+"""The event record: immutable, content-hashed and chained within its stream."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+GENESIS = "0" * 64
+
+
+def canonical_json(value: Any) -> str:
+    """One byte-stable JSON spelling of a value, so equal payloads hash equal."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    event_id: str
+    stream: str
+    seq: int = Field(ge=0)
+    type: str = Field(pattern=r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
+    subject: str
+    idempotency_key: str = Field(min_length=1)
+    payload: str
+    payload_hash: str
+    prev_hash: str
+    chain_hash: str
+    time: str
+    code_version: str
+
+    @staticmethod
+    def chain(prev_hash: str, *, event_id: str, stream: str, seq: int, type: str, subject: str,
+              idempotency_key: str, payload_hash: str, time: str, code_version: str) -> str:
+        header = canonical_json([prev_hash, event_id, stream, seq, type, subject, idempotency_key,
+                                 payload_hash, time, code_version])
+        return sha256_hex(header)
+
+    def expected_chain(self, prev_hash: str) -> str:
+        return Event.chain(prev_hash, event_id=self.event_id, stream=self.stream, seq=self.seq,
+                           type=self.type, subject=self.subject, idempotency_key=self.idempotency_key,
+                           payload_hash=self.payload_hash, time=self.time, code_version=self.code_version)
+
+    def data(self) -> dict[str, Any]:
+        loaded: dict[str, Any] = json.loads(self.payload)
+        return loaded
+
+
+EVENT_COLUMNS: tuple[str, ...] = tuple(Event.model_fields)
