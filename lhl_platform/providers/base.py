@@ -1,0 +1,118 @@
+"""One async protocol for every model the platform calls: LLM providers and offline algorithms alike.
+
+A `ModelRequest` carries both the rendered chat messages (what an LLM reads) and the structured task
+they were rendered from (what an offline algorithm reads). Either way the answer is a `ModelResponse`
+whose `content` must validate against the task's Pydantic output schema.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lhl_platform.events.model import canonical_json, sha256_hex
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class ExtractTask(BaseModel):
+    """Extract all clause types from one contract."""
+
+    model_config = ConfigDict(frozen=True)
+    kind: Literal["extract"] = "extract"
+    contract_id: str
+    contract_text: str
+    clause_types: tuple[str, ...]
+
+
+class JudgeTask(BaseModel):
+    """Compare one extracted clause with the ground-truth spans under the five-criterion rubric."""
+
+    model_config = ConfigDict(frozen=True)
+    kind: Literal["judge"] = "judge"
+    clause_type: str
+    truth: tuple[str, ...]
+    extracted: str
+
+
+class ModelRequest(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    provider: str
+    model_id: str
+    prompt_version: str
+    run: int = Field(ge=0)
+    params: dict[str, Any] = Field(default_factory=dict)
+    messages: tuple[Message, ...]
+    task: ExtractTask | JudgeTask = Field(discriminator="kind")
+
+    def key(self) -> str:
+        """The request key: provider, model id, parameters, prompt version, messages and run."""
+        return sha256_hex(canonical_json({
+            "provider": self.provider, "model_id": self.model_id, "params": self.params,
+            "prompt_version": self.prompt_version, "run": self.run,
+            "messages": [m.model_dump() for m in self.messages]}))
+
+
+class FinishReason(StrEnum):
+    STOP = "stop"
+    LENGTH = "length"
+    REFUSAL = "refusal"
+    ERROR = "error"
+
+
+class Usage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+
+
+class ModelResponse(BaseModel):
+    content: dict[str, Any] | None = None
+    raw_text: str = ""
+    finish_reason: FinishReason = FinishReason.STOP
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    error: str | None = None
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """Anything that answers a ModelRequest. Implementations must be safe to call concurrently."""
+
+    provider: str
+    model_id: str
+
+    async def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+
+class ClauseAnswer(BaseModel):
+    """Structured output of extraction, per clause type."""
+
+    model_config = ConfigDict(extra="forbid")
+    clause_type: str
+    present: bool
+    quotes: list[str] = Field(default_factory=list)
+
+
+class ExtractionOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    clauses: list[ClauseAnswer]
+
+
+class JudgeOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    verdict: Literal["supported", "contradicted"]
+    mismatch_type: Literal["none", "numeric", "temporal", "obligation", "scope", "missing_condition",
+                           "extra_condition", "other"]
+    reason: str = ""
+
+
+def approx_tokens(text: str) -> int:
+    """A provider-neutral token estimate (about four characters per token) for offline models."""
+    return max(1, len(text) // 4)
