@@ -116,3 +116,11 @@ class JudgeOutput(BaseModel):
 def approx_tokens(text: str) -> int:
     """A provider-neutral token estimate (about four characters per token) for offline models."""
     return max(1, len(text) // 4)
+
+
+async def safe_complete(model: ChatModel, request: ModelRequest) -> ModelResponse:
+    """Call a model; an exception becomes an error response, since provider errors are data to record."""
+    try:
+        return await model.complete(request)
+    except Exception as exc:
+        return ModelResponse(error=f"{type(exc).__name__}: {exc}"[:2000], finish_reason=FinishReason.ERROR)

@@ -1,0 +1,56 @@
+"""Named, stored contract subsets, drawn reproducibly (seeded, optionally stratified)."""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+from lhl_platform.corpus.cuad import Corpus
+from lhl_platform.domain.models import Subset
+from lhl_platform.home import Home
+
+SUBSET_STREAM = "subsets"
+
+
+def draw_subset(corpus: Corpus, name: str, size: int, seed: int = 0, stratify_by_category: str | None = None) -> Subset:
+    """Draw `size` contracts. With `stratify_by_category`, contracts holding that category's clauses
+    and contracts without are drawn in proportion to their share of the corpus."""
+    ids = sorted(c.contract_id for c in corpus.contracts)
+    if not 0 < size <= len(ids):
+        raise ValueError(f"subset size must be between 1 and {len(ids)}, got {size}")
+    rng = random.Random(seed)
+    if stratify_by_category is None:
+        chosen = rng.sample(ids, size)
+    else:
+        strata: dict[bool, list[str]] = defaultdict(list)
+        holders = {r.contract_id for r in corpus.oracle if r.present and r.category == stratify_by_category}
+        for cid in ids:
+            strata[cid in holders].append(cid)
+        chosen = []
+        for flag, members in sorted(strata.items()):
+            take = round(size * len(members) / len(ids))
+            chosen += rng.sample(members, min(take, len(members)))
+        rest = [c for c in ids if c not in set(chosen)]
+        chosen += rng.sample(rest, size - len(chosen)) if len(chosen) < size else []
+        chosen = chosen[:size]
+    return Subset(name=name, contract_ids=tuple(sorted(chosen)), seed=seed, stratified_by=stratify_by_category)
+
+
+def save_subset(home: Home, subset: Subset) -> None:
+    if subset.name in stored_subsets(home):
+        raise ValueError(f"subset {subset.name!r} already exists; subsets are immutable, choose another name")
+    home.events.append(SUBSET_STREAM, "subset.created", subset.name, f"subset:{subset.name}",
+                       subset.model_dump(mode="json"))
+
+
+def stored_subsets(home: Home) -> dict[str, Subset]:
+    if not (home.events.root / SUBSET_STREAM).exists():
+        return {}
+    return {e.subject: Subset.model_validate(e.data()) for e in home.events.read(SUBSET_STREAM)}
+
+
+def get_subset(home: Home, name: str) -> Subset:
+    found = stored_subsets(home).get(name)
+    if found is None:
+        raise LookupError(f"no subset named {name!r}; create it with `lhl subset create`")
+    return found

@@ -1,0 +1,185 @@
+"""Run one extraction partition (model x run): one structured call per contract, 41 instances each.
+
+Every call, parsed instance and failure is an event in the partition's own stream. A contract whose
+41 instances are already recorded is skipped, and a call whose request key is already recorded is
+answered from the log, so re-running or resuming a partition repeats no completed work. A failing
+contract becomes an `extraction.failed` event and missing rows; it never fails the partition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from lhl_platform.domain.models import Contract, Extraction, ModelSpec
+from lhl_platform.domain.taxonomy import CLAUSE_TYPES, canonical_clause_type
+from lhl_platform.events.log import EventLog, StreamWriter
+from lhl_platform.extraction.prompts import EXTRACT_PROMPT_VERSION, extraction_messages
+from lhl_platform.providers.base import (
+    ChatModel,
+    ExtractionOutput,
+    ExtractTask,
+    ModelRequest,
+    ModelResponse,
+    safe_complete,
+)
+
+Progress = Callable[[int, int], None]
+
+
+def extraction_stream(model: str, run: int) -> str:
+    return f"extract.model={model}.run={run}"
+
+
+def instance_key(model: str, run: int, contract_id: str, clause_type: str) -> str:
+    return f"extraction:{model}:{run}:{contract_id}:{clause_type}"
+
+
+@dataclass
+class PartitionSummary:
+    model: str
+    run: int
+    contracts: int = 0
+    skipped_contracts: int = 0
+    instances: int = 0
+    calls: int = 0
+    reused_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+    def metadata(self) -> dict[str, Any]:
+        return {"contracts": self.contracts, "skipped_contracts": self.skipped_contracts,
+                "instances_recorded": self.instances, "calls": self.calls, "reused_calls": self.reused_calls,
+                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "failed_contracts": len(self.failures)}
+
+
+def scope_key(corpus_id: str, contract_ids: Sequence[str]) -> str:
+    digest = hashlib.sha256("\n".join(sorted(contract_ids)).encode()).hexdigest()[:16]
+    return f"scope:{corpus_id}:{digest}"
+
+
+def recorded_calls(log: EventLog, stream: str) -> dict[str, dict[str, Any]]:
+    """Successful calls already in the stream, by request key."""
+    if not (log.root / stream).exists():
+        return {}
+    return {e.data()["request_key"]: e.data() for e in log.read(stream) if e.type == "model.call"
+            and e.data().get("error") is None}
+
+
+def call_payload(request: ModelRequest, response: ModelResponse, subject: str) -> dict[str, Any]:
+    return {"request_key": request.key(), "subject": subject, "provider": request.provider,
+            "model_id": request.model_id, "prompt_version": request.prompt_version, "run": request.run,
+            "params": request.params, "finish_reason": response.finish_reason.value, "error": response.error,
+            "latency_s": round(response.latency_s, 6), "usage": response.usage.model_dump(),
+            "content": response.content, "raw_text": response.raw_text if response.content is None else ""}
+
+
+def _parse(content: dict[str, Any] | None, model: str, run: int, contract_id: str,
+           ) -> tuple[list[Extraction], list[str]]:
+    """Validate the structured output; returns the instances and a list of problems."""
+    if content is None:
+        return [], ["no structured content in the response"]
+    output = ExtractionOutput.model_validate(content)
+    problems: list[str] = []
+    instances: dict[str, Extraction] = {}
+    for answer in output.clauses:
+        try:
+            clause = canonical_clause_type(answer.clause_type)
+        except ValueError as exc:
+            problems.append(str(exc))
+            continue
+        if clause in instances:
+            problems.append(f"clause type {clause!r} answered twice; first answer kept")
+            continue
+        quotes = tuple(q for q in answer.quotes if q.strip()) if answer.present else ()
+        instances[clause] = Extraction(model=model, run=run, contract_id=contract_id, clause_type=clause,
+                                       present=answer.present and bool(quotes), quotes=quotes)
+    missing = [c for c in CLAUSE_TYPES if c not in instances]
+    if missing:
+        problems.append(f"{len(missing)} clause types not answered: {', '.join(missing[:5])}")
+    return list(instances.values()), problems
+
+
+async def extract_partition(log: EventLog, spec: ModelSpec, run: int, corpus_id: str,
+                            contracts: Sequence[Contract], model: ChatModel, *, concurrency: int = 4,
+                            progress: Progress | None = None) -> PartitionSummary:
+    stream = extraction_stream(spec.name, run)
+    summary = PartitionSummary(model=spec.name, run=run)
+    cached = recorded_calls(log, stream)
+    done = 0
+    with log.writer(stream, flush_every=2000) as writer:
+        ids = [c.contract_id for c in contracts]
+        writer.append("audit.scope", f"{spec.name}/{run}", scope_key(corpus_id, ids),
+                      {"model": spec.name, "run": run, "corpus_id": corpus_id, "contract_ids": ids})
+        semaphore = asyncio.Semaphore(max(1, concurrency))
+
+        async def one(contract: Contract) -> None:
+            nonlocal done
+            async with semaphore:
+                await _extract_contract(writer, spec, run, corpus_id, contract, model, cached, summary)
+            done += 1
+            if progress:
+                progress(done, len(contracts))
+
+        await asyncio.gather(*(one(c) for c in contracts))
+    summary.contracts = len(contracts)
+    return summary
+
+
+async def _extract_contract(writer: StreamWriter, spec: ModelSpec, run: int, corpus_id: str, contract: Contract,
+                            model: ChatModel, cached: dict[str, dict[str, Any]], summary: PartitionSummary) -> None:
+    if all(writer.has(instance_key(spec.name, run, contract.contract_id, c)) for c in CLAUSE_TYPES):
+        summary.skipped_contracts += 1
+        return
+    request = ModelRequest(
+        provider=spec.provider, model_id=spec.model_id, prompt_version=EXTRACT_PROMPT_VERSION, run=run,
+        params=spec.params, messages=extraction_messages(contract.text, CLAUSE_TYPES),
+        task=ExtractTask(contract_id=contract.contract_id, contract_text=contract.text, clause_types=CLAUSE_TYPES))
+    key = request.key()
+    record = cached.get(key)
+    if record is None:
+        response = await safe_complete(model, request)
+        summary.calls += 1
+        summary.input_tokens += response.usage.input_tokens
+        summary.output_tokens += response.usage.output_tokens
+        record = call_payload(request, response, contract.contract_id)
+        if response.error is None and response.finish_reason.value == "stop":
+            writer.append("model.call", contract.contract_id, f"call:{key}", record)
+        else:
+            writer.append("model.call_failed", contract.contract_id, f"call_failed:{key}:{uuid.uuid4().hex}", record)
+            reason = response.error or f"finish reason {response.finish_reason.value}"
+            _fail(writer, spec, run, contract, "call", reason, summary)
+            return
+    else:
+        summary.reused_calls += 1
+    try:
+        instances, problems = _parse(record.get("content"), spec.name, run, contract.contract_id)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        _fail(writer, spec, run, contract, "parse", f"unparseable output at {where or 'top'}: {first['msg']}", summary)
+        return
+    for inst in instances:
+        if writer.append("extraction.recorded", f"{contract.contract_id}/{inst.clause_type}",
+                         instance_key(spec.name, run, contract.contract_id, inst.clause_type),
+                         {**inst.model_dump(mode="json"), "corpus_id": corpus_id, "request_key": key}):
+            summary.instances += 1
+    if problems:
+        writer.append("extraction.incomplete", contract.contract_id, f"incomplete:{key}",
+                      {"model": spec.name, "run": run, "contract_id": contract.contract_id, "problems": problems})
+
+
+def _fail(writer: StreamWriter, spec: ModelSpec, run: int, contract: Contract, stage: str, reason: str,
+          summary: PartitionSummary) -> None:
+    summary.failures.append((contract.contract_id, reason))
+    writer.append("extraction.failed", contract.contract_id, f"failed:{contract.contract_id}:{uuid.uuid4().hex}",
+                  {"model": spec.name, "run": run, "contract_id": contract.contract_id, "stage": stage,
+                   "reason": reason[:2000]})

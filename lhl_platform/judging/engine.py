@@ -1,0 +1,112 @@
+"""Judge every TP of one (model, run) partition with the evaluation judge; one event per verdict."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from lhl_platform.domain.models import MismatchType, ModelSpec, OracleRow, Verdict, VerdictLabel
+from lhl_platform.events.log import EventLog
+from lhl_platform.extraction.engine import call_payload, extraction_stream
+from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_messages
+from lhl_platform.providers.base import ChatModel, JudgeOutput, JudgeTask, ModelRequest, ModelResponse, safe_complete
+
+Progress = Callable[[int, int], None]
+
+
+def verdict_stream(model: str, run: int) -> str:
+    return f"judge.model={model}.run={run}"
+
+
+def verdict_key(judge: str, model: str, run: int, contract_id: str, clause_type: str) -> str:
+    return f"verdict:{judge}:{model}:{run}:{contract_id}:{clause_type}"
+
+
+@dataclass
+class JudgeSummary:
+    model: str
+    run: int
+    judge: str
+    true_positives: int = 0
+    judged: int = 0
+    already_judged: int = 0
+    contradicted: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+    def metadata(self) -> dict[str, Any]:
+        return {"judge": self.judge, "true_positives": self.true_positives, "judged_now": self.judged,
+                "already_judged": self.already_judged, "contradicted_now": self.contradicted,
+                "failed": len(self.failures)}
+
+
+def recorded_extractions(log: EventLog, model: str, run: int) -> list[dict[str, Any]]:
+    stream = extraction_stream(model, run)
+    if not (log.root / stream).exists():
+        return []
+    return [e.data() for e in log.read(stream) if e.type == "extraction.recorded"]
+
+
+async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[OracleRow], judge_spec: ModelSpec,
+                          judge: ChatModel, *, concurrency: int = 8, progress: Progress | None = None) -> JudgeSummary:
+    truth = {(r.contract_id, r.clause_type): r for r in oracle}
+    summary = JudgeSummary(model=model, run=run, judge=judge_spec.name)
+    positives = [x for x in recorded_extractions(log, model, run)
+                 if x["present"] and (row := truth.get((x["contract_id"], x["clause_type"]))) is not None
+                 and row.present]
+    summary.true_positives = len(positives)
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+    done = 0
+    with log.writer(verdict_stream(model, run), flush_every=2000) as writer:
+
+        async def one(x: dict[str, Any]) -> None:
+            nonlocal done
+            key = verdict_key(judge_spec.name, model, run, x["contract_id"], x["clause_type"])
+            if writer.has(key):
+                summary.already_judged += 1
+            else:
+                row = truth[(x["contract_id"], x["clause_type"])]
+                extracted = " ... ".join(x["quotes"])
+                request = ModelRequest(provider=judge_spec.provider, model_id=judge_spec.model_id,
+                                       prompt_version=JUDGE_PROMPT_VERSION, run=0, params=judge_spec.params,
+                                       messages=judge_messages(row.clause_type, row.spans, extracted),
+                                       task=JudgeTask(clause_type=row.clause_type, truth=row.spans, extracted=extracted))
+                async with semaphore:
+                    response = await safe_complete(judge, request)
+                subject = f"{x['contract_id']}/{x['clause_type']}"
+                verdict, problem = _verdict(response)
+                if verdict is None:
+                    summary.failures.append((subject, problem))
+                    writer.append("verdict.failed", subject, f"verdict_failed:{key}:{uuid.uuid4().hex}",
+                                  {**call_payload(request, response, subject), "model": model, "run": run,
+                                   "contract_id": x["contract_id"], "clause_type": x["clause_type"], "reason": problem})
+                else:
+                    writer.append("verdict.recorded", subject, key, {
+                        "model": model, "run": run, "contract_id": x["contract_id"], "clause_type": x["clause_type"],
+                        "verdict": verdict.verdict.value, "mismatch_type": verdict.mismatch_type.value,
+                        "reason": verdict.reason, "judge": judge_spec.name, "judge_model_id": judge_spec.model_id,
+                        "prompt_version": JUDGE_PROMPT_VERSION, "request_key": request.key(),
+                        "usage": response.usage.model_dump(), "latency_s": round(response.latency_s, 6)})
+                    summary.judged += 1
+                    summary.contradicted += verdict.verdict is VerdictLabel.CONTRADICTED
+            done += 1
+            if progress:
+                progress(done, len(positives))
+
+        await asyncio.gather(*(one(x) for x in positives))
+    return summary
+
+
+def _verdict(response: ModelResponse) -> tuple[Verdict | None, str]:
+    if response.error:
+        return None, response.error
+    try:
+        out = JudgeOutput.model_validate(response.content or {})
+        return Verdict(verdict=VerdictLabel(out.verdict), mismatch_type=MismatchType(out.mismatch_type),
+                       reason=out.reason), ""
+    except ValidationError as exc:
+        return None, f"unparseable verdict: {exc.errors()[0]['msg']}"

@@ -1,0 +1,27 @@
+"""Versioned judge prompt carrying the five-criterion rubric (SPEC section 3)."""
+
+from __future__ import annotations
+
+from lhl_platform.providers.base import Message
+
+JUDGE_PROMPT_VERSION = "judge-v1"
+
+_RUBRIC = """You check one clause extracted from a contract against the annotated source text.
+Apply five criteria strictly:
+1. Numeric precision: every amount, percentage and count must equal the source.
+2. Temporal precision: every date and duration must equal the source.
+3. Modality: shall/must/will must stay obligations; may/can must stay permissions.
+4. Polarity: negations must be preserved.
+5. Conditions: every exception, carve-out, condition and qualifier in the source must be kept, and none
+   may be added.
+Answer JSON only: {"verdict": "supported"|"contradicted", "mismatch_type": one of none, numeric,
+temporal, obligation, scope, missing_condition, extra_condition, other, "reason": "<one sentence>"}.
+Use missing_condition when the extraction drops a condition the source has, extra_condition when it
+asserts one the source lacks, scope when it quotes a different or only partly matching passage, and
+none exactly when the verdict is supported."""
+
+
+def judge_messages(clause_type: str, truth: tuple[str, ...], extracted: str) -> tuple[Message, ...]:
+    source = "\n".join(f"- {span}" for span in truth)
+    return (Message(role="system", content=_RUBRIC),
+            Message(role="user", content=f"Clause type: {clause_type}\nSource:\n{source}\nExtracted:\n{extracted}"))

@@ -1,0 +1,111 @@
+"""Data-quality checks over the warehouse tables (whole audit, or one partition's in-memory view).
+
+The same functions back the Dagster asset checks and the checks section of `lhl report`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+from pydantic import BaseModel, Field
+
+from lhl_platform.domain.models import MismatchType, VerdictLabel
+
+MAX_NAMED = 20
+
+
+class CheckOutcome(BaseModel):
+    name: str
+    passed: bool
+    description: str
+    summary: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+def _where(model: str | None, run: int | None, alias: str = "") -> tuple[str, list[Any]]:
+    prefix = f"{alias}." if alias else ""
+    clauses, params = [], []
+    if model is not None:
+        clauses.append(f"{prefix}model = ?")
+        params.append(model)
+    if run is not None:
+        clauses.append(f"{prefix}run = ?")
+        params.append(run)
+    return (" where " + " and ".join(clauses)) if clauses else "", params
+
+
+def completeness(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> CheckOutcome:
+    """Rows complete against nominal (contracts in scope x 41); missing instances named by contract."""
+    where, params = _where(model, run)
+    expected = con.execute(f"select count(*) * 41 from audit_scope{where}", params).fetchone()[0]  # type: ignore[index]
+    missing = con.execute(f"""select model, run, contract_id, count(*) as n from missing_rows{where}
+                              group by all order by model, run, contract_id""", params).fetchall()
+    n_missing = sum(r[3] for r in missing)
+    meta: dict[str, Any] = {"nominal_instances": int(expected), "missing_rows": int(n_missing),
+                            "incomplete_contracts": len({(r[0], r[2]) for r in missing})}
+    persistent: list[str] = []
+    any_run: list[str] = []
+    if model is None or run is None:
+        pwhere, pparams = _where(model, None)
+        for m, cid, is_persistent, runs in con.execute(
+                f"select model, contract_id, persistent, incomplete_runs from missing_by_contract{pwhere}",
+                pparams).fetchall():
+            label = f"{m}: {cid} (runs {', '.join(map(str, runs))})"
+            (persistent if is_persistent else any_run).append(label)
+        meta["persistent_contracts"] = persistent[:MAX_NAMED]
+        meta["any_run_contracts"] = any_run[:MAX_NAMED]
+        meta["persistent_count"], meta["any_run_count"] = len(persistent), len(any_run)
+    named = [f"{m}/run {r}: {cid} ({n} missing)" for m, r, cid, n in missing[:MAX_NAMED]]
+    meta["missing_by_contract"] = named
+    summary = ("all instances present" if n_missing == 0 else
+               f"{n_missing} of {expected} instances missing in {meta['incomplete_contracts']} contract(s): "
+               + "; ".join(named[:5]) + (" ..." if len(named) > 5 else ""))
+    return CheckOutcome(name="rows_complete", passed=n_missing == 0, summary=summary, metadata=meta,
+                        description="every contract in scope has all 41 clause types recorded")
+
+
+def labels_in_domain(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> CheckOutcome:
+    where, params = _where(model, run)
+    verdicts = [v.value for v in VerdictLabel]
+    mismatches = [m.value for m in MismatchType]
+    cond = (f"(verdict is not null and verdict not in ({', '.join('?' * len(verdicts))}))"
+            f" or (mismatch_type is not null and mismatch_type not in ({', '.join('?' * len(mismatches))}))"
+            " or ((verdict = 'supported') <> (coalesce(mismatch_type, 'none') = 'none') and verdict is not null)"
+            " or gt_present is null or predicted_present is null")
+    base = f"select * from instance_outcomes{where}"
+    bad = con.execute(f"select model, run, contract_id, clause_type, verdict, mismatch_type from ({base}) where {cond} limit {MAX_NAMED}", params + verdicts + mismatches).fetchall()
+    total = con.execute(f"select count(*) from ({base}) where {cond}", params + verdicts + mismatches).fetchone()[0]  # type: ignore[index]
+    named = [f"{m}/run {r}: {c} / {t}: verdict={v!r} mismatch={mt!r}" for m, r, c, t, v, mt in bad]
+    return CheckOutcome(name="labels_in_domain", passed=total == 0, metadata={"bad_rows": int(total), "examples": named},
+                        description="verdicts and mismatch types in the SPEC vocabulary and consistent",
+                        summary="all labels in domain" if total == 0 else f"{total} rows out of domain: {named[0]}")
+
+
+def every_tp_judged(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> CheckOutcome:
+    where, params = _where(model, run)
+    extra = (" and " if where else " where ") + "outcome = 'TP' and verdict is null"
+    rows = con.execute(f"select model, run, contract_id, clause_type from instance_outcomes{where}{extra}"
+                       " order by all", params).fetchall()
+    tps = con.execute(f"select count(*) from instance_outcomes{where}{(' and ' if where else ' where ')}outcome = 'TP'",
+                      params).fetchone()[0]  # type: ignore[index]
+    named = [f"{m}/run {r}: {c} / {t}" for m, r, c, t in rows[:MAX_NAMED]]
+    return CheckOutcome(name="every_tp_judged", passed=not rows, description="the evaluation judge labelled every TP",
+                        metadata={"true_positives": int(tps), "unjudged": len(rows), "examples": named},
+                        summary=f"all {tps} TPs judged" if not rows else f"{len(rows)} of {tps} TPs unjudged: {named[0]}")
+
+
+def no_duplicate_instances(con: duckdb.DuckDBPyConnection, model: str | None = None,
+                           run: int | None = None) -> CheckOutcome:
+    where, params = _where(model, run)
+    rows = con.execute(f"""select model, run, contract_id, clause_type, count(*) from instance_rows{where}
+                           group by all having count(*) > 1 order by all""", params).fetchall()
+    named = [f"{m}/run {r}: {c} / {t} x{n}" for m, r, c, t, n in rows[:MAX_NAMED]]
+    return CheckOutcome(name="no_duplicate_instances", passed=not rows, metadata={"duplicated": len(rows), "examples": named},
+                        description="each (model, run, contract, clause type) recorded once",
+                        summary="no duplicates" if not rows else f"{len(rows)} duplicated instances: {named[0]}")
+
+
+def all_checks(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> list[CheckOutcome]:
+    return [check(con, model, run) for check in (completeness, labels_in_domain, every_tp_judged,
+                                                 no_duplicate_instances)]

@@ -1,0 +1,69 @@
+"""The model registry, folded from `model.*` events: each registered model is a `model` partition key.
+
+Removing a model appends a `model.removed` event; its audit history stays in the log and the reports.
+"""
+
+from __future__ import annotations
+
+from lhl_platform.domain.models import ModelSpec
+from lhl_platform.events.model import canonical_json, sha256_hex
+from lhl_platform.home import Home
+
+REGISTRY_STREAM = "registry"
+BUILTIN_JUDGE = ModelSpec(name="rubric", provider="offline", model_id="rubric", role="judge")
+
+
+class RegistryError(ValueError):
+    pass
+
+
+def _fold(home: Home) -> dict[str, ModelSpec]:
+    models: dict[str, ModelSpec] = {}
+    if not (home.events.root / REGISTRY_STREAM).exists():
+        return models
+    for event in home.events.read(REGISTRY_STREAM):
+        data = event.data()
+        if event.type == "model.registered":
+            spec = ModelSpec.model_validate(data)
+            models[spec.name] = spec
+        elif event.type == "model.removed":
+            models.pop(data["name"], None)
+    return models
+
+
+def list_models(home: Home) -> list[ModelSpec]:
+    return sorted(_fold(home).values(), key=lambda s: s.name)
+
+
+def get_model(home: Home, name: str) -> ModelSpec:
+    if name == BUILTIN_JUDGE.name:
+        return _fold(home).get(name, BUILTIN_JUDGE)
+    spec = _fold(home).get(name)
+    if spec is None:
+        known = ", ".join(sorted(_fold(home))) or "none"
+        raise RegistryError(f"model {name!r} is not registered (registered: {known}); use `lhl models add`")
+    return spec
+
+
+def add_model(home: Home, spec: ModelSpec) -> bool:
+    """Register a model; returns False when the same spec is already registered."""
+    from lhl_platform.providers.factory import validate_spec
+
+    validate_spec(spec)
+    existing = _fold(home).get(spec.name)
+    if existing == spec:
+        return False
+    if existing is not None:
+        raise RegistryError(f"model {spec.name!r} is already registered with other settings; "
+                            "remove it first (`lhl models remove`) or choose another name")
+    home.ensure()
+    body = spec.model_dump(mode="json")
+    key = f"model.registered:{spec.name}:{sha256_hex(canonical_json(body))}:{len(home.events.read(REGISTRY_STREAM)) if (home.events.root / REGISTRY_STREAM).exists() else 0}"
+    home.events.append(REGISTRY_STREAM, "model.registered", spec.name, key, body)
+    return True
+
+
+def remove_model(home: Home, name: str) -> None:
+    get_model(home, name)
+    count = len(home.events.read(REGISTRY_STREAM))
+    home.events.append(REGISTRY_STREAM, "model.removed", name, f"model.removed:{name}:{count}", {"name": name})

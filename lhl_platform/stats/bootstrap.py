@@ -1,0 +1,61 @@
+"""Percentile bootstrap intervals for the Risk Direction Index (SPEC section 4).
+
+RDI is the mean of a per-contradiction label (+1 extra_condition, -1 missing_condition, 0 other), so
+resampling contradicted instances with replacement is exactly a multinomial draw of the three label
+counts: 2,000 resamples cost three numbers each instead of a pass over the instances. The cluster
+bootstrap resamples contracts (with all their contradictions) with multinomial weights.
+Each model gets its own random stream derived from (seed, model name), so an interval does not
+depend on which other models are in the report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+
+DEFAULT_RESAMPLES = 2000
+LEVEL = 0.95
+
+
+def _rng(seed: int, key: str) -> np.random.Generator:
+    words = np.frombuffer(hashlib.sha256(key.encode()).digest()[:16], dtype=np.uint32)
+    return np.random.default_rng(np.random.SeedSequence([seed, *words.tolist()]))
+
+
+def _interval(samples: np.ndarray) -> tuple[float | None, float | None]:
+    samples = samples[np.isfinite(samples)]
+    if samples.size == 0:
+        return None, None
+    alpha = (1 - LEVEL) / 2
+    low, high = np.quantile(samples, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+def rdi_interval(n_extra: int, n_missing: int, n_contradicted: int, *, resamples: int = DEFAULT_RESAMPLES,
+                 seed: int = 0, key: str = "") -> tuple[float | None, float | None]:
+    """Instance-level bootstrap over contradicted instances pooled over runs."""
+    if n_contradicted <= 0:
+        return None, None
+    p = np.array([n_extra, n_missing, n_contradicted - n_extra - n_missing], dtype=float) / n_contradicted
+    draws = _rng(seed, key).multinomial(n_contradicted, p, size=resamples)
+    return _interval((draws[:, 0] - draws[:, 1]) / n_contradicted)
+
+
+def rdi_cluster_interval(extra: Sequence[int], missing: Sequence[int], contradicted: Sequence[int], *,
+                         resamples: int = DEFAULT_RESAMPLES, seed: int = 0, key: str = "",
+                         n_clusters: int | None = None) -> tuple[float | None, float | None]:
+    """Contract-cluster bootstrap. `n_clusters` counts contracts without contradictions too (they
+    carry zero weight in RDI but are part of the population being resampled)."""
+    e, m, c = (np.asarray(x, dtype=float) for x in (extra, missing, contradicted))
+    k = int(n_clusters if n_clusters is not None else len(c))
+    if c.sum() <= 0 or k <= 0:
+        return None, None
+    pad = k - len(c)
+    if pad > 0:
+        e, m, c = (np.concatenate([x, np.zeros(pad)]) for x in (e, m, c))
+    weights = _rng(seed, key).multinomial(k, np.full(k, 1.0 / k), size=resamples).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        samples = (weights @ e - weights @ m) / (weights @ c)
+    return _interval(samples)

@@ -1,0 +1,141 @@
+"""Build the DuckDB warehouse: source tables from the event log and corpora, then the SQL models.
+
+The warehouse is a projection: it can always be rebuilt from the events. DuckDB allows one writing
+process per file, so builds take an exclusive file lock, and a build is skipped when the event log
+and corpora are unchanged since the last one (their fingerprint is stored in `_build`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from graphlib import TopologicalSorter
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
+from lhl_platform.events.log import SCHEMA
+from lhl_platform.home import Home
+from sql import SQL_DIR
+
+_DEPENDS = re.compile(r"^--\s*depends_on:\s*(.+)$", re.MULTILINE)
+SOURCES = ("events", "oracle", "clause_taxonomy")
+
+
+@dataclass(frozen=True)
+class SqlModel:
+    name: str
+    sql: str
+    depends_on: tuple[str, ...]
+    description: str
+
+
+def sql_models(folder: Path = SQL_DIR) -> list[SqlModel]:
+    """All SQL models in dependency order."""
+    models: dict[str, SqlModel] = {}
+    for path in sorted(folder.glob("*.sql")):
+        text = path.read_text()
+        deps = tuple(d.strip() for m in _DEPENDS.findall(text) for d in m.split(",") if d.strip())
+        comment = [ln[2:].strip() for ln in text.splitlines() if ln.startswith("--") and not _DEPENDS.match(ln)]
+        models[path.stem] = SqlModel(path.stem, text, deps, " ".join(comment))
+    order = TopologicalSorter({name: set(m.depends_on) - set(SOURCES) for name, m in models.items()})
+    return [models[name] for name in order.static_order()]
+
+
+def fingerprint(home: Home) -> str:
+    digest = hashlib.sha256()
+    for manifest in sorted(home.events.root.glob("*/manifest.json")):
+        digest.update(manifest.parent.name.encode() + manifest.read_bytes())
+    for oracle in sorted(home.corpora_dir.glob("*/oracle.parquet")):
+        digest.update(oracle.parent.name.encode())
+    digest.update("".join(m.sql for m in sql_models()).encode())
+    return digest.hexdigest()
+
+
+@contextmanager
+def _locked(home: Home) -> Iterator[None]:
+    home.ensure()
+    with (home.root / "warehouse.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _load_sources(con: duckdb.DuckDBPyConnection, home: Home, streams: list[str] | None = None) -> None:
+    """Load events (all, or only the given streams'), every stored corpus's oracle and the taxonomy."""
+    if streams is None:
+        files = [home.events.glob] if home.events.has_events() else []
+    else:
+        files = [str(p) for s in streams for p in sorted((home.events.root / s).glob("*.parquet"))]
+    if files:
+        con.execute("create or replace table events as select * from read_parquet(?, union_by_name = true)",
+                    [files])
+    else:
+        empty = pa.Table.from_pylist([], schema=SCHEMA)  # noqa: F841 - read by DuckDB's replacement scan
+        con.execute("create or replace table events as select * from empty")
+    oracles = sorted(home.corpora_dir.glob("*/oracle.parquet"))
+    if oracles:
+        con.execute("""create or replace table oracle as
+            select regexp_extract(filename, '([^/]+)/oracle\\.parquet$', 1) as corpus_id,
+                   contract_id, clause_type, category, present
+            from read_parquet(?, filename = true)""", [[str(p) for p in oracles]])
+    else:
+        con.execute("""create or replace table oracle (corpus_id varchar, contract_id varchar,
+                       clause_type varchar, category varchar, present boolean)""")
+    taxonomy = pa.Table.from_pylist(  # noqa: F841 - read by DuckDB's replacement scan
+        [{"clause_type": c, "category": str(CATEGORY_OF[c]), "position": i} for i, c in enumerate(CLAUSE_TYPES)])
+    con.execute("create or replace table clause_taxonomy as select * from taxonomy")
+
+
+def build_warehouse(home: Home, *, force: bool = False, only: list[str] | None = None) -> bool:
+    """Rebuild sources and SQL models (or just `only` and the sources); returns False when up to date."""
+    with _locked(home):
+        current = fingerprint(home)
+        con = duckdb.connect(str(home.warehouse_path))
+        try:
+            if not force and only is None:
+                con.execute("create table if not exists _build (fingerprint varchar)")
+                row = con.execute("select fingerprint from _build").fetchone()
+                if row is not None and row[0] == current:
+                    return False
+            _load_sources(con, home)
+            apply_models(con, only)
+            if only is None:
+                con.execute("create or replace table _build as select ? as fingerprint", [current])
+            return True
+        finally:
+            con.close()
+
+
+def apply_models(con: duckdb.DuckDBPyConnection, only: list[str] | None = None) -> None:
+    for model in sql_models():
+        if only is None or model.name in only:
+            con.execute(f"create or replace table {model.name} as {model.sql}")
+
+
+def partition_connection(home: Home, streams: list[str]) -> duckdb.DuckDBPyConnection:
+    """An in-memory warehouse over just some streams (one partition), for partition-level checks."""
+    con = duckdb.connect()
+    _load_sources(con, home, streams)
+    apply_models(con)
+    return con
+
+
+def ensure_warehouse(home: Home) -> None:
+    build_warehouse(home)
+
+
+@contextmanager
+def read_warehouse(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to an up-to-date warehouse."""
+    ensure_warehouse(home)
+    con = duckdb.connect(str(home.warehouse_path), read_only=True)
+    try:
+        yield con
+    finally:
+        con.close()
