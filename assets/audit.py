@@ -1,0 +1,98 @@
+"""The audit's partitioned assets: extractions and judge verdicts per (model, run).
+
+Both write events themselves (the DuckDB IO manager cannot store multi-partitions with a dynamic
+dimension) and return metadata plus the partition's check results, computed from that partition's
+own events.
+"""
+
+
+from collections.abc import Iterator
+
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    Config,
+    MaterializeResult,
+    asset,
+)
+from pydantic import Field
+
+from assets.corpus import contracts, oracle
+from assets.partitions import audit_partitions, model_and_run
+from lhl_platform.audit import run_extraction, run_judging, select_contracts
+from lhl_platform.extraction.engine import extraction_stream
+from lhl_platform.judging.engine import verdict_stream
+from lhl_platform.quality.checks import (
+    CheckOutcome,
+    completeness,
+    every_tp_judged,
+    labels_in_domain,
+    no_duplicate_instances,
+)
+from lhl_platform.warehouse.build import partition_connection
+from resources import LhlHome
+
+
+class ExtractionConfig(Config):  # type: ignore[misc]
+    contracts: int | None = Field(default=None, description="audit only the first N contracts (by id)")
+    subset: str | None = Field(default=None, description="audit a stored subset of contracts")
+
+
+class JudgeConfig(Config):  # type: ignore[misc]
+    judge: str = Field(default="rubric", description="registered judge model (built-in: rubric)")
+
+
+def _check_result(outcome: CheckOutcome, severity: AssetCheckSeverity = AssetCheckSeverity.ERROR) -> AssetCheckResult:
+    metadata = {k: (v if isinstance(v, int | float | str | bool) else str(v)) for k, v in outcome.metadata.items()}
+    return AssetCheckResult(check_name=outcome.name, passed=outcome.passed, severity=severity,
+                            description=outcome.summary, metadata=metadata)
+
+
+@asset(
+    group_name="audit", partitions_def=audit_partitions, deps=[contracts, oracle],
+    check_specs=[AssetCheckSpec("rows_complete", asset="extractions",
+                                description="all contracts in scope x 41 clause types recorded"),
+                 AssetCheckSpec("no_duplicate_instances", asset="extractions")],
+    description="One structured extraction call per contract, parsed into 41 instances; failures are events.",
+    tags={"lhl/spends": "model-calls"},
+)
+def extractions(context: AssetExecutionContext, config: ExtractionConfig, lhl: LhlHome) -> Iterator[object]:
+    home = lhl.home()
+    model, run = model_and_run(context.partition_key)  # type: ignore[arg-type]
+    chosen = select_contracts(home, config.contracts, config.subset)
+    context.log.info(f"extracting {len(chosen)} contracts with {model}, run {run}")
+    summary = run_extraction(home, model, run, chosen,
+                             progress=lambda done, total: context.log.debug(f"{done}/{total} contracts"))
+    for contract_id, reason in summary.failures[:20]:
+        context.log.warning(f"{contract_id}: {reason}")
+    yield MaterializeResult(metadata=summary.metadata())
+    con = partition_connection(home, [extraction_stream(model, run)])
+    try:
+        yield _check_result(completeness(con, model, run))
+        yield _check_result(no_duplicate_instances(con, model, run))
+    finally:
+        con.close()
+
+
+@asset(
+    group_name="audit", partitions_def=audit_partitions, deps=[extractions, oracle],
+    check_specs=[AssetCheckSpec("every_tp_judged", asset="judge_verdicts"),
+                 AssetCheckSpec("labels_in_domain", asset="judge_verdicts")],
+    description="The evaluation judge's verdict (supported/contradicted, mismatch_type) on every TP.",
+    tags={"lhl/spends": "model-calls"},
+)
+def judge_verdicts(context: AssetExecutionContext, config: JudgeConfig, lhl: LhlHome) -> Iterator[object]:
+    home = lhl.home()
+    model, run = model_and_run(context.partition_key)  # type: ignore[arg-type]
+    summary = run_judging(home, model, run, config.judge)
+    for subject, reason in summary.failures[:20]:
+        context.log.warning(f"{subject}: {reason}")
+    yield MaterializeResult(metadata=summary.metadata())
+    con = partition_connection(home, [extraction_stream(model, run), verdict_stream(model, run)])
+    try:
+        yield _check_result(every_tp_judged(con, model, run))
+        yield _check_result(labels_in_domain(con, model, run))
+    finally:
+        con.close()

@@ -1,0 +1,33 @@
+"""SQL models as assets: one asset per `sql/*.sql` file, built in one pass (one DuckDB writer)."""
+
+
+from collections.abc import Iterator
+
+from dagster import AssetExecutionContext, AssetKey, AssetSpec, MaterializeResult, multi_asset
+
+from assets.audit import extractions, judge_verdicts
+from assets.corpus import clause_taxonomy, oracle
+from lhl_platform.warehouse.build import SOURCES, build_warehouse, read_warehouse, sql_models
+from resources import LhlHome
+
+_UPSTREAM = [extractions.key, judge_verdicts.key, oracle.key, clause_taxonomy.key]
+MODELS = sql_models()
+
+
+def _spec(name: str, depends_on: tuple[str, ...], description: str) -> AssetSpec:
+    internal = [AssetKey(d) for d in depends_on if d not in SOURCES]
+    return AssetSpec(name, deps=internal or _UPSTREAM, description=description, group_name="metrics",
+                     kinds={"duckdb", "sql"})
+
+
+@multi_asset(specs=[_spec(m.name, m.depends_on, m.description) for m in MODELS], can_subset=True,
+             pool="lhl_warehouse", name="sql_models")
+def sql_model_assets(context: AssetExecutionContext, lhl: LhlHome) -> Iterator[MaterializeResult]:
+    home = lhl.home()
+    # The whole projection is rebuilt from the events (it takes seconds); selection only limits what is reported.
+    build_warehouse(home, force=True)
+    selected = [m.name for m in MODELS if AssetKey(m.name) in context.selected_asset_keys]
+    with read_warehouse(home) as con:
+        for name in selected:
+            rows = con.execute(f"select count(*) from {name}").fetchone()[0]  # type: ignore[index]
+            yield MaterializeResult(asset_key=name, metadata={"rows": int(rows)})

@@ -1,0 +1,56 @@
+"""Checks on `instance_outcomes`: completeness (missing rows named by contract, persistent vs any run),
+labels in domain, every TP judged, no duplicate instance, and the Great Expectations suite."""
+
+
+from collections.abc import Callable
+
+import duckdb
+from dagster import AssetCheckExecutionContext, AssetCheckResult, AssetChecksDefinition, AssetCheckSeverity, asset_check
+
+from lhl_platform.quality.checks import (
+    CheckOutcome,
+    completeness,
+    every_tp_judged,
+    labels_in_domain,
+    no_duplicate_instances,
+)
+from lhl_platform.quality.expectations import validate_instance_outcomes
+from lhl_platform.warehouse.build import read_warehouse
+from resources import LhlHome
+
+
+def _result(outcome: CheckOutcome) -> AssetCheckResult:
+    metadata = {k: (v if isinstance(v, int | float | str | bool) else str(v)) for k, v in outcome.metadata.items()}
+    return AssetCheckResult(passed=outcome.passed, severity=AssetCheckSeverity.ERROR, description=outcome.summary,
+                            metadata=metadata)
+
+
+def _warehouse_check(name: str, check: Callable[[duckdb.DuckDBPyConnection], CheckOutcome],
+                     description: str) -> AssetChecksDefinition:
+    @asset_check(asset="instance_outcomes", name=name, description=description)
+    def _check(context: AssetCheckExecutionContext, lhl: LhlHome) -> AssetCheckResult:
+        with read_warehouse(lhl.home()) as con:
+            return _result(check(con))
+
+    return _check
+
+
+outcome_checks = [
+    _warehouse_check("rows_complete", completeness,
+                     "every (model, run) covers all contracts of its audit x 41; names incomplete contracts, "
+                     "persistent (every run) vs any run"),
+    _warehouse_check("labels_in_domain", labels_in_domain, "verdicts and mismatch types in the SPEC vocabulary"),
+    _warehouse_check("every_tp_judged", every_tp_judged, "every TP carries a verdict"),
+    _warehouse_check("no_duplicate_instances", no_duplicate_instances, "each instance recorded once"),
+]
+
+
+@asset_check(asset="instance_outcomes", name="great_expectations_suite",
+             description="Great Expectations suite on instance_outcomes (types, vocabularies, uniqueness)")
+def great_expectations_suite(lhl: LhlHome) -> AssetCheckResult:
+    with read_warehouse(lhl.home()) as con:
+        frame = con.execute("select * from instance_outcomes").df()
+    return _result(validate_instance_outcomes(frame))
+
+
+all_checks = [*outcome_checks, great_expectations_suite]

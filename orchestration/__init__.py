@@ -1,0 +1,1 @@
+"""Wires the domain into Dagster: the Definitions object, and launching runs for the CLI."""
