@@ -78,7 +78,7 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
                 async with semaphore:
                     response = await safe_complete(judge, request)
                 subject = f"{x['contract_id']}/{x['clause_type']}"
-                verdict, problem = _verdict(response)
+                verdict, problem = parse_verdict(response)
                 if verdict is None:
                     summary.failures.append((subject, problem))
                     writer.append("verdict.failed", subject, f"verdict_failed:{key}:{uuid.uuid4().hex}",
@@ -101,7 +101,7 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
     return summary
 
 
-def _verdict(response: ModelResponse) -> tuple[Verdict | None, str]:
+def parse_verdict(response: ModelResponse) -> tuple[Verdict | None, str]:
     if response.error:
         return None, response.error
     try:
