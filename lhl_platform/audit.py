@@ -42,7 +42,8 @@ def run_extraction(home: Home, model: str, run: int, contracts: Sequence[Contrac
                                          concurrency=concurrency, progress=progress))
 
 
-def run_judging(home: Home, model: str, run: int, judge: str = "rubric", progress: Progress | None = None) -> JudgeSummary:
+def run_judging(home: Home, model: str, run: int, judge: str = "rubric",
+                progress: Progress | None = None) -> JudgeSummary:
     judge_spec = get_model(home, judge)
     corpus = load_corpus(home)
     chat = build_model(judge_spec)

@@ -66,13 +66,14 @@ def parse_outcomes(path: Path) -> list[InstanceOutcome]:
             mismatch = _blank(raw["mismatch_type"])
             if verdict is not None and mismatch is None:
                 # A verdict without a type: 'none' when supported, 'other' when contradicted.
-                mismatch = MismatchType.NONE.value if verdict == VerdictLabel.SUPPORTED.value else MismatchType.OTHER.value
+                supported = verdict == VerdictLabel.SUPPORTED.value
+                mismatch = (MismatchType.NONE if supported else MismatchType.OTHER).value
             rows.append(InstanceOutcome(
                 model=str(raw["model"]).strip(), run=int(str(raw["run"]).strip()),
                 contract_id=str(raw["contract_id"]).strip(), clause_type=str(raw["clause_type"]).strip(),
                 gt_present=_bool(raw["gt_present"], "gt_present"),
                 predicted_present=_bool(raw["predicted_present"], "predicted_present"),
-                verdict=verdict, mismatch_type=mismatch))  # type: ignore[arg-type]
+                verdict=verdict, mismatch_type=mismatch))
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first["loc"]) or "row"

@@ -58,12 +58,17 @@ def add_model(home: Home, spec: ModelSpec) -> bool:
                             "remove it first (`lhl models remove`) or choose another name")
     home.ensure()
     body = spec.model_dump(mode="json")
-    key = f"model.registered:{spec.name}:{sha256_hex(canonical_json(body))}:{len(home.events.read(REGISTRY_STREAM)) if (home.events.root / REGISTRY_STREAM).exists() else 0}"
+    # The event count makes the key unique, so a model can be registered again after removal.
+    key = f"model.registered:{spec.name}:{sha256_hex(canonical_json(body))}:{_event_count(home)}"
     home.events.append(REGISTRY_STREAM, "model.registered", spec.name, key, body)
     return True
 
 
+def _event_count(home: Home) -> int:
+    return len(home.events.read(REGISTRY_STREAM)) if (home.events.root / REGISTRY_STREAM).exists() else 0
+
+
 def remove_model(home: Home, name: str) -> None:
     get_model(home, name)
-    count = len(home.events.read(REGISTRY_STREAM))
-    home.events.append(REGISTRY_STREAM, "model.removed", name, f"model.removed:{name}:{count}", {"name": name})
+    home.events.append(REGISTRY_STREAM, "model.removed", name, f"model.removed:{name}:{_event_count(home)}",
+                       {"name": name})

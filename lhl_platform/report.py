@@ -154,7 +154,9 @@ def _table(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
 
 
 def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = False) -> str:
-    h = (lambda t: f"## {t}") if markdown else (lambda t: f"{t}\n{'=' * len(t)}")
+    def h(title: str) -> str:
+        return f"## {title}" if markdown else f"{title}\n{'=' * len(title)}"
+
     out = [h("Leaderboard (pooled over runs; rates in %)")]
     out.append(_table(
         ["model", "runs", "n", "FAR", "FRR", "Acc", "HalTP", "HalGen", "JEq", "RDI [95% CI]", "missing"],

@@ -133,7 +133,8 @@ def build_full_cli() -> Cli:
     au.add_argument("--judge", default="rubric", help="evaluation judge (default: the offline rubric judge)")
 
     demo = cli.add("demo", cmd_demo, "offline end-to-end audit of the bundled demo corpus through Dagster")
-    demo.add_argument("--runs", type=int, default=2, choices=range(1, 6), metavar="N", help="runs per model (default 2)")
+    demo.add_argument("--runs", type=int, default=2, choices=range(1, 6), metavar="N",
+                      help="runs per model (default 2)")
 
     ui = cli.add("ui", cmd_ui, "the Dagster UI for this home (lineage, partitions, checks, schedules)")
     ui.add_argument("--host", default="127.0.0.1")

@@ -27,7 +27,7 @@ def draw_subset(corpus: Corpus, name: str, size: int, seed: int = 0, stratify_by
         for cid in ids:
             strata[cid in holders].append(cid)
         chosen = []
-        for flag, members in sorted(strata.items()):
+        for _flag, members in sorted(strata.items()):
             take = round(size * len(members) / len(ids))
             chosen += rng.sample(members, min(take, len(members)))
         rest = [c for c in ids if c not in set(chosen)]

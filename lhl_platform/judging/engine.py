@@ -74,7 +74,8 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
                 request = ModelRequest(provider=judge_spec.provider, model_id=judge_spec.model_id,
                                        prompt_version=JUDGE_PROMPT_VERSION, run=0, params=judge_spec.params,
                                        messages=judge_messages(row.clause_type, row.spans, extracted),
-                                       task=JudgeTask(clause_type=row.clause_type, truth=row.spans, extracted=extracted))
+                                       task=JudgeTask(clause_type=row.clause_type, truth=row.spans,
+                                                      extracted=extracted))
                 async with semaphore:
                     response = await safe_complete(judge, request)
                 subject = f"{x['contract_id']}/{x['clause_type']}"

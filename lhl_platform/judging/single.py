@@ -46,9 +46,10 @@ def judge_pairs(home: Home, judge_name: str, lines: Iterable[str]) -> list[dict[
             results.append({"line": number, "error": f"line {number}: {msg}"})
             continue
         truth = (pair.truth,) if isinstance(pair.truth, str) else tuple(pair.truth)
-        request = ModelRequest(provider=spec.provider, model_id=spec.model_id, prompt_version=JUDGE_PROMPT_VERSION,
-                               run=0, params=spec.params, messages=judge_messages(pair.clause_type, truth, pair.extracted),
-                               task=JudgeTask(clause_type=pair.clause_type, truth=truth, extracted=pair.extracted))
+        request = ModelRequest(
+            provider=spec.provider, model_id=spec.model_id, prompt_version=JUDGE_PROMPT_VERSION, run=0,
+            params=spec.params, messages=judge_messages(pair.clause_type, truth, pair.extracted),
+            task=JudgeTask(clause_type=pair.clause_type, truth=truth, extracted=pair.extracted))
         verdict, problem = parse_verdict(asyncio.run(safe_complete(model, request)))
         head: dict[str, Any] = {"id": pair.id} if pair.id is not None else {}
         if verdict is None:

@@ -63,8 +63,8 @@ def _rubric_answer(task: ExtractTask | JudgeTask) -> BaseModel:
     if not isinstance(task, JudgeTask):
         raise ProviderError("the rubric judge only answers judge tasks")
     verdict = judge(task.clause_type, task.truth, task.extracted)
-    return JudgeOutput(verdict=verdict.verdict.value, mismatch_type=verdict.mismatch_type.value,  # type: ignore[arg-type]
-                       reason=verdict.reason)
+    return JudgeOutput.model_validate({"verdict": verdict.verdict.value, "mismatch_type": verdict.mismatch_type.value,
+                                       "reason": verdict.reason})
 
 
 def build_model(spec: ModelSpec, *, run: int = 1, oracle: Iterable[OracleRow] = ()) -> OfflineModel:

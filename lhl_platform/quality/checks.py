@@ -25,7 +25,8 @@ class CheckOutcome(BaseModel):
 
 def _where(model: str | None, run: int | None, alias: str = "") -> tuple[str, list[Any]]:
     prefix = f"{alias}." if alias else ""
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[Any] = []
     if model is not None:
         clauses.append(f"{prefix}model = ?")
         params.append(model)
@@ -38,7 +39,7 @@ def _where(model: str | None, run: int | None, alias: str = "") -> tuple[str, li
 def completeness(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> CheckOutcome:
     """Rows complete against nominal (contracts in scope x 41); missing instances named by contract."""
     where, params = _where(model, run)
-    expected = con.execute(f"select count(*) * 41 from audit_scope{where}", params).fetchone()[0]  # type: ignore[index]
+    expected = con.execute(f"select count(*) * 41 from audit_scope{where}", params).fetchone()[0]
     missing = con.execute(f"""select model, run, contract_id, count(*) as n from missing_rows{where}
                               group by all order by model, run, contract_id""", params).fetchall()
     n_missing = sum(r[3] for r in missing)
@@ -74,10 +75,13 @@ def labels_in_domain(con: duckdb.DuckDBPyConnection, model: str | None = None, r
             " or ((verdict = 'supported') <> (coalesce(mismatch_type, 'none') = 'none') and verdict is not null)"
             " or gt_present is null or predicted_present is null")
     base = f"select * from instance_outcomes{where}"
-    bad = con.execute(f"select model, run, contract_id, clause_type, verdict, mismatch_type from ({base}) where {cond} limit {MAX_NAMED}", params + verdicts + mismatches).fetchall()
-    total = con.execute(f"select count(*) from ({base}) where {cond}", params + verdicts + mismatches).fetchone()[0]  # type: ignore[index]
+    args = params + verdicts + mismatches
+    bad = con.execute(f"select model, run, contract_id, clause_type, verdict, mismatch_type from ({base}) "
+                      f"where {cond} limit {MAX_NAMED}", args).fetchall()
+    total = con.execute(f"select count(*) from ({base}) where {cond}", args).fetchone()[0]
     named = [f"{m}/run {r}: {c} / {t}: verdict={v!r} mismatch={mt!r}" for m, r, c, t, v, mt in bad]
-    return CheckOutcome(name="labels_in_domain", passed=total == 0, metadata={"bad_rows": int(total), "examples": named},
+    return CheckOutcome(name="labels_in_domain", passed=total == 0,
+                        metadata={"bad_rows": int(total), "examples": named},
                         description="verdicts and mismatch types in the SPEC vocabulary and consistent",
                         summary="all labels in domain" if total == 0 else f"{total} rows out of domain: {named[0]}")
 
@@ -88,11 +92,12 @@ def every_tp_judged(con: duckdb.DuckDBPyConnection, model: str | None = None, ru
     rows = con.execute(f"select model, run, contract_id, clause_type from instance_outcomes{where}{extra}"
                        " order by all", params).fetchall()
     tps = con.execute(f"select count(*) from instance_outcomes{where}{(' and ' if where else ' where ')}outcome = 'TP'",
-                      params).fetchone()[0]  # type: ignore[index]
+                      params).fetchone()[0]
     named = [f"{m}/run {r}: {c} / {t}" for m, r, c, t in rows[:MAX_NAMED]]
     return CheckOutcome(name="every_tp_judged", passed=not rows, description="the evaluation judge labelled every TP",
                         metadata={"true_positives": int(tps), "unjudged": len(rows), "examples": named},
-                        summary=f"all {tps} TPs judged" if not rows else f"{len(rows)} of {tps} TPs unjudged: {named[0]}")
+                        summary=f"all {tps} TPs judged" if not rows
+                        else f"{len(rows)} of {tps} TPs unjudged: {named[0]}")
 
 
 def no_duplicate_instances(con: duckdb.DuckDBPyConnection, model: str | None = None,
@@ -101,7 +106,8 @@ def no_duplicate_instances(con: duckdb.DuckDBPyConnection, model: str | None = N
     rows = con.execute(f"""select model, run, contract_id, clause_type, count(*) from instance_rows{where}
                            group by all having count(*) > 1 order by all""", params).fetchall()
     named = [f"{m}/run {r}: {c} / {t} x{n}" for m, r, c, t, n in rows[:MAX_NAMED]]
-    return CheckOutcome(name="no_duplicate_instances", passed=not rows, metadata={"duplicated": len(rows), "examples": named},
+    return CheckOutcome(name="no_duplicate_instances", passed=not rows,
+                        metadata={"duplicated": len(rows), "examples": named},
                         description="each (model, run, contract, clause type) recorded once",
                         summary="no duplicates" if not rows else f"{len(rows)} duplicated instances: {named[0]}")
 
