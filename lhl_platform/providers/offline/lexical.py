@@ -20,7 +20,8 @@ from lhl_platform.providers.base import ClauseAnswer, ExtractionOutput, ExtractT
 NAME = "lexical"
 VERSION = "lexical-v1"
 
-_SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z(\"])|\n+")
+# Sentence ends: . ; : before a capital or quote, except after common abbreviations (Inc., Corp., ...).
+_SENTENCE_END = re.compile(r"(?<=[.;:])(?<!Inc\.)(?<!Corp\.)(?<!Ltd\.)(?<!Co\.)(?<!No\.)(?<!Sec\.)\s+(?=[A-Z\"])|\n+")
 _DATE = (r"(?:(?:January|February|March|April|May|June|July|August|September|October|November|December)"
          r"\s+\d{1,2},?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+day\s+of\s+\w+,?\s+\d{4}|\d{1,2}/\d{1,2}/\d{2,4})")
 
@@ -135,9 +136,9 @@ def _parties(sents: list[_Sentence]) -> list[str]:
 
 def _date_near(sents: list[_Sentence], cue: str, limit: int) -> list[str]:
     for s in sents[:limit]:
-        m = re.search(rf"{cue}[^.]{{0,40}}?({_DATE})", s.text, flags=re.IGNORECASE)
+        m = re.search(rf"{cue}[^.]{{0,40}}?(?P<date>{_DATE})", s.text, flags=re.IGNORECASE)
         if m:
-            return [m.group(1)]
+            return [m.group("date")]
     return []
 
 

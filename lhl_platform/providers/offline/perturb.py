@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 
-from lhl_platform.judging.text import CONDITION_MARKERS, MONTHS, TIME_UNITS
+from lhl_platform.judging.text import CONDITION_MARKERS, MONTHS
 
 _ADDED_CONDITIONS = (
     "provided that the other party has first given prior written notice",
@@ -50,9 +50,13 @@ def add_condition(text: str, rng: random.Random) -> str:
     return f"{body}, {rng.choice(_ADDED_CONDITIONS)}."
 
 
+_UNIT_AFTER = re.compile(r"^\)?\s*(?:business\s+|calendar\s+)?(?:day|week|month|year|quarter)s?\b", re.IGNORECASE)
+_MONTH_BEFORE = re.compile(rf"(?:{'|'.join(MONTHS)})\s*\d{{0,2}},?\s*$", re.IGNORECASE)
+
+
 def _near_time(text: str, start: int, end: int) -> bool:
-    window = text[max(0, start - 25): end + 25].lower()
-    return any(re.search(rf"\b{u}\b", window) for u in TIME_UNITS) or any(m in window for m in MONTHS if m != "may")
+    """A number that counts time: followed by a time unit ("30) days") or part of a date ("May 2, 2024")."""
+    return bool(_UNIT_AFTER.match(text[end:end + 20]) or _MONTH_BEFORE.search(text[max(0, start - 14):start]))
 
 
 def change_amount(text: str, rng: random.Random) -> str | None:
