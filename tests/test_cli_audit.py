@@ -1,0 +1,133 @@
+"""The command-line contract of SPEC 7, end to end."""
+
+import json
+
+from lhl_platform.domain.taxonomy import CLAUSE_TYPES
+from orchestration.cli import main
+from tests.conftest import outcome, write_outcomes
+
+METRIC_KEYS = {"model", "runs", "n", "tp", "fp", "fn", "tn", "supported", "contradicted", "n_missing_condition",
+               "n_extra_condition", "far", "frr", "acc", "hal_tp", "hal_gen", "jeq", "rdi", "rdi_ci_low",
+               "rdi_ci_high", "missing_rows"}
+
+
+def _run(capsys, *args):
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_demo_prints_leaderboard_profiles_rdi_and_composite(demo_home, capsys):
+    code, out, _ = _run(capsys, "--home", str(demo_home), "report")
+    assert code == 0
+    for heading in ("Leaderboard", "Typed HalTP by category", "Risk Direction Index", "Composite rank", "Checks"):
+        assert heading in out
+    assert "sim-inventor" in out and "[PASS] rows_complete" in out
+
+
+def test_report_json_has_exactly_the_spec_shape(demo_home, capsys):
+    code, out, _ = _run(capsys, "--home", str(demo_home), "report", "--format", "json", "--resamples", "300")
+    assert code == 0
+    report = json.loads(out)
+    assert set(report) == {"leaderboard", "per_run", "typed_profiles", "gaps", "composite"}
+    assert {r["model"] for r in report["leaderboard"]} == {"lexical", "sim-inventor", "sim-omitter", "sim-balanced"}
+    assert set(report["leaderboard"][0]) == METRIC_KEYS
+    assert set(report["per_run"][0]) == METRIC_KEYS | {"run"}
+    assert set(report["typed_profiles"][0]) == METRIC_KEYS | {"category"}
+    assert set(report["gaps"][0]) == {"model", "gap", "max_category", "min_category"}
+    assert set(report["composite"][0]) == {"scheme", "model", "score", "rank"}
+    assert len(report["composite"]) == 5 * 4
+    assert all(0 <= r["far"] <= 1 for r in report["leaderboard"])
+    rows = {r["model"]: r for r in report["leaderboard"]}
+    assert rows["sim-inventor"]["rdi"] > 0 > rows["sim-omitter"]["rdi"]
+
+
+def test_report_is_reproducible_for_a_seed_and_offers_cluster_bootstrap(demo_home, capsys):
+    args = ("--home", str(demo_home), "report", "--format", "json", "--resamples", "200", "--seed", "5")
+    first, second = _run(capsys, *args)[1], _run(capsys, *args)[1]
+    assert first == second
+    cluster = json.loads(_run(capsys, *args, "--bootstrap", "contract")[1])
+    assert cluster["leaderboard"][0]["rdi"] == json.loads(first)["leaderboard"][0]["rdi"]
+
+
+def test_report_csv_and_markdown_to_file(demo_home, tmp_path, capsys):
+    assert main(["--home", str(demo_home), "report", "--format", "csv", "--out", str(tmp_path / "r.csv")]) == 0
+    lines = (tmp_path / "r.csv").read_text().splitlines()
+    assert lines[0].startswith("table,model,run,category") and len(lines) == 1 + 4 + 8 + 16
+    code, out, _ = _run(capsys, "--home", str(demo_home), "report", "--format", "md")
+    assert code == 0 and "## Leaderboard" in out and "|---|" in out
+
+
+def test_verify_passes_after_the_demo(demo_home, capsys):
+    code, out, _ = _run(capsys, "--home", str(demo_home), "verify")
+    assert code == 0 and "intact" in out
+
+
+def test_judge_one_pair_and_many(tmp_path, capsys):
+    code, out, _ = _run(capsys, "--home", str(tmp_path), "judge", "--clause-type", "Governing Law",
+                        "--truth", "governed by the laws of the State of Delaware",
+                        "--extracted", "governed by the laws of the State of Delaware")
+    assert code == 0 and json.loads(out) == {"verdict": "supported", "mismatch_type": "none",
+                                             "reason": json.loads(out)["reason"]}
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("\n".join([
+        json.dumps({"id": "a", "clause_type": "Cap On Liability", "truth": "shall not exceed $1,000,000",
+                    "extracted": "shall not exceed $5,000,000"}),
+        json.dumps({"id": "b", "clause_type": "Non-Compete", "truth": "shall not compete within 50 miles",
+                    "extracted": "shall not compete"}),
+        "{not json",
+        json.dumps({"id": "d", "clause_type": "Force Majeure", "truth": "x", "extracted": "x"}),
+    ]))
+    code, out, err = _run(capsys, "--home", str(tmp_path), "judge", "--pairs", str(pairs))
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert [x.get("mismatch_type") for x in lines[:2]] == ["numeric", "missing_condition"]
+    assert [x.get("id") for x in lines[:2]] == ["a", "b"]
+    assert "line 3" in lines[2]["error"] and "unknown clause type" in lines[3]["error"]
+    assert code == 1 and "2 of 4 pairs" in err
+
+
+def test_import_rejects_an_invalid_row_by_number_and_writes_nothing(tmp_path, capsys):
+    rows = [outcome("m", 1, "c1", c, "TN") for c in CLAUSE_TYPES]
+    rows[7]["verdict"] = "supported"  # a verdict on a TN
+    path = write_outcomes(tmp_path / "bad.csv", rows)
+    code, _, err = _run(capsys, "--home", str(tmp_path / "h"), "import", "outcomes", str(path))
+    assert code == 1 and "row 8" in err and err.count("\n") == 1
+    assert not (tmp_path / "h" / "events").exists() or not list((tmp_path / "h" / "events").glob("import*"))
+
+
+def test_import_then_report_and_reimport_is_idempotent(tmp_path, capsys):
+    rows = [outcome("m", 1, "c1", c, "TN") for c in CLAUSE_TYPES]
+    path = write_outcomes(tmp_path / "ok.csv", rows)
+    assert _run(capsys, "--home", str(tmp_path), "import", "outcomes", str(path))[1].startswith("imported 41 rows (41 new")
+    assert "(0 new, 41 already recorded)" in _run(capsys, "--home", str(tmp_path), "import", "outcomes", str(path))[1]
+    report = json.loads(_run(capsys, "--home", str(tmp_path), "report", "--format", "json")[1])
+    assert report["leaderboard"][0]["n"] == 41
+
+
+def test_models_add_validates_names_and_providers(tmp_path, capsys):
+    code, _, err = _run(capsys, "--home", str(tmp_path), "models", "add", "bad|name", "--provider", "offline",
+                        "--model-id", "lexical")
+    assert code == 1 and "name" in err
+    code, _, err = _run(capsys, "--home", str(tmp_path), "models", "add", "x", "--provider", "offline",
+                        "--model-id", "oracle")
+    assert code == 1 and "does not exist" in err
+    assert _run(capsys, "--home", str(tmp_path), "models", "add", "lex", "--provider", "offline",
+                "--model-id", "lexical")[0] == 0
+    assert "lex" in _run(capsys, "--home", str(tmp_path), "models", "list")[1]
+    assert _run(capsys, "--home", str(tmp_path), "models", "remove", "lex")[0] == 0
+    assert "lex " not in _run(capsys, "--home", str(tmp_path), "models", "list")[1]
+
+
+def test_audit_a_subset_through_dagster(tmp_path, capsys):
+    from lhl_platform.corpus.demo import DEMO_DIR
+
+    home = str(tmp_path)
+    assert main(["--home", home, "ingest", "cuad", str(DEMO_DIR)]) == 0
+    assert main(["--home", home, "models", "add", "lex", "--provider", "offline", "--model-id", "lexical"]) == 0
+    assert main(["--home", home, "subset", "create", "five", "--size", "5", "--seed", "1"]) == 0
+    assert main(["--home", home, "audit", "--models", "lex", "--runs", "1", "--subset", "five"]) == 0
+    capsys.readouterr()
+    report = json.loads(_run(capsys, "--home", home, "report", "--format", "json")[1])
+    assert report["leaderboard"][0]["n"] == 5 * 41
+    code, _, err = _run(capsys, "--home", home, "audit", "--models", "nope")
+    assert code == 1 and "not registered" in err
