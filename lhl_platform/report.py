@@ -95,27 +95,30 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
     n_contracts = {r["model"]: r["n"] for r in _rows(
         con, "select model, count(distinct contract_id) as n from audit_scope group by model")}
 
-    def interval(row: dict[str, Any], key: str, match: dict[str, Any]) -> tuple[float | None, float | None]:
-        if not cluster:
-            return rdi_interval(row["n_extra_condition"], row["n_missing_condition"], row["contradicted"],
-                                resamples=resamples, seed=seed, key=key)
-        per_contract: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    def clusters(keys: tuple[str, ...]) -> dict[tuple[Any, ...], list[list[int]]]:
+        """Per-contract (extra, missing, contradicted) sums for each value of `keys`, pooled over the rest."""
+        sums: dict[tuple[Any, ...], dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
         for u in units:
-            if all(u[k] == v for k, v in match.items()):
-                acc = per_contract[u["contract_id"]]
-                acc[0] += u["n_extra"]
-                acc[1] += u["n_missing"]
-                acc[2] += u["contradicted"]
-        values = list(per_contract.values())
-        return rdi_cluster_interval([v[0] for v in values], [v[1] for v in values], [v[2] for v in values],
-                                    resamples=resamples, seed=seed, key=key,
-                                    n_clusters=max(len(values), n_contracts.get(match["model"], 0)))
+            acc = sums[tuple(u[k] for k in keys)][u["contract_id"]]
+            acc[0] += u["n_extra"]
+            acc[1] += u["n_missing"]
+            acc[2] += u["contradicted"]
+        return {group: list(per_contract.values()) for group, per_contract in sums.items()}
 
     def with_ci(sql: str, keys: tuple[str, ...]) -> list[dict[str, Any]]:
+        grouped = clusters(keys) if cluster else {}
         out = []
         for row in _rows(con, sql):
-            match = {k: row[k] for k in keys}
-            low, high = interval(row, "|".join(str(row[k]) for k in keys), match)
+            group = tuple(row[k] for k in keys)
+            key = "|".join(map(str, group))
+            if cluster:
+                values = grouped.get(group, [])
+                low, high = rdi_cluster_interval(
+                    [v[0] for v in values], [v[1] for v in values], [v[2] for v in values], resamples=resamples,
+                    seed=seed, key=key, n_clusters=max(len(values), n_contracts.get(row["model"], 0)))
+            else:
+                low, high = rdi_interval(row["n_extra_condition"], row["n_missing_condition"], row["contradicted"],
+                                         resamples=resamples, seed=seed, key=key)
             out.append(_nan_to_none({**row, "rdi_ci_low": low, "rdi_ci_high": high}))
         return out
 

@@ -16,6 +16,7 @@ from assets.metrics import sql_model_assets
 from assets.partitions import audit_key, model_partitions, run_partitions
 from checks.outcomes import all_checks
 from lhl_platform.home import Home
+from lhl_platform.registry import get_model
 from resources import LhlHome
 
 ALL_ASSETS = [contracts, oracle, clause_taxonomy, extractions, judge_verdicts, sql_model_assets, *all_checks]
@@ -43,10 +44,10 @@ QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
 def _run(home: Home, instance: DagsterInstance, selection: list[Any], what: str,
-         run_config: dict[str, Any] | None = None, **kwargs: Any) -> None:
+         run_config: dict[str, Any] | None = None, tags: dict[str, str] | None = None, **kwargs: Any) -> None:
     result = materialize(ALL_ASSETS, selection=selection, instance=instance,
                          resources={"lhl": LhlHome(path=str(home.root))}, run_config={**QUIET, **(run_config or {})},
-                         raise_on_error=False, tags={"lhl/launched_by": "cli"}, **kwargs)
+                         raise_on_error=False, tags={"lhl/launched_by": "cli", **(tags or {})}, **kwargs)
     if not result.success:
         failure = next((e for e in result.all_events if e.is_failure), None)
         detail = failure.message if failure is not None and failure.message else "see `lhl ui` for the run's logs"
@@ -63,8 +64,9 @@ def materialize_partition(home: Home, instance: DagsterInstance, model: str, run
     ensure_partitions(instance, [model], [run])
     config = {"ops": {"extractions": {"config": {"contracts": contracts_limit, "subset": subset}},
                       "judge_verdicts": {"config": {"judge": judge}}}}
+    # The provider tag lets a production run queue cap concurrent runs per provider (deployments/production).
     _run(home, instance, [extractions, judge_verdicts], f"partition {model}/run {run}",
-         partition_key=audit_key(model, run), run_config=config)
+         partition_key=audit_key(model, run), run_config=config, tags={"lhl/provider": get_model(home, model).provider})
 
 
 def materialize_metrics(home: Home, instance: DagsterInstance) -> None:

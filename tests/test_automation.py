@@ -45,5 +45,6 @@ def test_recurring_audit_skips_without_monitored_models(tmp_path):
 
 def test_nightly_schedule_requests_a_metrics_run():
     with instance_for_test() as instance:
-        context = build_schedule_context(instance=instance, scheduled_execution_time=datetime(2026, 11, 29, 2, tzinfo=UTC))
+        tick = datetime(2026, 11, 29, 2, tzinfo=UTC)
+        context = build_schedule_context(instance=instance, scheduled_execution_time=tick)
         assert nightly_metrics_schedule(context).run_key == "metrics:2026-11-29"

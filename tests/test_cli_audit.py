@@ -98,7 +98,8 @@ def test_import_rejects_an_invalid_row_by_number_and_writes_nothing(tmp_path, ca
 def test_import_then_report_and_reimport_is_idempotent(tmp_path, capsys):
     rows = [outcome("m", 1, "c1", c, "TN") for c in CLAUSE_TYPES]
     path = write_outcomes(tmp_path / "ok.csv", rows)
-    assert _run(capsys, "--home", str(tmp_path), "import", "outcomes", str(path))[1].startswith("imported 41 rows (41 new")
+    first = _run(capsys, "--home", str(tmp_path), "import", "outcomes", str(path))[1]
+    assert first.startswith("imported 41 rows (41 new")
     assert "(0 new, 41 already recorded)" in _run(capsys, "--home", str(tmp_path), "import", "outcomes", str(path))[1]
     report = json.loads(_run(capsys, "--home", str(tmp_path), "report", "--format", "json")[1])
     assert report["leaderboard"][0]["n"] == 41

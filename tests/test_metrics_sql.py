@@ -95,7 +95,8 @@ def test_missing_rows_are_counted_excluded_and_attributed(tmp_path):
 
 
 def test_per_run_and_pooled_agree(tmp_path):
-    rows = _full_contract("m", 1, "c1", {NUMERIC: outcome("m", 1, "c1", NUMERIC, "TP", "contradicted", "extra_condition")})
+    contradicted = outcome("m", 1, "c1", NUMERIC, "TP", "contradicted", "extra_condition")
+    rows = _full_contract("m", 1, "c1", {NUMERIC: contradicted})
     rows += _full_contract("m", 2, "c1", {NUMERIC: outcome("m", 2, "c1", NUMERIC, "TP", "supported", "none")})
     home = _home(tmp_path, rows)
     report = build_report(home)

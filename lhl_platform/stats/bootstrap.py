@@ -3,7 +3,7 @@
 RDI is the mean of a per-contradiction label (+1 extra_condition, -1 missing_condition, 0 other), so
 resampling contradicted instances with replacement is exactly a multinomial draw of the three label
 counts: 2,000 resamples cost three numbers each instead of a pass over the instances. The cluster
-bootstrap resamples contracts (with all their contradictions) with multinomial weights.
+bootstrap resamples contracts (with all their contradictions).
 Each model gets its own random stream derived from (seed, model name), so an interval does not
 depend on which other models are in the report.
 """
@@ -55,7 +55,7 @@ def rdi_cluster_interval(extra: Sequence[int], missing: Sequence[int], contradic
     pad = k - len(c)
     if pad > 0:
         e, m, c = (np.concatenate([x, np.zeros(pad)]) for x in (e, m, c))
-    weights = _rng(seed, key).multinomial(k, np.full(k, 1.0 / k), size=resamples).astype(float)
+    picks = _rng(seed, key).integers(0, k, size=(resamples, k))  # k contracts drawn with replacement
     with np.errstate(invalid="ignore", divide="ignore"):
-        samples = (weights @ e - weights @ m) / (weights @ c)
+        samples = (e[picks].sum(axis=1) - m[picks].sum(axis=1)) / c[picks].sum(axis=1)
     return _interval(samples)
