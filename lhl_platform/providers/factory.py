@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from lhl_platform.domain.models import ModelSpec, OracleRow
 from lhl_platform.providers.base import (
+    ChatModel,
     ExtractTask,
     JudgeOutput,
     JudgeTask,
@@ -67,12 +68,22 @@ def _rubric_answer(task: ExtractTask | JudgeTask) -> BaseModel:
                                        "reason": verdict.reason})
 
 
-def build_model(spec: ModelSpec, *, run: int = 1, oracle: Iterable[OracleRow] = ()) -> OfflineModel:
-    """The ChatModel behind a spec. Simulated extractors need the corpus oracle (they are calibration tools)."""
+def build_model(spec: ModelSpec, *, run: int = 1, oracle: Iterable[OracleRow] = ()) -> ChatModel:
+    """The ChatModel behind a spec. Simulated extractors need the corpus oracle (they are calibration tools).
+    For an LLM provider this fails at once, before any work, when its API key is not in the environment."""
     validate_spec(spec)
-    if spec.provider != "offline":
-        raise ProviderError(f"provider {spec.provider!r} is not available in this build; "
-                            "use an offline model (lexical, simulated:*, rubric)")
+    if spec.provider == "openai":
+        from lhl_platform.providers.llm.openai_chat import OpenAIChatModel
+
+        return OpenAIChatModel(spec)
+    if spec.provider == "anthropic":
+        from lhl_platform.providers.llm.anthropic_messages import AnthropicModel
+
+        return AnthropicModel(spec)
+    if spec.provider == "gemini":
+        from lhl_platform.providers.llm.gemini import GeminiModel
+
+        return GeminiModel(spec)
     if spec.model_id == "rubric":
         return OfflineModel("rubric", _rubric_answer)
     if spec.model_id == "lexical":

@@ -1,0 +1,1 @@
+"""LLM providers behind the ChatModel protocol: OpenAI (and OpenAI-compatible servers), Anthropic, Gemini."""

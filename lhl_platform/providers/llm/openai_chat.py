@@ -1,0 +1,64 @@
+"""OpenAI Chat Completions, and any OpenAI-compatible server (vLLM, Ollama, llama.cpp, hosted APIs) via base_url.
+
+Structured output: `response_format` with our Pydantic schema as a strict JSON schema. Prompt caching:
+OpenAI caches the longest repeated prefix automatically, so messages put the fixed instructions and
+definitions first and the contract last; cached tokens come back in `usage.prompt_tokens_details`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+from pydantic import BaseModel
+
+from lhl_platform.domain.models import ModelSpec
+from lhl_platform.providers.base import FinishReason, Message, Usage
+from lhl_platform.providers.llm.base import Failure, LlmModel, Reply, api_key, http_failure, strict_json_schema
+
+_FINISH = {"stop": FinishReason.STOP, "length": FinishReason.LENGTH, "content_filter": FinishReason.REFUSAL}
+
+
+class OpenAIChatModel(LlmModel):
+    provider = "openai"
+    default_context_window = 128_000
+
+    def __init__(self, spec: ModelSpec) -> None:
+        super().__init__(spec)
+        # A local OpenAI-compatible server usually needs no key; the hosted API always does.
+        key = api_key(spec, ("OPENAI_API_KEY",), required=spec.base_url is None) or "no-key-needed"
+        self.client = openai.AsyncOpenAI(api_key=key, base_url=spec.base_url, max_retries=0,
+                                         timeout=self.limits.timeout_s)
+
+    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
+        extra: dict[str, Any] = {k: params[k] for k in ("top_p", "seed") if k in params}
+        # max_completion_tokens is the current OpenAI name; compatible servers still expect max_tokens.
+        limit_name = "max_tokens" if self.spec.base_url else "max_completion_tokens"
+        extra[limit_name] = int(params["max_output_tokens"])
+        kwargs: dict[str, Any] = {
+            "model": self.model_id, "messages": [m.model_dump() for m in messages],
+            "temperature": params["temperature"],
+            "response_format": {"type": "json_schema", "json_schema": {
+                "name": schema.__name__, "schema": strict_json_schema(schema), "strict": True}}, **extra}
+        response = await self.client.chat.completions.create(**kwargs)
+        choice = response.choices[0]
+        usage = response.usage
+        cached = 0
+        if usage is not None and usage.prompt_tokens_details is not None:
+            cached = usage.prompt_tokens_details.cached_tokens or 0
+        tokens = Usage(input_tokens=usage.prompt_tokens if usage else 0,
+                       output_tokens=usage.completion_tokens if usage else 0, cached_tokens=cached)
+        refusal = getattr(choice.message, "refusal", None)
+        if refusal:
+            return Reply(text=refusal, finish=FinishReason.REFUSAL, usage=tokens, detail=refusal[:300])
+        finish = _FINISH.get(choice.finish_reason or "stop", FinishReason.STOP)
+        return Reply(text=choice.message.content or "", finish=finish, usage=tokens)
+
+    def classify(self, exc: Exception) -> Failure:
+        if isinstance(exc, openai.APIStatusError):
+            return http_failure(exc.status_code, exc.response.headers, exc.message)
+        if isinstance(exc, openai.APITimeoutError):
+            return Failure(True, True, None, "request timed out")
+        if isinstance(exc, openai.APIConnectionError):
+            return http_failure(None, None, str(exc))
+        return Failure(False, False, None, f"{type(exc).__name__}: {exc}")
