@@ -24,6 +24,7 @@ from assets.partitions import audit_partitions, model_and_run
 from lhl_platform.audit import run_extraction, run_judging, select_contracts
 from lhl_platform.extraction.engine import extraction_stream
 from lhl_platform.judging.engine import verdict_stream
+from lhl_platform.progress import ProgressBar
 from lhl_platform.quality.checks import (
     CheckOutcome,
     completeness,
@@ -31,6 +32,7 @@ from lhl_platform.quality.checks import (
     labels_in_domain,
     no_duplicate_instances,
 )
+from lhl_platform.registry import get_model
 from lhl_platform.warehouse.build import partition_connection
 from resources import LhlHome
 
@@ -63,8 +65,8 @@ def extractions(context: AssetExecutionContext, config: ExtractionConfig, lhl: L
     model, run = model_and_run(context.partition_key)  # type: ignore[arg-type]
     chosen = select_contracts(home, config.contracts, config.subset)
     context.log.info(f"extracting {len(chosen)} contracts with {model}, run {run}")
-    summary = run_extraction(home, model, run, chosen,
-                             progress=lambda done, total: context.log.debug(f"{done}/{total} contracts"))
+    bar = ProgressBar(f"{model} run {run} extraction:", get_model(home, model).price)
+    summary = run_extraction(home, model, run, chosen, progress=bar)
     for contract_id, reason in summary.failures[:20]:
         context.log.warning(f"{contract_id}: {reason}")
     yield MaterializeResult(metadata=summary.metadata())
@@ -86,7 +88,8 @@ def extractions(context: AssetExecutionContext, config: ExtractionConfig, lhl: L
 def judge_verdicts(context: AssetExecutionContext, config: JudgeConfig, lhl: LhlHome) -> Iterator[object]:
     home = lhl.home()
     model, run = model_and_run(context.partition_key)  # type: ignore[arg-type]
-    summary = run_judging(home, model, run, config.judge)
+    bar = ProgressBar(f"{model} run {run} judging ({config.judge}):", get_model(home, config.judge).price)
+    summary = run_judging(home, model, run, config.judge, progress=bar)
     for subject, reason in summary.failures[:20]:
         context.log.warning(f"{subject}: {reason}")
     yield MaterializeResult(metadata=summary.metadata())

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from lhl_platform.corpus.store import active_corpus_id, load_corpus
 from lhl_platform.corpus.subsets import get_subset
 from lhl_platform.domain.models import Contract
-from lhl_platform.extraction.engine import PartitionSummary, Progress, extract_partition
+from lhl_platform.extraction.engine import PartitionSummary, extract_partition
 from lhl_platform.home import Home
 from lhl_platform.judging.engine import JudgeSummary, judge_partition
+from lhl_platform.progress import Progress
 from lhl_platform.providers.factory import build_model
 from lhl_platform.registry import get_model
 

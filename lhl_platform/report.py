@@ -66,12 +66,26 @@ class CompositeRow(BaseModel):
     rank: int | None
 
 
+class UsageRow(BaseModel):
+    model: str
+    run: int
+    extraction_calls: int
+    judge_calls: int
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    extraction_cost_usd: float | None
+    judge_cost_usd: float | None
+    cost_usd: float | None
+
+
 class Report(BaseModel):
     leaderboard: list[MetricRow]
     per_run: list[RunRow]
     typed_profiles: list[CategoryRow]
     gaps: list[GapRow]
     composite: list[CompositeRow]
+    usage: list[UsageRow]
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -128,6 +142,7 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
         typed_profiles=[CategoryRow(**r) for r in with_ci("select * from typed_profiles", ("model", "category"))],
         gaps=[GapRow(**_nan_to_none(r)) for r in _rows(con, "select * from category_gaps")],
         composite=[CompositeRow(**_nan_to_none(r)) for r in _rows(con, "select * from composite_ranks")],
+        usage=[UsageRow(**_nan_to_none(r)) for r in _rows(con, "select * from usage_costs")],
     )
 
 
@@ -195,6 +210,13 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     out.append(_table(["model", "run", "n", "FAR", "FRR", "Acc", "HalTP", "JEq", "RDI", "missing"],
                       [[r.model, str(r.run), str(r.n), _pct(r.far), _pct(r.frr), _pct(r.acc), _pct(r.hal_tp),
                         _pct(r.jeq), _signed(r.rdi), str(r.missing_rows)] for r in report.per_run], markdown))
+    out.append("")
+    out.append(h("Usage and cost (USD at registered prices)"))
+    out.append(_table(["model", "run", "extraction calls", "judge calls", "input tok", "cached tok", "output tok",
+                       "cost"],
+                      [[u.model, str(u.run), str(u.extraction_calls), str(u.judge_calls), f"{u.input_tokens:,}",
+                        f"{u.cached_tokens:,}", f"{u.output_tokens:,}", f"${u.cost_usd or 0:.2f}"]
+                       for u in report.usage], markdown))
     out.append("")
     out.append(h("Checks"))
     out.extend(f"{'- ' if markdown else ''}[{'PASS' if c.passed else 'FAIL'}] {c.name}: {c.summary}" for c in checks)

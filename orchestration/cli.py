@@ -9,6 +9,7 @@ import time
 from collections.abc import Sequence
 
 from lhl_platform.cli import Cli, CliError, build_cli
+from lhl_platform.domain.models import Contract
 from lhl_platform.home import Home
 
 DEMO_MODELS = (
@@ -59,16 +60,38 @@ def cmd_models_add(args: argparse.Namespace, home: Home) -> int:
 
 
 def cmd_audit(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.audit import select_contracts
+    from lhl_platform.providers.factory import build_model
     from lhl_platform.registry import get_model
     from orchestration.launch import audit
 
     models = _parse_list(args.models, "models")
-    for name in models:
-        get_model(home, name)  # fail before any work on an unknown model
-    get_model(home, args.judge)
+    runs = _runs(args.runs)
+    contracts = select_contracts(home, args.contracts, args.subset)
+    if args.dry_run:
+        return _print_estimate(home, models, runs, contracts, args.judge)
+    for name in [*models, args.judge]:
+        build_model(get_model(home, name))  # unknown model or missing API key: fail before any work
     started = time.perf_counter()
-    audit(home, models, _runs(args.runs), contracts_limit=args.contracts, subset=args.subset, judge=args.judge)
+    audit(home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge)
     print(f"audit finished in {time.perf_counter() - started:.1f}s; see `lhl report` (or `lhl ui` for lineage)")
+    return 0
+
+
+def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: list[Contract], judge: str) -> int:
+    from lhl_platform.estimate import estimate_audit
+
+    rows = estimate_audit(home, models, runs, contracts, judge)
+    print(f"Dry run: {len(contracts)} contracts x {len(runs)} run(s); nothing is called. Tokens are estimates "
+          "(about 4 characters per token); work already in the event log is not counted.")
+    print(f"{'model':<20} {'run':>3} {'calls':>7} {'input tok':>12} {'output tok':>11} {'cost':>10}  "
+          f"{'judge calls':>11} {'judge cost':>10}")
+    for r in rows:
+        print(f"{r.model:<20} {r.run:>3} {r.calls:>7,} {r.input_tokens:>12,} {r.output_tokens:>11,} "
+              f"${r.cost_usd:>9.2f}  {r.judge_calls:>11,} ${r.judge_cost_usd:>9.2f}")
+    total = sum(r.cost_usd + r.judge_cost_usd for r in rows)
+    print(f"total: {sum(r.calls for r in rows):,} extraction calls, {sum(r.judge_calls for r in rows):,} judge calls, "
+          f"about ${total:,.2f} at registered prices")
     return 0
 
 
@@ -131,6 +154,7 @@ def build_full_cli() -> Cli:
     au.add_argument("--contracts", type=int, help="only the first N contracts (by id)")
     au.add_argument("--subset", help="a stored subset (lhl subset create)")
     au.add_argument("--judge", default="rubric", help="evaluation judge (default: the offline rubric judge)")
+    au.add_argument("--dry-run", action="store_true", help="estimate calls, tokens and cost; call nothing")
 
     demo = cli.add("demo", cmd_demo, "offline end-to-end audit of the bundled demo corpus through Dagster")
     demo.add_argument("--runs", type=int, default=2, choices=range(1, 6), metavar="N",

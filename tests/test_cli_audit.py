@@ -29,7 +29,9 @@ def test_report_json_has_exactly_the_spec_shape(demo_home, capsys):
     code, out, _ = _run(capsys, "--home", str(demo_home), "report", "--format", "json", "--resamples", "300")
     assert code == 0
     report = json.loads(out)
-    assert set(report) == {"leaderboard", "per_run", "typed_profiles", "gaps", "composite"}
+    # SPEC 7's five sections, plus tokens and cost per model and run (the providers issue)
+    assert set(report) == {"leaderboard", "per_run", "typed_profiles", "gaps", "composite", "usage"}
+    assert {(u["model"], u["run"]) for u in report["usage"]} == {(r["model"], r["run"]) for r in report["per_run"]}
     assert {r["model"] for r in report["leaderboard"]} == {"lexical", "sim-inventor", "sim-omitter", "sim-balanced"}
     assert set(report["leaderboard"][0]) == METRIC_KEYS
     assert set(report["per_run"][0]) == METRIC_KEYS | {"run"}

@@ -143,7 +143,8 @@ def test_request_shape_structured_output_and_usage(fake):
     response = run(*model_for(fake))
     assert response.error is None and response.finish_reason is FinishReason.STOP
     assert response.content == ANSWER
-    assert (response.usage.input_tokens, response.usage.output_tokens, response.usage.cached_tokens) == (1200, 300, 1024)
+    usage = response.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.cached_tokens) == (1200, 300, 1024)
     (seen,) = fake.server.requests
     assert seen.path.startswith(fake.path) or fake.path in seen.path
     fake.check_request(seen)

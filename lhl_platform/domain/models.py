@@ -134,6 +134,16 @@ class ModelSpec(Frozen):
     price: Price = Field(default_factory=Price)
     role: str = Field(default="extractor", pattern=r"^(extractor|judge)$")
 
+    @field_validator("params")
+    @classmethod
+    def _no_secrets(cls, params: dict[str, Any]) -> dict[str, Any]:
+        # Keys live in the environment only; params go into request keys and events.
+        for name in params:
+            if name != "api_key_env" and re.search(r"(api_?key|secret|password|auth|bearer)", name, re.IGNORECASE):
+                raise ValueError(f"params must not carry credentials ({name!r}); name an environment "
+                                 "variable with api_key_env instead")
+        return params
+
 
 class Subset(Frozen):
     name: str = Field(pattern=MODEL_NAME_PATTERN)

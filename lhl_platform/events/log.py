@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import time
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -71,11 +72,13 @@ class StreamWriter:
     root: Path
     stream: str
     flush_every: int = 5000
+    flush_seconds: float | None = None  # also flush when the oldest buffered event is this old
     _entries: list[SegmentEntry] = field(default_factory=list)
     _keys: set[str] = field(default_factory=set)
     _buffer: list[Event] = field(default_factory=list)
     _next_seq: int = 0
     _prev_hash: str = GENESIS
+    _buffered_since: float = 0.0
     written: int = 0
     skipped: int = 0
 
@@ -89,9 +92,7 @@ class StreamWriter:
             last = self._entries[-1]
             self._next_seq = last.first_seq + last.count
             self._prev_hash = last.last_chain
-            for entry in self._entries:
-                keys = pq.read_table(self.dir / entry.name, columns=["idempotency_key"]).column(0)
-                self._keys.update(keys.to_pylist())
+            self._keys = EventLog(self.root).keys(self.stream)
 
     def has(self, idempotency_key: str) -> bool:
         return idempotency_key in self._keys
@@ -104,20 +105,23 @@ class StreamWriter:
         body = canonical_json(payload)
         payload_hash = sha256_hex(body)
         event_id = uuid.uuid4().hex
-        time = datetime.now(UTC).isoformat(timespec="microseconds")
+        stamp = datetime.now(UTC).isoformat(timespec="microseconds")
         seq = self._next_seq
         chain = Event.chain(self._prev_hash, event_id=event_id, stream=self.stream, seq=seq, type=type,
                             subject=subject, idempotency_key=idempotency_key, payload_hash=payload_hash,
-                            time=time, code_version=__version__)
+                            time=stamp, code_version=__version__)
         self._buffer.append(Event.model_construct(
             event_id=event_id, stream=self.stream, seq=seq, type=type, subject=subject,
             idempotency_key=idempotency_key, payload=body, payload_hash=payload_hash,
-            prev_hash=self._prev_hash, chain_hash=chain, time=time, code_version=__version__))
+            prev_hash=self._prev_hash, chain_hash=chain, time=stamp, code_version=__version__))
         self._keys.add(idempotency_key)
         self._prev_hash = chain
         self._next_seq += 1
         self.written += 1
-        if len(self._buffer) >= self.flush_every:
+        if len(self._buffer) == 1:
+            self._buffered_since = time.monotonic()
+        if len(self._buffer) >= self.flush_every or (
+                self.flush_seconds is not None and time.monotonic() - self._buffered_since >= self.flush_seconds):
             self.flush()
         return True
 
@@ -154,11 +158,20 @@ class EventLog:
             return []
         return list(dict.fromkeys(line for line in index.read_text().splitlines() if line))
 
+    def keys(self, stream: str) -> set[str]:
+        """Idempotency keys already recorded in a stream (what a re-run would skip)."""
+        found: set[str] = set()
+        for entry in read_manifest(self.root / stream):
+            table = pq.read_table(self.root / stream / entry.name, columns=["idempotency_key"])
+            found.update(table.column(0).to_pylist())
+        return found
+
     def has_events(self) -> bool:
         return any(self.root.glob("*/*.parquet"))
 
     @contextmanager
-    def writer(self, stream: str, flush_every: int = 5000) -> Iterator[StreamWriter]:
+    def writer(self, stream: str, flush_every: int = 5000,
+               flush_seconds: float | None = None) -> Iterator[StreamWriter]:
         if not STREAM_PATTERN.fullmatch(stream):
             raise ValueError(f"invalid event stream name {stream!r}")
         stream_dir = self.root / stream
@@ -168,7 +181,7 @@ class EventLog:
             if stream not in self.streams():
                 with (self.root / "STREAMS").open("a") as index:
                     index.write(stream + "\n")
-            writer = StreamWriter(root=self.root, stream=stream, flush_every=flush_every)
+            writer = StreamWriter(root=self.root, stream=stream, flush_every=flush_every, flush_seconds=flush_seconds)
             writer._open()
             try:
                 yield writer

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,7 @@ from lhl_platform.domain.models import Contract, Extraction, ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, canonical_clause_type
 from lhl_platform.events.log import EventLog, StreamWriter
 from lhl_platform.extraction.prompts import EXTRACT_PROMPT_VERSION, extraction_messages
+from lhl_platform.progress import Progress, Tick
 from lhl_platform.providers.base import (
     ChatModel,
     ExtractionOutput,
@@ -29,8 +30,6 @@ from lhl_platform.providers.base import (
     ModelResponse,
     safe_complete,
 )
-
-Progress = Callable[[int, int], None]
 
 
 def extraction_stream(model: str, run: int) -> str:
@@ -52,13 +51,18 @@ class PartitionSummary:
     reused_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
 
     def metadata(self) -> dict[str, Any]:
         return {"contracts": self.contracts, "skipped_contracts": self.skipped_contracts,
                 "instances_recorded": self.instances, "calls": self.calls, "reused_calls": self.reused_calls,
                 "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "failed_contracts": len(self.failures)}
+                "cached_tokens": self.cached_tokens, "failed_contracts": len(self.failures)}
+
+    def tick(self, done: int, total: int) -> Tick:
+        return Tick(done, total, self.calls, self.input_tokens, self.output_tokens, self.cached_tokens,
+                    len(self.failures))
 
 
 def scope_key(corpus_id: str, contract_ids: Sequence[str]) -> str:
@@ -74,8 +78,9 @@ def recorded_calls(log: EventLog, stream: str) -> dict[str, dict[str, Any]]:
             and e.data().get("error") is None}
 
 
-def call_payload(request: ModelRequest, response: ModelResponse, subject: str) -> dict[str, Any]:
-    return {"request_key": request.key(), "subject": subject, "provider": request.provider,
+def call_payload(request: ModelRequest, response: ModelResponse, subject: str, model: str) -> dict[str, Any]:
+    """A model call as recorded: enough to answer the same request again without calling, never a secret."""
+    return {"request_key": request.key(), "subject": subject, "model": model, "provider": request.provider,
             "model_id": request.model_id, "prompt_version": request.prompt_version, "run": request.run,
             "params": request.params, "finish_reason": response.finish_reason.value, "error": response.error,
             "latency_s": round(response.latency_s, 6), "usage": response.usage.model_dump(),
@@ -115,6 +120,9 @@ async def extract_partition(log: EventLog, spec: ModelSpec, run: int, corpus_id:
     summary = PartitionSummary(model=spec.name, run=run)
     cached = recorded_calls(log, stream)
     done = 0
+    # A real provider costs money: each contract's events are flushed as soon as they exist, so a crash
+    # (even kill -9) never loses a paid call. Offline models batch their writes.
+    durable = spec.provider != "offline"
     with log.writer(stream, flush_every=2000) as writer:
         ids = [c.contract_id for c in contracts]
         writer.append("audit.scope", f"{spec.name}/{run}", scope_key(corpus_id, ids),
@@ -125,9 +133,11 @@ async def extract_partition(log: EventLog, spec: ModelSpec, run: int, corpus_id:
             nonlocal done
             async with semaphore:
                 await _extract_contract(writer, spec, run, corpus_id, contract, model, cached, summary)
+            if durable:
+                writer.flush()
             done += 1
             if progress:
-                progress(done, len(contracts))
+                progress(summary.tick(done, len(contracts)))
 
         await asyncio.gather(*(one(c) for c in contracts))
     summary.contracts = len(contracts)
@@ -150,7 +160,8 @@ async def _extract_contract(writer: StreamWriter, spec: ModelSpec, run: int, cor
         summary.calls += 1
         summary.input_tokens += response.usage.input_tokens
         summary.output_tokens += response.usage.output_tokens
-        record = call_payload(request, response, contract.contract_id)
+        summary.cached_tokens += response.usage.cached_tokens
+        record = call_payload(request, response, contract.contract_id, spec.name)
         if response.error is None and response.finish_reason.value == "stop":
             writer.append("model.call", contract.contract_id, f"call:{key}", record)
         else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,9 +14,8 @@ from lhl_platform.domain.models import MismatchType, ModelSpec, OracleRow, Verdi
 from lhl_platform.events.log import EventLog
 from lhl_platform.extraction.engine import call_payload, extraction_stream
 from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_messages
+from lhl_platform.progress import Progress, Tick
 from lhl_platform.providers.base import ChatModel, JudgeOutput, JudgeTask, ModelRequest, ModelResponse, safe_complete
-
-Progress = Callable[[int, int], None]
 
 
 def verdict_stream(model: str, run: int) -> str:
@@ -36,12 +35,17 @@ class JudgeSummary:
     judged: int = 0
     already_judged: int = 0
     contradicted: int = 0
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
 
     def metadata(self) -> dict[str, Any]:
         return {"judge": self.judge, "true_positives": self.true_positives, "judged_now": self.judged,
                 "already_judged": self.already_judged, "contradicted_now": self.contradicted,
-                "failed": len(self.failures)}
+                "calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "cached_tokens": self.cached_tokens, "failed": len(self.failures)}
 
 
 def recorded_extractions(log: EventLog, model: str, run: int) -> list[dict[str, Any]]:
@@ -61,7 +65,9 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
     summary.true_positives = len(positives)
     semaphore = asyncio.Semaphore(max(1, concurrency))
     done = 0
-    with log.writer(verdict_stream(model, run), flush_every=2000) as writer:
+    # An LLM judge's verdicts reach disk within a second, so a crash repeats at most a second of calls.
+    flush_seconds = None if judge_spec.provider == "offline" else 1.0
+    with log.writer(verdict_stream(model, run), flush_every=2000, flush_seconds=flush_seconds) as writer:
 
         async def one(x: dict[str, Any]) -> None:
             nonlocal done
@@ -78,12 +84,17 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
                                                       extracted=extracted))
                 async with semaphore:
                     response = await safe_complete(judge, request)
+                summary.calls += 1
+                summary.input_tokens += response.usage.input_tokens
+                summary.output_tokens += response.usage.output_tokens
+                summary.cached_tokens += response.usage.cached_tokens
                 subject = f"{x['contract_id']}/{x['clause_type']}"
                 verdict, problem = parse_verdict(response)
                 if verdict is None:
                     summary.failures.append((subject, problem))
                     writer.append("verdict.failed", subject, f"verdict_failed:{key}:{uuid.uuid4().hex}",
-                                  {**call_payload(request, response, subject), "model": model, "run": run,
+                                  {**call_payload(request, response, subject, model), "judge": judge_spec.name,
+                                   "run": run,
                                    "contract_id": x["contract_id"], "clause_type": x["clause_type"], "reason": problem})
                 else:
                     writer.append("verdict.recorded", subject, key, {
@@ -91,12 +102,14 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
                         "verdict": verdict.verdict.value, "mismatch_type": verdict.mismatch_type.value,
                         "reason": verdict.reason, "judge": judge_spec.name, "judge_model_id": judge_spec.model_id,
                         "prompt_version": JUDGE_PROMPT_VERSION, "request_key": request.key(),
-                        "usage": response.usage.model_dump(), "latency_s": round(response.latency_s, 6)})
+                        "usage": response.usage.model_dump(), "latency_s": round(response.latency_s, 6),
+                        "params": request.params})
                     summary.judged += 1
                     summary.contradicted += verdict.verdict is VerdictLabel.CONTRADICTED
             done += 1
             if progress:
-                progress(done, len(positives))
+                progress(Tick(done, len(positives), summary.calls, summary.input_tokens, summary.output_tokens,
+                              summary.cached_tokens, len(summary.failures)))
 
         await asyncio.gather(*(one(x) for x in positives))
     return summary

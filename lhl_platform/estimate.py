@@ -1,0 +1,74 @@
+"""`lhl audit --dry-run`: calls, tokens and cost an audit would spend, before spending anything.
+
+Tokens are estimated at four characters per token; output per extraction call from the model's
+`expected_output_tokens` param (default 1,500); judge calls assume every present clause is detected
+(an upper bound). Work already recorded in the event log is not counted: a re-run would not redo it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from lhl_platform.corpus.store import load_corpus
+from lhl_platform.domain.models import Contract
+from lhl_platform.domain.taxonomy import CLAUSE_TYPES
+from lhl_platform.extraction.engine import extraction_stream, instance_key
+from lhl_platform.extraction.prompts import extraction_messages
+from lhl_platform.home import Home
+from lhl_platform.judging.engine import verdict_key, verdict_stream
+from lhl_platform.judging.prompts import judge_messages
+from lhl_platform.progress import cost_usd
+from lhl_platform.providers.base import approx_tokens
+from lhl_platform.registry import get_model
+
+JUDGE_OUTPUT_TOKENS = 80
+
+
+class Estimate(BaseModel):
+    model: str
+    run: int
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    judge_calls: int
+    judge_input_tokens: int
+    judge_output_tokens: int
+    judge_cost_usd: float
+
+
+def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contracts: Sequence[Contract],
+                   judge: str = "rubric") -> list[Estimate]:
+    corpus = load_corpus(home)
+    spans = {(r.contract_id, r.clause_type): r.spans for r in corpus.oracle if r.present}
+    judge_spec = get_model(home, judge)
+    prompt_tokens = {c.contract_id: approx_tokens("".join(m.content for m in extraction_messages(c.text, CLAUSE_TYPES)))
+                     for c in contracts}
+    out: list[Estimate] = []
+    for name in models:
+        spec = get_model(home, name)
+        expected_output = int(spec.params.get("expected_output_tokens", 1500))
+        for run in runs:
+            done = home.events.keys(extraction_stream(name, run))
+            judged = home.events.keys(verdict_stream(name, run))
+            todo = [c for c in contracts
+                    if not all(instance_key(name, run, c.contract_id, t) in done for t in CLAUSE_TYPES)]
+            input_tokens = sum(prompt_tokens[c.contract_id] for c in todo)
+            output_tokens = expected_output * len(todo)
+            judge_calls = judge_in = 0
+            for c in contracts:
+                for clause in CLAUSE_TYPES:
+                    truth = spans.get((c.contract_id, clause))
+                    if truth and verdict_key(judge, name, run, c.contract_id, clause) not in judged:
+                        judge_calls += 1
+                        messages = judge_messages(clause, truth, " ".join(truth))
+                        judge_in += approx_tokens("".join(m.content for m in messages))
+            judge_out = judge_calls * JUDGE_OUTPUT_TOKENS
+            out.append(Estimate(
+                model=name, run=run, calls=len(todo), input_tokens=input_tokens, output_tokens=output_tokens,
+                cost_usd=cost_usd(spec.price, input_tokens, output_tokens),
+                judge_calls=judge_calls, judge_input_tokens=judge_in, judge_output_tokens=judge_out,
+                judge_cost_usd=cost_usd(judge_spec.price, judge_in, judge_out)))
+    return out
