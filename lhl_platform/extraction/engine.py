@@ -28,6 +28,7 @@ from lhl_platform.providers.base import (
     ExtractTask,
     ModelRequest,
     ModelResponse,
+    close_model,
     safe_complete,
 )
 
@@ -139,7 +140,10 @@ async def extract_partition(log: EventLog, spec: ModelSpec, run: int, corpus_id:
             if progress:
                 progress(summary.tick(done, len(contracts)))
 
-        await asyncio.gather(*(one(c) for c in contracts))
+        try:
+            await asyncio.gather(*(one(c) for c in contracts))
+        finally:
+            await close_model(model)
     summary.contracts = len(contracts)
     return summary
 

@@ -15,7 +15,15 @@ from lhl_platform.events.log import EventLog
 from lhl_platform.extraction.engine import call_payload, extraction_stream
 from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_messages
 from lhl_platform.progress import Progress, Tick
-from lhl_platform.providers.base import ChatModel, JudgeOutput, JudgeTask, ModelRequest, ModelResponse, safe_complete
+from lhl_platform.providers.base import (
+    ChatModel,
+    JudgeOutput,
+    JudgeTask,
+    ModelRequest,
+    ModelResponse,
+    close_model,
+    safe_complete,
+)
 
 
 def verdict_stream(model: str, run: int) -> str:
@@ -111,7 +119,10 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
                 progress(Tick(done, len(positives), summary.calls, summary.input_tokens, summary.output_tokens,
                               summary.cached_tokens, len(summary.failures)))
 
-        await asyncio.gather(*(one(x) for x in positives))
+        try:
+            await asyncio.gather(*(one(x) for x in positives))
+        finally:
+            await close_model(judge)
     return summary
 
 

@@ -118,6 +118,13 @@ def approx_tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
+async def close_model(model: ChatModel) -> None:
+    """Release a model's connections (LLM SDK clients) before its event loop ends."""
+    close = getattr(model, "aclose", None)
+    if close is not None:
+        await close()
+
+
 async def safe_complete(model: ChatModel, request: ModelRequest) -> ModelResponse:
     """Call a model; an exception becomes an error response, since provider errors are data to record."""
     try:

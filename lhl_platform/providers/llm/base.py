@@ -9,6 +9,7 @@ repair attempt, usage accounting) is here, identical for every provider.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import random
@@ -63,6 +64,7 @@ def output_schema(request: ModelRequest) -> type[BaseModel]:
     return ExtractionOutput if request.task.kind == "extract" else JudgeOutput
 
 
+@functools.cache
 def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema made strict: every property required, no additional properties, no defaults."""
 
@@ -103,12 +105,13 @@ def _parse(text: str, schema: type[BaseModel]) -> tuple[dict[str, Any] | None, s
     if cleaned.startswith("```"):  # some OpenAI-compatible servers wrap JSON in a code fence
         cleaned = cleaned.strip("`").removeprefix("json").strip()
     try:
-        data = json.loads(cleaned)
-    except json.JSONDecodeError as exc:
-        return None, f"not valid JSON ({exc.msg} at character {exc.pos})"
-    try:
-        return schema.model_validate(data).model_dump(mode="json"), ""
+        return schema.model_validate_json(cleaned).model_dump(mode="json"), ""
     except ValidationError as exc:
+        if exc.errors()[0]["type"] == "json_invalid":
+            try:
+                json.loads(cleaned)
+            except json.JSONDecodeError as bad:
+                return None, f"not valid JSON ({bad.msg} at character {bad.pos})"
         first = exc.errors()[0]
         return None, f"JSON does not match the schema at {'.'.join(map(str, first['loc'])) or 'top'}: {first['msg']}"
 
@@ -118,6 +121,7 @@ class LlmModel(ABC):
 
     provider: str
     default_context_window = 128_000
+    client: Any
 
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec
@@ -134,6 +138,10 @@ class LlmModel(ABC):
     @abstractmethod
     def classify(self, exc: Exception) -> Failure:
         """Interpret an SDK exception."""
+
+    async def aclose(self) -> None:
+        """Close the SDK's connection pool inside the event loop that used it."""
+        await self.client.close()
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         started = time.perf_counter()
@@ -185,7 +193,8 @@ class LlmModel(ABC):
             async with self.throttle.slots:
                 await self.throttle.admit(budget)
                 try:
-                    reply = await asyncio.wait_for(self.send(messages, schema, params), self.limits.timeout_s)
+                    async with asyncio.timeout(self.limits.timeout_s):  # no extra task per call, unlike wait_for
+                        reply = await self.send(messages, schema, params)
                     self.throttle.breaker.record(server_error=False)
                     return reply, ""
                 except Exception as exc:  # every provider error is classified, recorded and maybe retried

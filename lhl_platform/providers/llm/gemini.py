@@ -57,6 +57,9 @@ class GeminiModel(LlmModel):
             return Reply(text=text, finish=FinishReason.REFUSAL, usage=tokens, detail=f"finish reason {reason}")
         return Reply(text=text, finish=FinishReason.STOP, usage=tokens)
 
+    async def aclose(self) -> None:
+        await self.client.aio.aclose()
+
     def classify(self, exc: Exception) -> Failure:
         if isinstance(exc, errors.APIError):
             headers = getattr(getattr(exc, "response", None), "headers", None)
