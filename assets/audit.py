@@ -23,6 +23,7 @@ from assets.corpus import contracts, oracle
 from assets.partitions import audit_partitions, model_and_run
 from lhl_platform.audit import run_extraction, run_judging, select_contracts
 from lhl_platform.extraction.engine import extraction_stream
+from lhl_platform.home import Home
 from lhl_platform.judging.engine import verdict_stream
 from lhl_platform.progress import ProgressBar
 from lhl_platform.quality.checks import (
@@ -46,6 +47,12 @@ class JudgeConfig(Config):  # type: ignore[misc]
     judge: str = Field(default="rubric", description="registered judge model (built-in: rubric)")
 
 
+def _bar(home: Home, model: str, label: str) -> ProgressBar | None:
+    """A progress bar (calls, tokens, spend, ETA) for models that cost money; offline ones finish in seconds."""
+    spec = get_model(home, model)
+    return None if spec.provider == "offline" else ProgressBar(label, spec.price)
+
+
 def _check_result(outcome: CheckOutcome, severity: AssetCheckSeverity = AssetCheckSeverity.ERROR) -> AssetCheckResult:
     metadata = {k: (v if isinstance(v, int | float | str | bool) else str(v)) for k, v in outcome.metadata.items()}
     return AssetCheckResult(check_name=outcome.name, passed=outcome.passed, severity=severity,
@@ -65,8 +72,7 @@ def extractions(context: AssetExecutionContext, config: ExtractionConfig, lhl: L
     model, run = model_and_run(context.partition_key)  # type: ignore[arg-type]
     chosen = select_contracts(home, config.contracts, config.subset)
     context.log.info(f"extracting {len(chosen)} contracts with {model}, run {run}")
-    bar = ProgressBar(f"{model} run {run} extraction:", get_model(home, model).price)
-    summary = run_extraction(home, model, run, chosen, progress=bar)
+    summary = run_extraction(home, model, run, chosen, progress=_bar(home, model, f"{model} run {run} extraction:"))
     for contract_id, reason in summary.failures[:20]:
         context.log.warning(f"{contract_id}: {reason}")
     yield MaterializeResult(metadata=summary.metadata())
@@ -88,7 +94,7 @@ def extractions(context: AssetExecutionContext, config: ExtractionConfig, lhl: L
 def judge_verdicts(context: AssetExecutionContext, config: JudgeConfig, lhl: LhlHome) -> Iterator[object]:
     home = lhl.home()
     model, run = model_and_run(context.partition_key)  # type: ignore[arg-type]
-    bar = ProgressBar(f"{model} run {run} judging ({config.judge}):", get_model(home, config.judge).price)
+    bar = _bar(home, config.judge, f"{model} run {run} judging ({config.judge}):")
     summary = run_judging(home, model, run, config.judge, progress=bar)
     for subject, reason in summary.failures[:20]:
         context.log.warning(f"{subject}: {reason}")
