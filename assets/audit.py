@@ -6,11 +6,10 @@ own events.
 """
 
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from dagster import (
     AssetCheckResult,
-    AssetCheckSeverity,
     AssetCheckSpec,
     AssetExecutionContext,
     Config,
@@ -21,6 +20,7 @@ from pydantic import Field
 
 from assets.corpus import contracts, oracle
 from assets.partitions import audit_partitions, model_and_run
+from checks.results import to_check_result
 from lhl_platform.audit import run_extraction, run_judging, select_contracts
 from lhl_platform.extraction.engine import extraction_stream
 from lhl_platform.home import Home
@@ -53,10 +53,15 @@ def _bar(home: Home, model: str, label: str) -> ProgressBar | None:
     return None if spec.provider == "offline" else ProgressBar(label, spec.price)
 
 
-def _check_result(outcome: CheckOutcome, severity: AssetCheckSeverity = AssetCheckSeverity.ERROR) -> AssetCheckResult:
-    metadata = {k: (v if isinstance(v, int | float | str | bool) else str(v)) for k, v in outcome.metadata.items()}
-    return AssetCheckResult(check_name=outcome.name, passed=outcome.passed, severity=severity,
-                            description=outcome.summary, metadata=metadata)
+def _partition_checks(home: Home, streams: list[str], model: str, run: int,
+                      checks: list[Callable[..., CheckOutcome]]) -> Iterator[AssetCheckResult]:
+    """Checks computed from this partition's own events (an in-memory warehouse over its streams)."""
+    con = partition_connection(home, streams)
+    try:
+        for check in checks:
+            yield to_check_result(check(con, model, run), named=True)
+    finally:
+        con.close()
 
 
 @asset(
@@ -76,12 +81,8 @@ def extractions(context: AssetExecutionContext, config: ExtractionConfig, lhl: L
     for contract_id, reason in summary.failures[:20]:
         context.log.warning(f"{contract_id}: {reason}")
     yield MaterializeResult(metadata=summary.metadata())
-    con = partition_connection(home, [extraction_stream(model, run)])
-    try:
-        yield _check_result(completeness(con, model, run))
-        yield _check_result(no_duplicate_instances(con, model, run))
-    finally:
-        con.close()
+    yield from _partition_checks(home, [extraction_stream(model, run)], model, run,
+                                 [completeness, no_duplicate_instances])
 
 
 @asset(
@@ -99,9 +100,5 @@ def judge_verdicts(context: AssetExecutionContext, config: JudgeConfig, lhl: Lhl
     for subject, reason in summary.failures[:20]:
         context.log.warning(f"{subject}: {reason}")
     yield MaterializeResult(metadata=summary.metadata())
-    con = partition_connection(home, [extraction_stream(model, run), verdict_stream(model, run)])
-    try:
-        yield _check_result(every_tp_judged(con, model, run))
-        yield _check_result(labels_in_domain(con, model, run))
-    finally:
-        con.close()
+    yield from _partition_checks(home, [extraction_stream(model, run), verdict_stream(model, run)], model, run,
+                                 [every_tp_judged, labels_in_domain])

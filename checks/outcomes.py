@@ -5,8 +5,9 @@ labels in domain, every TP judged, no duplicate instance, and the Great Expectat
 from collections.abc import Callable
 
 import duckdb
-from dagster import AssetCheckExecutionContext, AssetCheckResult, AssetChecksDefinition, AssetCheckSeverity, asset_check
+from dagster import AssetCheckExecutionContext, AssetCheckResult, AssetChecksDefinition, asset_check
 
+from checks.results import to_check_result
 from lhl_platform.quality.checks import (
     CheckOutcome,
     completeness,
@@ -19,18 +20,12 @@ from lhl_platform.warehouse.build import read_warehouse
 from resources import LhlHome
 
 
-def _result(outcome: CheckOutcome) -> AssetCheckResult:
-    metadata = {k: (v if isinstance(v, int | float | str | bool) else str(v)) for k, v in outcome.metadata.items()}
-    return AssetCheckResult(passed=outcome.passed, severity=AssetCheckSeverity.ERROR, description=outcome.summary,
-                            metadata=metadata)
-
-
 def _warehouse_check(name: str, check: Callable[[duckdb.DuckDBPyConnection], CheckOutcome],
                      description: str) -> AssetChecksDefinition:
     @asset_check(asset="instance_outcomes", name=name, description=description)
     def _check(context: AssetCheckExecutionContext, lhl: LhlHome) -> AssetCheckResult:
         with read_warehouse(lhl.home()) as con:
-            return _result(check(con))
+            return to_check_result(check(con))
 
     return _check
 
@@ -50,7 +45,7 @@ outcome_checks = [
 def great_expectations_suite(lhl: LhlHome) -> AssetCheckResult:
     with read_warehouse(lhl.home()) as con:
         frame = con.execute("select * from instance_outcomes").df()
-    return _result(validate_instance_outcomes(frame))
+    return to_check_result(validate_instance_outcomes(frame))
 
 
 all_checks = [*outcome_checks, great_expectations_suite]

@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TextIO
 
 from lhl_platform.domain.models import Price
+from lhl_platform.providers.base import Usage
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,31 @@ class Tick:
 
 
 Progress = Callable[[Tick], None]
+
+
+@dataclass
+class CallTally:
+    """Calls, tokens and failures of one partition's work, for metadata and progress."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+    def count(self, usage: Usage) -> None:
+        self.calls += 1
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.cached_tokens += usage.cached_tokens
+
+    def tally(self) -> dict[str, int]:
+        return {"calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "cached_tokens": self.cached_tokens, "failed": len(self.failures)}
+
+    def tick(self, done: int, total: int) -> Tick:
+        return Tick(done, total, self.calls, self.input_tokens, self.output_tokens, self.cached_tokens,
+                    len(self.failures))
 
 
 def cost_usd(price: Price, input_tokens: int, output_tokens: int, cached_tokens: int = 0) -> float:

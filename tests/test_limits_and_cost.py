@@ -23,7 +23,7 @@ def test_backoff_is_jittered_exponential_and_never_shorter_than_retry_after():
     limits = Limits(backoff_base_s=1.0, backoff_max_s=30.0)
     rng = random.Random(0)
     delays = [backoff_delay(4, limits, None, rng) for _ in range(200)]
-    assert 0 <= min(delays) and max(delays) <= 16 and len(set(delays)) > 100
+    assert min(delays) >= 0 and max(delays) <= 16 and len(set(delays)) > 100
     assert all(backoff_delay(0, limits, 7.5, rng) >= 7.5 for _ in range(50))
     assert retry_after_seconds({"retry-after": "2"}) == 2.0
     assert retry_after_seconds({"retry-after-ms": "250"}) == 0.25

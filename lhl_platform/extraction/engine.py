@@ -12,7 +12,7 @@ import asyncio
 import hashlib
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -21,7 +21,7 @@ from lhl_platform.domain.models import Contract, Extraction, ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, canonical_clause_type
 from lhl_platform.events.log import EventLog, StreamWriter
 from lhl_platform.extraction.prompts import EXTRACT_PROMPT_VERSION, extraction_messages
-from lhl_platform.progress import Progress, Tick
+from lhl_platform.progress import CallTally, Progress
 from lhl_platform.providers.base import (
     ChatModel,
     ExtractionOutput,
@@ -42,28 +42,17 @@ def instance_key(model: str, run: int, contract_id: str, clause_type: str) -> st
 
 
 @dataclass
-class PartitionSummary:
-    model: str
-    run: int
+class PartitionSummary(CallTally):
+    model: str = ""
+    run: int = 0
     contracts: int = 0
     skipped_contracts: int = 0
     instances: int = 0
-    calls: int = 0
     reused_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    failures: list[tuple[str, str]] = field(default_factory=list)
 
     def metadata(self) -> dict[str, Any]:
         return {"contracts": self.contracts, "skipped_contracts": self.skipped_contracts,
-                "instances_recorded": self.instances, "calls": self.calls, "reused_calls": self.reused_calls,
-                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "cached_tokens": self.cached_tokens, "failed_contracts": len(self.failures)}
-
-    def tick(self, done: int, total: int) -> Tick:
-        return Tick(done, total, self.calls, self.input_tokens, self.output_tokens, self.cached_tokens,
-                    len(self.failures))
+                "instances_recorded": self.instances, "reused_calls": self.reused_calls, **self.tally()}
 
 
 def scope_key(corpus_id: str, contract_ids: Sequence[str]) -> str:
@@ -161,10 +150,7 @@ async def _extract_contract(writer: StreamWriter, spec: ModelSpec, run: int, cor
     record = cached.get(key)
     if record is None:
         response = await safe_complete(model, request)
-        summary.calls += 1
-        summary.input_tokens += response.usage.input_tokens
-        summary.output_tokens += response.usage.output_tokens
-        summary.cached_tokens += response.usage.cached_tokens
+        summary.count(response.usage)
         record = call_payload(request, response, contract.contract_id, spec.name)
         if response.error is None and response.finish_reason.value == "stop":
             writer.append("model.call", contract.contract_id, f"call:{key}", record)

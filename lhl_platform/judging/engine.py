@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -14,7 +14,7 @@ from lhl_platform.domain.models import MismatchType, ModelSpec, OracleRow, Verdi
 from lhl_platform.events.log import EventLog
 from lhl_platform.extraction.engine import call_payload, extraction_stream
 from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_messages
-from lhl_platform.progress import Progress, Tick
+from lhl_platform.progress import CallTally, Progress
 from lhl_platform.providers.base import (
     ChatModel,
     JudgeOutput,
@@ -35,25 +35,18 @@ def verdict_key(judge: str, model: str, run: int, contract_id: str, clause_type:
 
 
 @dataclass
-class JudgeSummary:
-    model: str
-    run: int
-    judge: str
+class JudgeSummary(CallTally):
+    model: str = ""
+    run: int = 0
+    judge: str = ""
     true_positives: int = 0
     judged: int = 0
     already_judged: int = 0
     contradicted: int = 0
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    failures: list[tuple[str, str]] = field(default_factory=list)
 
     def metadata(self) -> dict[str, Any]:
         return {"judge": self.judge, "true_positives": self.true_positives, "judged_now": self.judged,
-                "already_judged": self.already_judged, "contradicted_now": self.contradicted,
-                "calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "cached_tokens": self.cached_tokens, "failed": len(self.failures)}
+                "already_judged": self.already_judged, "contradicted_now": self.contradicted, **self.tally()}
 
 
 def recorded_extractions(log: EventLog, model: str, run: int) -> list[dict[str, Any]]:
@@ -92,10 +85,7 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
                                                       extracted=extracted))
                 async with semaphore:
                     response = await safe_complete(judge, request)
-                summary.calls += 1
-                summary.input_tokens += response.usage.input_tokens
-                summary.output_tokens += response.usage.output_tokens
-                summary.cached_tokens += response.usage.cached_tokens
+                summary.count(response.usage)
                 subject = f"{x['contract_id']}/{x['clause_type']}"
                 verdict, problem = parse_verdict(response)
                 if verdict is None:
@@ -116,8 +106,7 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
                     summary.contradicted += verdict.verdict is VerdictLabel.CONTRADICTED
             done += 1
             if progress:
-                progress(Tick(done, len(positives), summary.calls, summary.input_tokens, summary.output_tokens,
-                              summary.cached_tokens, len(summary.failures)))
+                progress(summary.tick(done, len(positives)))
 
         try:
             await asyncio.gather(*(one(x) for x in positives))
