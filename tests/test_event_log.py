@@ -115,3 +115,16 @@ def test_removed_stream_is_detected(tmp_path):
 def test_stream_names_are_path_safe(tmp_path, bad):
     with pytest.raises(ValueError, match="stream"):
         EventLog(tmp_path).append(bad, "x.y", "s", "k", {})
+
+
+def test_a_segment_written_but_never_committed_is_set_aside_on_reopen(tmp_path):
+    log = EventLog(tmp_path / "events")
+    _fill(log)
+    stream_dir = log.root / "extractions.m=a.r=1"
+    # a writer killed between writing its segment and committing it to the manifest
+    (stream_dir / "0000000030.parquet").write_bytes(_segments(log)[0].read_bytes())
+    assert not verify_log(log).ok
+    _fill(log, n=35)  # the next writer of the stream commits only what it wrote
+    assert verify_log(log).ok
+    assert [e.seq for e in log.read("extractions.m=a.r=1")] == list(range(35))
+    assert list(stream_dir.glob("*.uncommitted-*"))

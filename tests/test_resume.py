@@ -60,4 +60,5 @@ def test_kill_minus_nine_mid_partition_then_rerun_repeats_no_completed_call(tmp_
     assert set(before_kill) | set(after) == set(before_kill + after) and len(set(before_kill) | set(after)) == 12
     events = home.events.read(extraction_stream("local", 1))
     assert sum(e.type == "extraction.recorded" for e in events) == 12 * 41
+    assert main(["--home", str(home.root), "verify"]) == 0
     assert sum(e.type == "model.call" for e in events) == 12

@@ -88,6 +88,12 @@ class StreamWriter:
 
     def _open(self) -> None:
         self._entries = read_manifest(self.dir)
+        # The manifest is the commit point: a segment file it does not list was written by a writer that
+        # died before committing it (kill -9). Its events never counted; keep the file aside for forensics.
+        committed = {e.name for e in self._entries}
+        for orphan in self.dir.glob("*.parquet"):
+            if orphan.name not in committed:
+                os.replace(orphan, self.dir / f"{orphan.name}.uncommitted-{time.time_ns()}")
         if self._entries:
             last = self._entries[-1]
             self._next_seq = last.first_seq + last.count
