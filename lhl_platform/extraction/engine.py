@@ -29,6 +29,7 @@ from lhl_platform.providers.base import (
     ModelRequest,
     ModelResponse,
     close_model,
+    request_params,
     safe_complete,
 )
 
@@ -144,7 +145,7 @@ async def _extract_contract(writer: StreamWriter, spec: ModelSpec, run: int, cor
         return
     request = ModelRequest(
         provider=spec.provider, model_id=spec.model_id, prompt_version=EXTRACT_PROMPT_VERSION, run=run,
-        params=spec.params, messages=extraction_messages(contract.text, CLAUSE_TYPES),
+        params=request_params(spec.provider, spec.params), messages=extraction_messages(contract.text, CLAUSE_TYPES),
         task=ExtractTask(contract_id=contract.contract_id, contract_text=contract.text, clause_types=CLAUSE_TYPES))
     key = request.key()
     record = cached.get(key)

@@ -22,6 +22,7 @@ from lhl_platform.providers.base import (
     ModelRequest,
     ModelResponse,
     close_model,
+    request_params,
     safe_complete,
 )
 
@@ -79,7 +80,8 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
                 row = truth[(x["contract_id"], x["clause_type"])]
                 extracted = " ... ".join(x["quotes"])
                 request = ModelRequest(provider=judge_spec.provider, model_id=judge_spec.model_id,
-                                       prompt_version=JUDGE_PROMPT_VERSION, run=0, params=judge_spec.params,
+                                       prompt_version=JUDGE_PROMPT_VERSION, run=0,
+                                       params=request_params(judge_spec.provider, judge_spec.params),
                                        messages=judge_messages(row.clause_type, row.spans, extracted),
                                        task=JudgeTask(clause_type=row.clause_type, truth=row.spans,
                                                       extracted=extracted))

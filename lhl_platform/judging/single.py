@@ -13,7 +13,7 @@ from lhl_platform.domain.taxonomy import canonical_clause_type
 from lhl_platform.home import Home
 from lhl_platform.judging.engine import parse_verdict
 from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_messages
-from lhl_platform.providers.base import JudgeTask, ModelRequest, safe_complete
+from lhl_platform.providers.base import JudgeTask, ModelRequest, request_params, safe_complete
 from lhl_platform.providers.factory import build_model
 from lhl_platform.registry import get_model
 
@@ -48,7 +48,8 @@ def judge_pairs(home: Home, judge_name: str, lines: Iterable[str]) -> list[dict[
         truth = (pair.truth,) if isinstance(pair.truth, str) else tuple(pair.truth)
         request = ModelRequest(
             provider=spec.provider, model_id=spec.model_id, prompt_version=JUDGE_PROMPT_VERSION, run=0,
-            params=spec.params, messages=judge_messages(pair.clause_type, truth, pair.extracted),
+            params=request_params(spec.provider, spec.params),
+            messages=judge_messages(pair.clause_type, truth, pair.extracted),
             task=JudgeTask(clause_type=pair.clause_type, truth=truth, extracted=pair.extracted))
         verdict, problem = parse_verdict(asyncio.run(safe_complete(model, request)))
         head: dict[str, Any] = {"id": pair.id} if pair.id is not None else {}

@@ -59,6 +59,15 @@ class ModelRequest(BaseModel):
             "messages": [m.model_dump() for m in self.messages]}))
 
 
+# Sampling defaults for LLM calls (temperature 0); part of every LLM request's params, so recorded and keyed.
+DEFAULT_SAMPLING: dict[str, Any] = {"temperature": 0.0, "max_output_tokens": 8192}
+
+
+def request_params(provider: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The parameters a request carries: for an LLM, its sampling defaults overridden by the registered ones."""
+    return dict(params) if provider == "offline" else {**DEFAULT_SAMPLING, **params}
+
+
 class FinishReason(StrEnum):
     STOP = "stop"
     LENGTH = "length"

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.providers.base import (
+    DEFAULT_SAMPLING,
     ExtractionOutput,
     FinishReason,
     JudgeOutput,
@@ -35,7 +36,6 @@ from lhl_platform.providers.llm.limits import Limits, Throttle, backoff_delay
 
 # Sampling parameters forwarded to providers (and recorded in every request key); temperature 0 by default.
 SAMPLING_PARAMS = ("temperature", "top_p", "seed", "max_output_tokens")
-DEFAULT_SAMPLING: dict[str, Any] = {"temperature": 0.0, "max_output_tokens": 8192}
 
 
 class CredentialError(ValueError):
