@@ -216,3 +216,38 @@ def test_openai_compatible_server_needs_no_key(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     spec = ModelSpec(name="local", provider="openai", model_id="qwen3-32b", base_url="http://127.0.0.1:8000/v1")
     assert build_model(spec).model_id == "qwen3-32b"
+
+
+def test_gemini_explicit_context_cache_holds_the_instructions(server, monkeypatch):
+    monkeypatch.setenv("GEMINI_API_KEY", "gk-test-secret")
+    gemini = GeminiFake()
+    created = Reply(200, {"name": "cachedContents/abc123", "model": "models/gemini-test",
+                          "expireTime": "2026-11-30T00:00:00Z"})
+    server.script(created, gemini.ok(ANSWER), gemini.ok(ANSWER))
+    spec = ModelSpec(name="m", provider="gemini", model_id="gemini-test", base_url=server.url,
+                     params={**FAST, "context_cache_ttl_s": 3600})
+    model = build_model(spec)
+
+    async def two_calls():
+        return [await model.complete(request(spec)), await model.complete(request(spec, TEXT + " again"))]
+
+    assert all(r.content == ANSWER for r in asyncio.run(two_calls()))
+    create, first, second = server.requests
+    assert "cachedContents" in create.path and create.body["ttl"] == "3600s"
+    assert "systemInstruction" in create.body
+    for call in (first, second):  # the instructions are not re-sent; the cache is referenced
+        assert call.body.get("cachedContent") == "cachedContents/abc123"
+        assert "systemInstruction" not in call.body
+
+
+def test_gemini_without_a_cache_falls_back_to_sending_instructions(server, monkeypatch):
+    monkeypatch.setenv("GEMINI_API_KEY", "gk-test-secret")
+    gemini = GeminiFake()
+    too_small = Reply(400, {"error": {"code": 400, "message": "Cached content is too small",
+                                      "status": "INVALID_ARGUMENT"}})
+    server.script(too_small, gemini.ok(ANSWER))
+    spec = ModelSpec(name="m", provider="gemini", model_id="gemini-test", base_url=server.url,
+                     params={**FAST, "context_cache_ttl_s": 3600})
+    model = build_model(spec)
+    assert run(model, spec).content == ANSWER
+    assert "systemInstruction" in server.requests[1].body and model.cache_errors
