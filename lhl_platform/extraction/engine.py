@@ -96,6 +96,8 @@ def _parse(content: dict[str, Any] | None, model: str, run: int, contract_id: st
             problems.append(f"clause type {clause!r} answered twice; first answer kept")
             continue
         quotes = tuple(q for q in answer.quotes if q.strip()) if answer.present else ()
+        if answer.present and not quotes:
+            problems.append(f"{clause!r} said present without a quote; counted as not present")
         instances[clause] = Extraction(model=model, run=run, contract_id=contract_id, clause_type=clause,
                                        present=answer.present and bool(quotes), quotes=quotes)
     missing = [c for c in CLAUSE_TYPES if c not in instances]
