@@ -13,7 +13,7 @@ from lhl_platform.domain.models import Contract
 from lhl_platform.home import Home
 
 DEMO_MODELS = (
-    ("lexical", "lexical", "cue-pattern extractor (a real, weak baseline)"),
+    ("lexical", "lexical", "cue-pattern extractor (a real baseline; the demo's plain drafting suits its cues)"),
     ("sim-inventor", "simulated:inventor", "calibration: invents conditions (declared RDI +0.16)"),
     ("sim-omitter", "simulated:omitter", "calibration: drops conditions (declared RDI -0.205)"),
     ("sim-balanced", "simulated:balanced", "calibration: over-eager detector, balanced direction"),
