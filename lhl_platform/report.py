@@ -12,7 +12,8 @@ import duckdb
 from pydantic import BaseModel
 
 from lhl_platform.home import Home
-from lhl_platform.quality.checks import CheckOutcome, all_checks
+from lhl_platform.monitoring import drift
+from lhl_platform.quality.checks import CheckOutcome, all_checks, drift_outcome
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, rdi_cluster_interval, rdi_interval
 from lhl_platform.warehouse.build import read_warehouse
 
@@ -148,7 +149,7 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
 
 def report_checks(home: Home) -> list[CheckOutcome]:
     with read_warehouse(home) as con:
-        return all_checks(con)
+        return [*all_checks(con), drift_outcome(drift(con))]
 
 
 # ---------------------------------------------------------------- rendering

@@ -13,13 +13,15 @@ from dagster import DagsterInstance, materialize
 from assets.audit import extractions, judge_verdicts
 from assets.corpus import clause_taxonomy, contracts, oracle
 from assets.metrics import sql_model_assets
+from assets.monitoring import model_drift
 from assets.partitions import audit_key, model_partitions, run_partitions
 from checks.outcomes import all_checks
 from lhl_platform.home import Home
 from lhl_platform.registry import get_model
 from resources import LhlHome
 
-ALL_ASSETS = [contracts, oracle, clause_taxonomy, extractions, judge_verdicts, sql_model_assets, *all_checks]
+ALL_ASSETS = [contracts, oracle, clause_taxonomy, extractions, judge_verdicts, sql_model_assets, model_drift,
+              *all_checks]
 Say = Callable[[str], None]
 
 
@@ -70,7 +72,7 @@ def materialize_partition(home: Home, instance: DagsterInstance, model: str, run
 
 
 def materialize_metrics(home: Home, instance: DagsterInstance) -> None:
-    _run(home, instance, [sql_model_assets, *all_checks], "SQL models and checks")
+    _run(home, instance, [sql_model_assets, *all_checks, model_drift], "SQL models, checks and drift")
 
 
 def audit(home: Home, models: Sequence[str], runs: Sequence[int], *, contracts_limit: int | None = None,

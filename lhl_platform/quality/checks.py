@@ -11,6 +11,7 @@ import duckdb
 from pydantic import BaseModel, Field
 
 from lhl_platform.domain.models import MismatchType, VerdictLabel
+from lhl_platform.monitoring import DriftRow
 
 MAX_NAMED = 20
 
@@ -115,3 +116,14 @@ def no_duplicate_instances(con: duckdb.DuckDBPyConnection, model: str | None = N
 def all_checks(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> list[CheckOutcome]:
     return [check(con, model, run) for check in (completeness, labels_in_domain, every_tp_judged,
                                                  no_duplicate_instances)]
+
+
+def drift_outcome(rows: list[DriftRow]) -> CheckOutcome:
+    """Fails when any model's newest run no longer overlaps its earlier runs on HalTP or RDI."""
+    drifted = [r for r in rows if r.drifted]
+    named = [f"{r.model} {r.category or 'overall'} {r.metric}: run {r.newest_run} {r.newest:+.3f} vs earlier "
+             f"{r.baseline:+.3f}" for r in drifted if r.newest is not None and r.baseline is not None]
+    return CheckOutcome(name="no_drift", passed=not drifted, metadata={"comparisons": len(rows), "drifted": named},
+                        description="newest run's HalTP and RDI intervals overlap the earlier runs'",
+                        summary=f"no drift in {len(rows)} comparisons" if not drifted
+                        else f"{len(drifted)} drifted: " + "; ".join(named[:3]))

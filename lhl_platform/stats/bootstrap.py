@@ -59,3 +59,11 @@ def rdi_cluster_interval(extra: Sequence[int], missing: Sequence[int], contradic
     with np.errstate(invalid="ignore", divide="ignore"):
         samples = (e[picks].sum(axis=1) - m[picks].sum(axis=1)) / c[picks].sum(axis=1)
     return _interval(samples)
+
+
+def proportion_interval(k: int, n: int, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                        key: str = "") -> tuple[float | None, float | None]:
+    """Bootstrap interval of a proportion k/n (resampling the n instances is a binomial draw)."""
+    if n <= 0:
+        return None, None
+    return _interval(_rng(seed, key).binomial(n, k / n, size=resamples) / n)

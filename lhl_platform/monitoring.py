@@ -1,0 +1,86 @@
+"""Post-deployment drift: does a model's newest audit round still look like its earlier ones?
+
+For every model with at least two runs, the newest run is compared with the earlier runs pooled (the
+baseline), overall and per category, on HalTP and on RDI. Each side gets a 95% bootstrap interval
+(HalTP: binomial resampling of its TPs; RDI: multinomial resampling of its contradictions); the
+metric has drifted when the two intervals do not overlap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+from pydantic import BaseModel
+
+from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, proportion_interval, rdi_interval
+
+
+class DriftRow(BaseModel):
+    model: str
+    category: str | None
+    metric: str
+    baseline_runs: int
+    newest_run: int
+    baseline: float | None
+    baseline_low: float | None
+    baseline_high: float | None
+    newest: float | None
+    newest_low: float | None
+    newest_high: float | None
+    drifted: bool
+
+
+_COUNTS = """
+with runs as (select model, max(run) as newest, count(distinct run) as n_runs from per_run_metrics group by model),
+cells as (
+    select c.model, c.category, c.run = r.newest as is_newest, r.newest, r.n_runs,
+           sum(c.tp) as tp, sum(c.contradicted) as contradicted,
+           sum(c.n_extra_condition) as extra, sum(c.n_missing_condition) as missing
+    from metric_cube c join runs r using (model)
+    where c.level in ('run', 'run_category') and r.n_runs >= 2
+    group by all
+)
+select * from cells order by model, category nulls first, is_newest
+"""
+
+
+def _side(values: dict[str, Any], metric: str, resamples: int, seed: int, key: str
+          ) -> tuple[float | None, float | None, float | None]:
+    if metric == "hal_tp":
+        n, k = int(values["tp"]), int(values["contradicted"])
+        low, high = proportion_interval(k, n, resamples=resamples, seed=seed, key=key)
+        return (k / n if n else None), low, high
+    n = int(values["contradicted"])
+    low, high = rdi_interval(int(values["extra"]), int(values["missing"]), n, resamples=resamples, seed=seed, key=key)
+    return ((int(values["extra"]) - int(values["missing"])) / n if n else None), low, high
+
+
+def _apart(a_low: float | None, a_high: float | None, b_low: float | None, b_high: float | None) -> bool:
+    """Two intervals that both exist and do not overlap."""
+    if a_low is None or a_high is None or b_low is None or b_high is None:
+        return False
+    return b_low > a_high or b_high < a_low
+
+
+def drift(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> list[DriftRow]:
+    cursor = con.execute(_COUNTS)
+    names = [d[0] for d in cursor.description]
+    cells = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    grouped: dict[tuple[str, str | None], dict[bool, dict[str, Any]]] = {}
+    for cell in cells:
+        grouped.setdefault((cell["model"], cell["category"]), {})[bool(cell["is_newest"])] = cell
+    out = []
+    for (model, category), sides in grouped.items():
+        if True not in sides or False not in sides:
+            continue
+        for metric in ("hal_tp", "rdi"):
+            key = f"{model}|{category}|{metric}"
+            base = _side(sides[False], metric, resamples, seed, key + "|baseline")
+            new = _side(sides[True], metric, resamples, seed, key + "|newest")
+            separated = _apart(base[1], base[2], new[1], new[2])
+            out.append(DriftRow(model=model, category=category, metric=metric,
+                                baseline_runs=int(sides[True]["n_runs"]) - 1, newest_run=int(sides[True]["newest"]),
+                                baseline=base[0], baseline_low=base[1], baseline_high=base[2],
+                                newest=new[0], newest_low=new[1], newest_high=new[2], drifted=separated))
+    return out
