@@ -31,8 +31,7 @@ def contracts(context: AssetExecutionContext, config: CorpusConfig, lhl: LhlHome
         current = save_corpus(home, load_master_layout(source), source=source)
     corpus = load_corpus(home, current)
     return MaterializeResult(metadata={"corpus_id": current, "contracts": len(corpus.contracts),
-                                       "characters": sum(len(c.text) for c in corpus.contracts)},
-                             data_version=None)
+                                       "characters": sum(len(c.text) for c in corpus.contracts)})
 
 
 @asset(group_name="corpus", deps=[contracts], description="Ground truth per (contract, clause type): present when "

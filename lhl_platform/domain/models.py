@@ -183,10 +183,3 @@ class InstanceOutcome(_HasClauseType):
             Verdict(verdict=self.verdict, mismatch_type=mismatch)
         return self
 
-
-def check_model_name(name: str) -> str:
-    if not re.fullmatch(MODEL_NAME_PATTERN, name):
-        raise ValueError(
-            f"invalid model name {name!r}: use letters, digits, '.', '_', ':' or '-' (max 64), "
-            "starting with a letter or digit")
-    return name

@@ -18,7 +18,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -208,12 +208,6 @@ class EventLog:
                 out.extend(_events_of(self.root / name / entry.name))
         return out
 
-    def of_type(self, *types: str, stream_prefix: str = "") -> Iterable[Event]:
-        for name in self.streams():
-            if name.startswith(stream_prefix):
-                for event in self.read(name):
-                    if event.type in types:
-                        yield event
 
 
 def _events_of(path: Path) -> list[Event]:

@@ -65,8 +65,8 @@ def recorded_calls(log: EventLog, stream: str) -> dict[str, dict[str, Any]]:
     """Successful calls already in the stream, by request key."""
     if not (log.root / stream).exists():
         return {}
-    return {e.data()["request_key"]: e.data() for e in log.read(stream) if e.type == "model.call"
-            and e.data().get("error") is None}
+    calls = (e.data() for e in log.read(stream) if e.type == "model.call")
+    return {call["request_key"]: call for call in calls if call.get("error") is None}
 
 
 def call_payload(request: ModelRequest, response: ModelResponse, subject: str, model: str) -> dict[str, Any]:

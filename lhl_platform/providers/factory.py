@@ -53,9 +53,9 @@ class OfflineModel:
         output = self._answer(request.task)
         content = output.model_dump(mode="json")
         raw = json.dumps(content)
-        prompt = sum(len(m.content) for m in request.messages)
+        prompt = "".join(m.content for m in request.messages)
         return ModelResponse(content=content, raw_text=raw, latency_s=time.perf_counter() - started,
-                             usage=Usage(input_tokens=approx_tokens("x" * prompt), output_tokens=approx_tokens(raw)))
+                             usage=Usage(input_tokens=approx_tokens(prompt), output_tokens=approx_tokens(raw)))
 
 
 def _rubric_answer(task: ExtractTask | JudgeTask) -> BaseModel:

@@ -92,30 +92,28 @@ def _load_sources(con: duckdb.DuckDBPyConnection, home: Home, streams: list[str]
     con.execute("create or replace table clause_taxonomy as select * from taxonomy")
 
 
-def build_warehouse(home: Home, *, force: bool = False, only: list[str] | None = None) -> bool:
-    """Rebuild sources and SQL models (or just `only` and the sources); returns False when up to date."""
+def build_warehouse(home: Home, *, force: bool = False) -> bool:
+    """Rebuild sources and SQL models from the events; returns False when already up to date."""
     with _locked(home):
         current = fingerprint(home)
         con = duckdb.connect(str(home.warehouse_path))
         try:
-            if not force and only is None:
+            if not force:
                 con.execute("create table if not exists _build (fingerprint varchar)")
                 row = con.execute("select fingerprint from _build").fetchone()
                 if row is not None and row[0] == current:
                     return False
             _load_sources(con, home)
-            apply_models(con, only)
-            if only is None:
-                con.execute("create or replace table _build as select ? as fingerprint", [current])
+            apply_models(con)
+            con.execute("create or replace table _build as select ? as fingerprint", [current])
             return True
         finally:
             con.close()
 
 
-def apply_models(con: duckdb.DuckDBPyConnection, only: list[str] | None = None) -> None:
+def apply_models(con: duckdb.DuckDBPyConnection) -> None:
     for model in sql_models():
-        if only is None or model.name in only:
-            con.execute(f"create or replace table {model.name} as {model.sql}")
+        con.execute(f"create or replace table {model.name} as {model.sql}")
 
 
 def partition_connection(home: Home, streams: list[str]) -> duckdb.DuckDBPyConnection:
@@ -126,14 +124,10 @@ def partition_connection(home: Home, streams: list[str]) -> duckdb.DuckDBPyConne
     return con
 
 
-def ensure_warehouse(home: Home) -> None:
-    build_warehouse(home)
-
-
 @contextmanager
 def read_warehouse(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to an up-to-date warehouse."""
-    ensure_warehouse(home)
+    build_warehouse(home)
     con = duckdb.connect(str(home.warehouse_path), read_only=True)
     try:
         yield con
