@@ -69,7 +69,9 @@ def _completion():
                                  "prompt_tokens_details": {"cached_tokens": 1024}}})
 
 
-def test_report_gains_tokens_and_cost_and_dry_run_estimates(tmp_path, capsys):
+def test_report_gains_tokens_and_cost_and_dry_run_estimates(tmp_path, capsys, monkeypatch):
+    secret = "sk-live-DO-NOT-STORE-4242"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
     home = str(tmp_path)
     with ScriptedServer() as server:
         server.script(default=_completion())
@@ -83,10 +85,14 @@ def test_report_gains_tokens_and_cost_and_dry_run_estimates(tmp_path, capsys):
         assert "nothing is called" in out and "24 extraction calls" in out and server.requests == []
         assert main(["--home", home, "audit", "--models", "paid", "--runs", "1", "--contracts", "4"]) == 0
         assert len(server.requests) == 4
+        assert server.requests[0].headers["authorization"] == f"Bearer {secret}"  # the key is used ...
         capsys.readouterr()
         assert main(["--home", home, "audit", "--models", "paid", "--runs", "1", "--contracts", "4", "--dry-run"]) == 0
         assert "paid                   1       0" in capsys.readouterr().out  # done work is not estimated again
     (usage,) = build_report(Home.resolve(home)).usage
+    # ... and never stored: not in events, corpora, the warehouse or the Dagster instance
+    stored = [p for p in tmp_path.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+    assert stored == []
     assert (usage.model, usage.run, usage.extraction_calls) == ("paid", 1, 4)
     assert (usage.input_tokens - usage.cached_tokens) >= 4 * 176
     # no cached price registered: cached tokens are free, fresh input at $2/M, output at $10/M
