@@ -88,17 +88,18 @@ def cmd_import(args: argparse.Namespace, home: Home) -> int:
 
 
 def cmd_report(args: argparse.Namespace, home: Home) -> int:
-    from lhl_platform.report import build_report, render_csv, render_json, render_text, report_checks
+    from lhl_platform.report import build_report, build_report_with_checks, render_csv, render_json, render_text
 
     if not home.events.has_events():
         raise CliError(f"nothing to report in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
-    report = build_report(home, resamples=args.resamples, seed=args.seed, cluster=args.bootstrap == "contract")
+    options = {"resamples": args.resamples, "seed": args.seed, "cluster": args.bootstrap == "contract"}
     if args.format == "json":
-        text = render_json(report)
+        text = render_json(build_report(home, **options))
     elif args.format == "csv":
-        text = render_csv(report)
+        text = render_csv(build_report(home, **options))
     else:
-        text = render_text(report, report_checks(home), markdown=args.format == "md")
+        report, checks = build_report_with_checks(home, **options)
+        text = render_text(report, checks, markdown=args.format == "md")
     if args.out:
         Path(args.out).write_text(text if text.endswith("\n") else text + "\n")
         print(f"wrote {args.format} report to {args.out}")

@@ -147,9 +147,12 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
     )
 
 
-def report_checks(home: Home) -> list[CheckOutcome]:
+def build_report_with_checks(home: Home, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                             cluster: bool = False) -> tuple[Report, list[CheckOutcome]]:
+    """The report and the check results, from one read of the warehouse."""
     with read_warehouse(home) as con:
-        return [*all_checks(con), drift_outcome(drift(con))]
+        report = report_from(con, resamples=resamples, seed=seed, cluster=cluster)
+        return report, [*all_checks(con), drift_outcome(drift(con))]
 
 
 # ---------------------------------------------------------------- rendering

@@ -99,7 +99,7 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.corpus.demo import DEMO_DIR
     from lhl_platform.domain.models import ModelSpec
     from lhl_platform.registry import add_model
-    from lhl_platform.report import build_report, render_text, report_checks
+    from lhl_platform.report import build_report_with_checks, render_text
     from orchestration.launch import audit, instance_for, materialize_corpus
 
     started = time.perf_counter()
@@ -116,9 +116,9 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
         say(f"model {name}: {what}")
     runs = list(range(1, args.runs + 1))
     audit(home, [m[0] for m in DEMO_MODELS], runs, say=say)
-    report = build_report(home)
+    report, checks = build_report_with_checks(home)
     say("done\n")
-    print(render_text(report, report_checks(home)))
+    print(render_text(report, checks))
     print(f"Next: `lhl report --format json`, `lhl verify`, `lhl ui --home {home.root}` to inspect lineage.")
     return 0
 

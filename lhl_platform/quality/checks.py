@@ -24,15 +24,14 @@ class CheckOutcome(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
-def _where(model: str | None, run: int | None, alias: str = "") -> tuple[str, list[Any]]:
-    prefix = f"{alias}." if alias else ""
+def _where(model: str | None, run: int | None) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
     if model is not None:
-        clauses.append(f"{prefix}model = ?")
+        clauses.append("model = ?")
         params.append(model)
     if run is not None:
-        clauses.append(f"{prefix}run = ?")
+        clauses.append("run = ?")
         params.append(run)
     return (" where " + " and ".join(clauses)) if clauses else "", params
 
