@@ -21,7 +21,9 @@ from pydantic import Field
 from assets.corpus import contracts, oracle
 from assets.partitions import audit_partitions, model_and_run
 from checks.results import to_check_result
-from lhl_platform.audit import run_extraction, run_judging, select_contracts
+from lhl_platform.audit import resolve, run_extraction, run_judging
+from lhl_platform.corpus.store import load_corpus
+from lhl_platform.domain.models import ModelSpec
 from lhl_platform.extraction.engine import extraction_stream
 from lhl_platform.home import Home
 from lhl_platform.judging.engine import verdict_stream
@@ -47,9 +49,8 @@ class JudgeConfig(Config):  # type: ignore[misc]
     judge: str = Field(default="rubric", description="registered judge model (built-in: rubric)")
 
 
-def _bar(home: Home, model: str, label: str) -> ProgressBar | None:
+def _bar(spec: ModelSpec, label: str) -> ProgressBar | None:
     """A progress bar (calls, tokens, spend, ETA) for models that cost money; offline ones finish in seconds."""
-    spec = get_model(home, model)
     return None if spec.provider == "offline" else ProgressBar(label, spec.price)
 
 
@@ -75,9 +76,9 @@ def _partition_checks(home: Home, streams: list[str], model: str, run: int,
 def extractions(context: AssetExecutionContext, config: ExtractionConfig, lhl: LhlHome) -> Iterator[object]:
     home = lhl.home()
     model, run = model_and_run(context.partition_key)  # type: ignore[arg-type]
-    chosen = select_contracts(home, config.contracts, config.subset)
-    context.log.info(f"extracting {len(chosen)} contracts with {model}, run {run}")
-    summary = run_extraction(home, model, run, chosen, progress=_bar(home, model, f"{model} run {run} extraction:"))
+    inputs = resolve(home, model, config.contracts, config.subset)
+    context.log.info(f"extracting {len(inputs.contracts)} contracts with {model}, run {run}")
+    summary = run_extraction(home, inputs, run, progress=_bar(inputs.spec, f"{model} run {run} extraction:"))
     for contract_id, reason in summary.failures[:20]:
         context.log.warning(f"{contract_id}: {reason}")
     yield MaterializeResult(metadata=summary.metadata())
@@ -95,8 +96,9 @@ def extractions(context: AssetExecutionContext, config: ExtractionConfig, lhl: L
 def judge_verdicts(context: AssetExecutionContext, config: JudgeConfig, lhl: LhlHome) -> Iterator[object]:
     home = lhl.home()
     model, run = model_and_run(context.partition_key)  # type: ignore[arg-type]
-    bar = _bar(home, config.judge, f"{model} run {run} judging ({config.judge}):")
-    summary = run_judging(home, model, run, config.judge, progress=bar)
+    judge = get_model(home, config.judge)
+    bar = _bar(judge, f"{model} run {run} judging ({config.judge}):")
+    summary = run_judging(home, model, run, judge, load_corpus(home), progress=bar)
     for subject, reason in summary.failures[:20]:
         context.log.warning(f"{subject}: {reason}")
     yield MaterializeResult(metadata=summary.metadata())

@@ -23,8 +23,8 @@ from fake_openai_server import start  # noqa: E402
 from lhl_platform.domain.models import ModelSpec  # noqa: E402
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES  # noqa: E402
 from lhl_platform.extraction.prompts import extraction_messages  # noqa: E402
+from lhl_platform.factory import build_model  # noqa: E402
 from lhl_platform.providers.base import ExtractTask, ModelRequest, close_model  # noqa: E402
-from lhl_platform.providers.factory import build_model  # noqa: E402
 
 LATENCY = 0.05
 

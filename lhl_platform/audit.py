@@ -1,23 +1,38 @@
-"""The audit's units of work, as plain functions the Dagster assets and the CLI both call."""
+"""The audit's units of work, as plain functions the Dagster assets and the CLI both call.
+
+A partition resolves what it needs once (the model's spec, the active corpus, the contracts in scope)
+and passes those values down; nothing below reads the registry or the corpus again.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from dataclasses import dataclass
 
+from lhl_platform.corpus.cuad import Corpus
 from lhl_platform.corpus.store import active_corpus_id, load_corpus
 from lhl_platform.corpus.subsets import get_subset
-from lhl_platform.domain.models import Contract
+from lhl_platform.domain.models import Contract, ModelSpec
 from lhl_platform.extraction.engine import PartitionSummary, extract_partition
+from lhl_platform.factory import build_model
 from lhl_platform.home import Home
 from lhl_platform.judging.engine import JudgeSummary, judge_partition
 from lhl_platform.progress import Progress
-from lhl_platform.providers.factory import build_model
 from lhl_platform.registry import get_model
 
 
-def select_contracts(home: Home, contracts: int | None = None, subset: str | None = None) -> list[Contract]:
-    corpus = load_corpus(home)
+@dataclass(frozen=True)
+class Resolved:
+    """One partition's inputs, read once."""
+
+    spec: ModelSpec
+    corpus_id: str
+    corpus: Corpus
+    contracts: tuple[Contract, ...]
+
+
+def choose_contracts(corpus: Corpus, home: Home, contracts: int | None = None,
+                     subset: str | None = None) -> list[Contract]:
     ordered = sorted(corpus.contracts, key=lambda c: c.contract_id)
     if subset:
         wanted = set(get_subset(home, subset).contract_ids)
@@ -32,22 +47,33 @@ def select_contracts(home: Home, contracts: int | None = None, subset: str | Non
     return ordered
 
 
-def run_extraction(home: Home, model: str, run: int, contracts: Sequence[Contract] | None = None,
-                   progress: Progress | None = None) -> PartitionSummary:
-    spec = get_model(home, model)
-    corpus = load_corpus(home)
-    chosen = list(contracts) if contracts is not None else select_contracts(home)
-    chat = build_model(spec, run=run, oracle=corpus.oracle)
-    concurrency = int(spec.params.get("concurrency", 4))
-    return asyncio.run(extract_partition(home.events, spec, run, active_corpus_id(home), chosen, chat,
-                                         concurrency=concurrency, progress=progress))
+def select_contracts(home: Home, contracts: int | None = None, subset: str | None = None) -> list[Contract]:
+    return choose_contracts(load_corpus(home), home, contracts, subset)
 
 
-def run_judging(home: Home, model: str, run: int, judge: str = "rubric",
+def resolve(home: Home, model: str, contracts: int | None = None, subset: str | None = None) -> Resolved:
+    corpus_id = active_corpus_id(home)
+    corpus = load_corpus(home, corpus_id)
+    return Resolved(spec=get_model(home, model), corpus_id=corpus_id, corpus=corpus,
+                    contracts=tuple(choose_contracts(corpus, home, contracts, subset)))
+
+
+def run_extraction(home: Home, inputs: Resolved, run: int, progress: Progress | None = None) -> PartitionSummary:
+    chat = build_model(inputs.spec, run=run, oracle=inputs.corpus.oracle)
+    return asyncio.run(extract_partition(home.events, inputs.spec, run, inputs.corpus_id, inputs.contracts, chat,
+                                         concurrency=inputs.spec.params.concurrency, progress=progress))
+
+
+def run_judging(home: Home, model: str, run: int, judge: ModelSpec, corpus: Corpus,
                 progress: Progress | None = None) -> JudgeSummary:
-    judge_spec = get_model(home, judge)
-    corpus = load_corpus(home)
-    chat = build_model(judge_spec)
-    concurrency = int(judge_spec.params.get("concurrency", 8))
-    return asyncio.run(judge_partition(home.events, model, run, corpus.oracle, judge_spec, chat,
-                                       concurrency=concurrency, progress=progress))
+    chat = build_model(judge)
+    return asyncio.run(judge_partition(home.events, model, run, corpus.oracle, judge, chat,
+                                       concurrency=judge.params.concurrency, progress=progress))
+
+
+def audit_partition(home: Home, model: str, run: int, judge: str = "rubric", contracts: int | None = None,
+                    subset: str | None = None) -> tuple[PartitionSummary, JudgeSummary]:
+    """Extract and judge one (model, run) partition in-process, without Dagster (tests, notebooks)."""
+    inputs = resolve(home, model, contracts, subset)
+    extracted = run_extraction(home, inputs, run)
+    return extracted, run_judging(home, model, run, get_model(home, judge), inputs.corpus)

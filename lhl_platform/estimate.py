@@ -49,7 +49,7 @@ def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contr
     out: list[Estimate] = []
     for name in models:
         spec = get_model(home, name)
-        expected_output = int(spec.params.get("expected_output_tokens", 1500))
+        expected_output = spec.params.expected_output_tokens
         for run in runs:
             done = home.events.keys(extraction_stream(name, run))
             judged = home.events.keys(verdict_stream(name, run))

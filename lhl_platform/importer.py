@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from lhl_platform.domain.models import InstanceOutcome, MismatchType, VerdictLabel
+from lhl_platform.events.payloads import EventType
 from lhl_platform.home import Home
 
 REQUIRED = ("model", "run", "contract_id", "clause_type", "gt_present", "predicted_present", "verdict",
@@ -90,8 +91,7 @@ def import_outcomes(home: Home, path: Path) -> tuple[int, int]:
     home.ensure()
     with home.events.writer(f"import.{digest}", flush_every=100_000) as writer:
         for row in rows:
-            writer.append("outcome.imported", f"{row.model}/{row.run}",
-                          f"import:{row.model}:{row.run}:{row.contract_id}:{row.clause_type}",
-                          row.model_dump(mode="json"))
+            writer.append(EventType.OUTCOME_IMPORTED, f"{row.model}/{row.run}",
+                          f"import:{row.model}:{row.run}:{row.contract_id}:{row.clause_type}", row)
         written = writer.written
     return len(rows), written

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.events.model import canonical_json, sha256_hex
+from lhl_platform.events.payloads import EventType, ModelRemoved
 from lhl_platform.home import Home
 
 REGISTRY_STREAM = "registry"
@@ -19,15 +20,12 @@ class RegistryError(ValueError):
 
 def _fold(home: Home) -> dict[str, ModelSpec]:
     models: dict[str, ModelSpec] = {}
-    if not (home.events.root / REGISTRY_STREAM).exists():
-        return models
     for event in home.events.read(REGISTRY_STREAM):
         data = event.data()
-        if event.type == "model.registered":
-            spec = ModelSpec.model_validate(data)
-            models[spec.name] = spec
-        elif event.type == "model.removed":
-            models.pop(data["name"], None)
+        if isinstance(data, ModelSpec):
+            models[data.name] = data
+        elif isinstance(data, ModelRemoved):
+            models.pop(data.name, None)
     return models
 
 
@@ -47,7 +45,7 @@ def get_model(home: Home, name: str) -> ModelSpec:
 
 def add_model(home: Home, spec: ModelSpec) -> bool:
     """Register a model; returns False when the same spec is already registered."""
-    from lhl_platform.providers.factory import validate_spec
+    from lhl_platform.factory import validate_spec
 
     validate_spec(spec)
     existing = _fold(home).get(spec.name)
@@ -60,15 +58,15 @@ def add_model(home: Home, spec: ModelSpec) -> bool:
     body = spec.model_dump(mode="json")
     # The event count makes the key unique, so a model can be registered again after removal.
     key = f"model.registered:{spec.name}:{sha256_hex(canonical_json(body))}:{_event_count(home)}"
-    home.events.append(REGISTRY_STREAM, "model.registered", spec.name, key, body)
+    home.events.append(REGISTRY_STREAM, EventType.MODEL_REGISTERED, spec.name, key, spec)
     return True
 
 
 def _event_count(home: Home) -> int:
-    return len(home.events.read(REGISTRY_STREAM)) if (home.events.root / REGISTRY_STREAM).exists() else 0
+    return len(home.events.read(REGISTRY_STREAM))
 
 
 def remove_model(home: Home, name: str) -> None:
     get_model(home, name)
-    home.events.append(REGISTRY_STREAM, "model.removed", name, f"model.removed:{name}:{_event_count(home)}",
-                       {"name": name})
+    home.events.append(REGISTRY_STREAM, EventType.MODEL_REMOVED, name, f"model.removed:{name}:{_event_count(home)}",
+                       ModelRemoved(name=name))

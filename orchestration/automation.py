@@ -28,7 +28,7 @@ AUDIT_INTERVAL_SECONDS = int(os.environ.get("LHL_AUDIT_INTERVAL_SECONDS", str(7 
 
 
 def monitored_models(lhl: LhlHome) -> list[str]:
-    return [m.name for m in list_models(lhl.home()) if m.role == "extractor" and m.params.get("monitor")]
+    return [m.name for m in list_models(lhl.home()) if m.role == "extractor" and m.params.monitor]
 
 
 @sensor(minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING,

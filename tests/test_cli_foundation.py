@@ -1,8 +1,8 @@
 import subprocess
 import sys
 
-from lhl_platform.cli import main
 from lhl_platform.corpus.demo import DEMO_DIR
+from orchestration.cli import main
 
 
 def test_ingest_prints_counts_and_verify_passes(tmp_path, capsys):
@@ -30,5 +30,5 @@ def test_verify_fails_after_tampering(tmp_path, capsys):
 
 
 def test_console_script_help_runs():
-    out = subprocess.run([sys.executable, "-m", "lhl_platform.cli", "--help"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "orchestration.cli", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "ingest" in out.stdout

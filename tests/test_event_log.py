@@ -3,13 +3,19 @@ from pathlib import Path
 
 import pytest
 
+from lhl_platform.domain.models import ModelSpec
 from lhl_platform.events import EventLog, verify_log
+from lhl_platform.events.payloads import EventPayloadError, EventType, ExtractionFailed, ModelRemoved
+
+
+def _failure(i: int) -> ExtractionFailed:
+    return ExtractionFailed(model="a", run=1, contract_id=f"c{i}", stage="call", reason=f"clause {i}")
 
 
 def _fill(log: EventLog, stream: str = "extractions.m=a.r=1", n: int = 30, flush_every: int = 10) -> None:
     with log.writer(stream, flush_every=flush_every) as w:
         for i in range(n):
-            w.append("extraction.recorded", f"c{i}", f"key-{i}", {"i": i, "text": f"clause {i}"})
+            w.append(EventType.EXTRACTION_FAILED, f"c{i}", f"key-{i}", _failure(i))
 
 
 def test_events_round_trip_in_order_with_hashes(tmp_path):
@@ -17,20 +23,37 @@ def test_events_round_trip_in_order_with_hashes(tmp_path):
     _fill(log)
     events = log.read()
     assert [e.seq for e in events] == list(range(30))
-    assert events[3].data() == {"i": 3, "text": "clause 3"}
+    assert events[3].data() == _failure(3)
     assert all(e.code_version and e.payload_hash and e.chain_hash for e in events)
     assert verify_log(log).ok
 
 
 def test_same_idempotency_key_twice_is_written_once(tmp_path):
     log = EventLog(tmp_path / "events")
-    assert log.append("s", "model.registered", "m", "register:m", {"name": "m"})
-    assert not log.append("s", "model.registered", "m", "register:m", {"name": "m"})
+    spec = ModelSpec(name="m", provider="offline", model_id="lexical")
+    assert log.append("s", EventType.MODEL_REGISTERED, "m", "register:m", spec)
+    assert not log.append("s", EventType.MODEL_REGISTERED, "m", "register:m", spec)
     _fill(log, "s2")
     _fill(log, "s2")  # a re-run of the same partition
     assert len(log.read("s")) == 1
     assert len(log.read("s2")) == 30
     assert verify_log(log).ok
+
+
+def test_a_payload_of_the_wrong_class_is_refused_and_nothing_is_written(tmp_path):
+    log = EventLog(tmp_path / "events")
+    with pytest.raises(EventPayloadError, match="ModelSpec"):
+        log.append("s", EventType.MODEL_REGISTERED, "m", "k", ModelRemoved(name="m"))
+    assert log.read("s") == []
+
+
+def test_a_stored_payload_is_validated_on_read(tmp_path):
+    log = EventLog(tmp_path / "events")
+    _fill(log, n=1)
+    (event,) = log.read()
+    tampered = event.model_copy(update={"payload": '{"model": "a"}'})
+    with pytest.raises(ValueError, match="run"):
+        tampered.data()
 
 
 def test_events_are_readable_through_duckdb(tmp_path):

@@ -25,6 +25,9 @@ class ScriptedModel:
         self.behaviour = behaviour
         self.calls = 0
 
+    def request_params(self):
+        return {"algorithm": "scripted-v1"}
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
         self.calls += 1
         contract = request.task.contract_id

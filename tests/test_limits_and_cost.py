@@ -9,18 +9,19 @@ import pytest
 
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.domain.models import ModelSpec, Price
+from lhl_platform.domain.params import ModelParams
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
 from lhl_platform.progress import cost_usd
 from lhl_platform.providers.llm.base import retry_after_seconds
-from lhl_platform.providers.llm.limits import CircuitBreaker, Limits, TokenBucket, backoff_delay
-from lhl_platform.report import build_report
+from lhl_platform.providers.llm.limits import CircuitBreaker, TokenBucket, backoff_delay
+from lhl_platform.report.build import build_report
 from orchestration.cli import main
 from tests.fakes import Reply, ScriptedServer
 
 
 def test_backoff_is_jittered_exponential_and_never_shorter_than_retry_after():
-    limits = Limits(backoff_base_s=1.0, backoff_max_s=30.0)
+    limits = ModelParams(backoff_base_s=1.0, backoff_max_s=30.0)
     rng = random.Random(0)
     delays = [backoff_delay(4, limits, None, rng) for _ in range(200)]
     assert min(delays) >= 0 and max(delays) <= 16 and len(set(delays)) > 100

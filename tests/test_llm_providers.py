@@ -13,8 +13,8 @@ import pytest
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.extraction.prompts import extraction_messages
+from lhl_platform.factory import build_model
 from lhl_platform.providers.base import ExtractTask, FinishReason, ModelRequest
-from lhl_platform.providers.factory import build_model
 from lhl_platform.providers.llm.base import CredentialError
 from tests.fakes import Reply, ScriptedServer
 
@@ -27,7 +27,7 @@ TEXT = "MASTER AGREEMENT\nThis Agreement is governed by the laws of Ohio."
 
 def request(spec, text=TEXT):
     return ModelRequest(provider=spec.provider, model_id=spec.model_id, prompt_version="extract-v1", run=1,
-                        params=spec.params, messages=extraction_messages(text, CLAUSE_TYPES),
+                        params=spec.params.sampling(), messages=extraction_messages(text, CLAUSE_TYPES),
                         task=ExtractTask(contract_id="c1", contract_text=text, clause_types=CLAUSE_TYPES))
 
 

@@ -10,6 +10,7 @@ import time
 
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
+from lhl_platform.events.payloads import ModelCall
 from lhl_platform.extraction.engine import extraction_stream
 from lhl_platform.home import Home
 from orchestration.cli import main
@@ -45,7 +46,7 @@ def test_kill_minus_nine_mid_partition_then_rerun_repeats_no_completed_call(tmp_
         os.kill(first.pid, signal.SIGKILL)
         first.wait()
         assert 6 <= len(server.requests) < 12, "the kill must land mid-partition"
-        completed = {e.data()["request_key"] for e in home.events.read(extraction_stream("local", 1))
+        completed = {e.data_as(ModelCall).request_key for e in home.events.read(extraction_stream("local", 1))
                      if e.type == "model.call"}
         before_kill = [_contract_of(s) for s in server.requests]
         assert completed, "calls answered before the kill were recorded"

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from lhl_platform.audit import run_extraction, run_judging
+from lhl_platform.audit import audit_partition
 from lhl_platform.corpus.cuad import load_master_layout
 from lhl_platform.corpus.demo import load_demo_corpus
 from lhl_platform.corpus.store import save_corpus
@@ -16,7 +16,7 @@ from lhl_platform.domain.models import ModelSpec
 from lhl_platform.home import Home
 from lhl_platform.providers.offline.simulated import PROFILES
 from lhl_platform.registry import add_model
-from lhl_platform.report import build_report
+from lhl_platform.report.build import build_report
 
 JUDGE_SLACK = 0.04
 
@@ -27,8 +27,7 @@ def _audit(tmp_path, corpus, runs):
     for name in ("inventor", "omitter"):
         add_model(home, ModelSpec(name=f"sim-{name}", provider="offline", model_id=f"simulated:{name}"))
         for run in runs:
-            run_extraction(home, f"sim-{name}", run)
-            run_judging(home, f"sim-{name}", run)
+            audit_partition(home, f"sim-{name}", run)
     return build_report(home, resamples=500)
 
 

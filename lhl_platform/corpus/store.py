@@ -11,6 +11,8 @@ import pyarrow.parquet as pq
 from lhl_platform.corpus.cuad import Corpus
 from lhl_platform.domain.models import Contract, OracleRow
 from lhl_platform.domain.taxonomy import Category
+from lhl_platform.events.log import file_sha256
+from lhl_platform.events.payloads import CorpusIngested, EventType
 from lhl_platform.home import Home
 
 CORPUS_STREAM = "corpus"
@@ -33,20 +35,38 @@ def save_corpus(home: Home, corpus: Corpus, source: str) -> str:
         pq.write_table(contracts, folder / "contracts.parquet", compression="zstd")
         pq.write_table(oracle, folder / ".oracle.tmp", compression="zstd")
         (folder / ".oracle.tmp").rename(folder / "oracle.parquet")  # the marker of a complete save
-    home.events.append(CORPUS_STREAM, "corpus.ingested", corpus.corpus_id,
-                       f"corpus.ingested:{corpus.corpus_id}:{source}",
-                       {"corpus_id": corpus.corpus_id, "name": corpus.name, "source": source,
-                        "contracts": len(corpus.contracts), "instances": len(corpus.oracle),
-                        "present": corpus.n_present})
+    # Every ingest is recorded (the latest one names the active corpus); the corpus itself is its content,
+    # wherever it was read from, and its stored files' hashes let `lhl verify` notice any later change.
+    ingests = len(_ingests(home))
+    home.events.append(CORPUS_STREAM, EventType.CORPUS_INGESTED, corpus.corpus_id,
+                       f"corpus.ingested:{corpus.corpus_id}:{ingests}",
+                       CorpusIngested(corpus_id=corpus.corpus_id, name=corpus.name, source=source,
+                                      contracts=len(corpus.contracts), instances=len(corpus.oracle),
+                                      present=corpus.n_present, files=stored_file_hashes(folder)))
     return corpus.corpus_id
 
 
+CORPUS_FILES = ("contracts.parquet", "oracle.parquet")
+
+
+def stored_file_hashes(folder: Path) -> dict[str, str]:
+    return {name: file_sha256(folder / name) for name in CORPUS_FILES}
+
+
+def _ingests(home: Home) -> list[CorpusIngested]:
+    return [e.data_as(CorpusIngested) for e in home.events.read(CORPUS_STREAM)]
+
+
+def ingested_corpora(home: Home) -> dict[str, CorpusIngested]:
+    """Every stored corpus by id, with its latest ingest record."""
+    return {i.corpus_id: i for i in _ingests(home)}
+
+
 def active_corpus_id(home: Home) -> str:
-    events = [e for e in home.events.read(CORPUS_STREAM) if e.type == "corpus.ingested"] \
-        if (home.root / "events" / CORPUS_STREAM).exists() else []
-    if not events:
+    ingests = _ingests(home)
+    if not ingests:
         raise NoCorpusError(f"no corpus in {home.root}: run `lhl ingest cuad PATH` or `lhl demo` first")
-    return str(events[-1].data()["corpus_id"])
+    return ingests[-1].corpus_id
 
 
 def corpus_folder(home: Home, corpus_id: str | None = None) -> Path:

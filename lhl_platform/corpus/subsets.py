@@ -7,6 +7,7 @@ from collections import defaultdict
 
 from lhl_platform.corpus.cuad import Corpus
 from lhl_platform.domain.models import Subset
+from lhl_platform.events.payloads import EventType
 from lhl_platform.home import Home
 
 SUBSET_STREAM = "subsets"
@@ -39,14 +40,12 @@ def draw_subset(corpus: Corpus, name: str, size: int, seed: int = 0, stratify_by
 def save_subset(home: Home, subset: Subset) -> None:
     if subset.name in stored_subsets(home):
         raise ValueError(f"subset {subset.name!r} already exists; subsets are immutable, choose another name")
-    home.events.append(SUBSET_STREAM, "subset.created", subset.name, f"subset:{subset.name}",
-                       subset.model_dump(mode="json"))
+    home.events.append(SUBSET_STREAM, EventType.SUBSET_CREATED, subset.name, f"subset:{subset.name}",
+                       subset)
 
 
 def stored_subsets(home: Home) -> dict[str, Subset]:
-    if not (home.events.root / SUBSET_STREAM).exists():
-        return {}
-    return {e.subject: Subset.model_validate(e.data()) for e in home.events.read(SUBSET_STREAM)}
+    return {e.subject: e.data_as(Subset) for e in home.events.read(SUBSET_STREAM)}
 
 
 def get_subset(home: Home, name: str) -> Subset:

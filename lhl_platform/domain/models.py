@@ -6,12 +6,13 @@ with pydantic's message naming the offending field.
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator, model_validator
 
+from lhl_platform.domain.params import ModelParams
+from lhl_platform.domain.secrets import find_secret
 from lhl_platform.domain.taxonomy import Category, canonical_clause_type
 
 # Dagster multi-partition keys must not contain `| , [ ]`; we are stricter: a portable slug.
@@ -118,9 +119,19 @@ class Verdict(Frozen):
 
 
 class Price(Frozen):
+    """USD per million tokens, as the provider publishes them."""
+
     input_per_mtok: float = Field(default=0.0, ge=0)
     output_per_mtok: float = Field(default=0.0, ge=0)
     cached_input_per_mtok: float = Field(default=0.0, ge=0)
+
+
+class Usage(BaseModel):
+    """Tokens of one model call, as the provider reported them (offline models estimate)."""
+
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    cached_tokens: int = Field(default=0, ge=0)
 
 
 class ModelSpec(Frozen):
@@ -130,19 +141,27 @@ class ModelSpec(Frozen):
     provider: str = Field(pattern=r"^[a-z][a-z0-9_-]*$")
     model_id: str = Field(min_length=1)
     base_url: str | None = None
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: ModelParams = Field(default_factory=ModelParams)
     price: Price = Field(default_factory=Price)
     role: str = Field(default="extractor", pattern=r"^(extractor|judge)$")
 
-    @field_validator("params")
+    @model_validator(mode="before")
     @classmethod
-    def _no_secrets(cls, params: dict[str, Any]) -> dict[str, Any]:
-        # Keys live in the environment only; params go into request keys and events.
-        for name in params:
-            if name != "api_key_env" and re.search(r"(api_?key|secret|password|auth|bearer)", name, re.IGNORECASE):
-                raise ValueError(f"params must not carry credentials ({name!r}); name an environment "
-                                 "variable with api_key_env instead")
-        return params
+    def _no_secrets(cls, data: Any) -> Any:
+        # Checked on the raw input, at any depth, before the typed fields: a refused value is never echoed.
+        if isinstance(data, dict):
+            for field in ("params", "base_url"):
+                value = data.get(field)
+                if isinstance(value, BaseModel):
+                    value = value.model_dump()
+                problem = find_secret(value, field) if value is not None else None
+                if problem:
+                    raise ValueError(problem)
+        return data
+
+    @field_serializer("params")
+    def _explicit_params(self, params: ModelParams) -> dict[str, Any]:
+        return params.explicit()
 
 
 class Subset(Frozen):

@@ -23,13 +23,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pydantic import BaseModel
 
 from lhl_platform import __version__
 from lhl_platform.events.model import EVENT_COLUMNS, GENESIS, Event, canonical_json, sha256_hex
+from lhl_platform.events.payloads import EventType, check_payload
 
 STREAM_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:=-]{0,200}$")
 SCHEMA = pa.schema([(name, pa.int64() if name == "seq" else pa.string()) for name in EVENT_COLUMNS])
@@ -103,12 +104,13 @@ class StreamWriter:
     def has(self, idempotency_key: str) -> bool:
         return idempotency_key in self._keys
 
-    def append(self, type: str, subject: str, idempotency_key: str, payload: dict[str, Any]) -> bool:
+    def append(self, type: EventType, subject: str, idempotency_key: str, payload: BaseModel) -> bool:
         """Append one event; returns False (and writes nothing) when the key is already recorded."""
         if idempotency_key in self._keys:
             self.skipped += 1
             return False
-        body = canonical_json(payload)
+        check_payload(type, payload)
+        body = canonical_json(payload.model_dump(mode="json"))
         payload_hash = sha256_hex(body)
         event_id = uuid.uuid4().hex
         stamp = datetime.now(UTC).isoformat(timespec="microseconds")
@@ -195,8 +197,7 @@ class EventLog:
                 # Flush even on error: events already appended describe work that really happened.
                 writer.flush()
 
-    def append(self, stream: str, type: str, subject: str, idempotency_key: str,
-               payload: dict[str, Any]) -> bool:
+    def append(self, stream: str, type: EventType, subject: str, idempotency_key: str, payload: BaseModel) -> bool:
         with self.writer(stream) as w:
             return w.append(type, subject, idempotency_key, payload)
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from lhl_platform.events.payloads import EventPayloadError, payload_of
+
+P = TypeVar("P", bound=BaseModel)
 
 GENESIS = "0" * 64
 
@@ -48,9 +53,16 @@ class Event(BaseModel):
                            type=self.type, subject=self.subject, idempotency_key=self.idempotency_key,
                            payload_hash=self.payload_hash, time=self.time, code_version=self.code_version)
 
-    def data(self) -> dict[str, Any]:
-        loaded: dict[str, Any] = json.loads(self.payload)
-        return loaded
+    def data(self) -> BaseModel:
+        """The payload, validated against its event type's class."""
+        return payload_of(self.type, self.payload)
+
+    def data_as(self, cls: builtins.type[P]) -> P:
+        """The payload as the class the reader expects (which must be its type's class)."""
+        data = self.data()
+        if not isinstance(data, cls):
+            raise EventPayloadError(f"event {self.type} holds a {type(data).__name__}, not a {cls.__name__}")
+        return data
 
 
 EVENT_COLUMNS: tuple[str, ...] = tuple(Event.model_fields)

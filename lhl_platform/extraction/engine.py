@@ -20,6 +20,14 @@ from pydantic import ValidationError
 from lhl_platform.domain.models import Contract, Extraction, ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, canonical_clause_type
 from lhl_platform.events.log import EventLog, StreamWriter
+from lhl_platform.events.payloads import (
+    AuditScope,
+    EventType,
+    ExtractionFailed,
+    ExtractionIncomplete,
+    ExtractionRecorded,
+    ModelCall,
+)
 from lhl_platform.extraction.prompts import EXTRACT_PROMPT_VERSION, extraction_messages
 from lhl_platform.progress import CallTally, Progress
 from lhl_platform.providers.base import (
@@ -29,7 +37,6 @@ from lhl_platform.providers.base import (
     ModelRequest,
     ModelResponse,
     close_model,
-    request_params,
     safe_complete,
 )
 
@@ -61,20 +68,18 @@ def scope_key(corpus_id: str, contract_ids: Sequence[str]) -> str:
     return f"scope:{corpus_id}:{digest}"
 
 
-def recorded_calls(log: EventLog, stream: str) -> dict[str, dict[str, Any]]:
+def recorded_calls(log: EventLog, stream: str) -> dict[str, ModelCall]:
     """Successful calls already in the stream, by request key."""
-    if not (log.root / stream).exists():
-        return {}
-    calls = (e.data() for e in log.read(stream) if e.type == "model.call")
-    return {call["request_key"]: call for call in calls if call.get("error") is None}
+    calls = (e.data_as(ModelCall) for e in log.read(stream) if e.type == EventType.MODEL_CALL)
+    return {call.request_key: call for call in calls if call.error is None}
 
 
-def call_payload(request: ModelRequest, response: ModelResponse, subject: str, model: str) -> dict[str, Any]:
+def call_fields(request: ModelRequest, key: str, response: ModelResponse, subject: str, model: str) -> dict[str, Any]:
     """A model call as recorded: enough to answer the same request again without calling, never a secret."""
-    return {"request_key": request.key(), "subject": subject, "model": model, "provider": request.provider,
+    return {"request_key": key, "subject": subject, "model": model, "provider": request.provider,
             "model_id": request.model_id, "prompt_version": request.prompt_version, "run": request.run,
             "params": request.params, "finish_reason": response.finish_reason.value, "error": response.error,
-            "latency_s": round(response.latency_s, 6), "usage": response.usage.model_dump(),
+            "latency_s": round(response.latency_s, 6), "usage": response.usage,
             "content": response.content, "raw_text": response.raw_text if response.content is None else ""}
 
 
@@ -118,8 +123,8 @@ async def extract_partition(log: EventLog, spec: ModelSpec, run: int, corpus_id:
     durable = spec.provider != "offline"
     with log.writer(stream, flush_every=2000) as writer:
         ids = [c.contract_id for c in contracts]
-        writer.append("audit.scope", f"{spec.name}/{run}", scope_key(corpus_id, ids),
-                      {"model": spec.name, "run": run, "corpus_id": corpus_id, "contract_ids": ids})
+        writer.append(EventType.AUDIT_SCOPE, f"{spec.name}/{run}", scope_key(corpus_id, ids),
+                      AuditScope(model=spec.name, run=run, corpus_id=corpus_id, contract_ids=ids))
         semaphore = asyncio.Semaphore(max(1, concurrency))
 
         async def one(contract: Contract) -> None:
@@ -141,49 +146,50 @@ async def extract_partition(log: EventLog, spec: ModelSpec, run: int, corpus_id:
 
 
 async def _extract_contract(writer: StreamWriter, spec: ModelSpec, run: int, corpus_id: str, contract: Contract,
-                            model: ChatModel, cached: dict[str, dict[str, Any]], summary: PartitionSummary) -> None:
+                            model: ChatModel, cached: dict[str, ModelCall], summary: PartitionSummary) -> None:
     if all(writer.has(instance_key(spec.name, run, contract.contract_id, c)) for c in CLAUSE_TYPES):
         summary.skipped_contracts += 1
         return
     request = ModelRequest(
         provider=spec.provider, model_id=spec.model_id, prompt_version=EXTRACT_PROMPT_VERSION, run=run,
-        params=request_params(spec.provider, spec.params), messages=extraction_messages(contract.text, CLAUSE_TYPES),
+        params=model.request_params(), messages=extraction_messages(contract.text, CLAUSE_TYPES),
         task=ExtractTask(contract_id=contract.contract_id, contract_text=contract.text, clause_types=CLAUSE_TYPES))
     key = request.key()
     record = cached.get(key)
     if record is None:
         response = await safe_complete(model, request)
         summary.count(response.usage)
-        record = call_payload(request, response, contract.contract_id, spec.name)
+        record = ModelCall(**call_fields(request, key, response, contract.contract_id, spec.name))
         if response.error is None and response.finish_reason.value == "stop":
-            writer.append("model.call", contract.contract_id, f"call:{key}", record)
+            writer.append(EventType.MODEL_CALL, contract.contract_id, f"call:{key}", record)
         else:
-            writer.append("model.call_failed", contract.contract_id, f"call_failed:{key}:{uuid.uuid4().hex}", record)
+            writer.append(EventType.MODEL_CALL_FAILED, contract.contract_id, f"call_failed:{key}:{uuid.uuid4().hex}",
+                          record)
             reason = response.error or f"finish reason {response.finish_reason.value}"
             _fail(writer, spec, run, contract, "call", reason, summary)
             return
     else:
         summary.reused_calls += 1
     try:
-        instances, problems = _parse(record.get("content"), spec.name, run, contract.contract_id)
+        instances, problems = _parse(record.content, spec.name, run, contract.contract_id)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         _fail(writer, spec, run, contract, "parse", f"unparseable output at {where or 'top'}: {first['msg']}", summary)
         return
     for inst in instances:
-        if writer.append("extraction.recorded", f"{contract.contract_id}/{inst.clause_type}",
+        if writer.append(EventType.EXTRACTION_RECORDED, f"{contract.contract_id}/{inst.clause_type}",
                          instance_key(spec.name, run, contract.contract_id, inst.clause_type),
-                         {**inst.model_dump(mode="json"), "corpus_id": corpus_id, "request_key": key}):
+                         ExtractionRecorded(**inst.model_dump(), corpus_id=corpus_id, request_key=key)):
             summary.instances += 1
     if problems:
-        writer.append("extraction.incomplete", contract.contract_id, f"incomplete:{key}",
-                      {"model": spec.name, "run": run, "contract_id": contract.contract_id, "problems": problems})
+        writer.append(EventType.EXTRACTION_INCOMPLETE, contract.contract_id, f"incomplete:{key}", ExtractionIncomplete(
+            model=spec.name, run=run, contract_id=contract.contract_id, problems=problems))
 
 
 def _fail(writer: StreamWriter, spec: ModelSpec, run: int, contract: Contract, stage: str, reason: str,
           summary: PartitionSummary) -> None:
     summary.failures.append((contract.contract_id, reason))
-    writer.append("extraction.failed", contract.contract_id, f"failed:{contract.contract_id}:{uuid.uuid4().hex}",
-                  {"model": spec.name, "run": run, "contract_id": contract.contract_id, "stage": stage,
-                   "reason": reason[:2000]})
+    key = f"failed:{contract.contract_id}:{uuid.uuid4().hex}"
+    writer.append(EventType.EXTRACTION_FAILED, contract.contract_id, key, ExtractionFailed(
+        model=spec.name, run=run, contract_id=contract.contract_id, stage=stage, reason=reason[:2000]))

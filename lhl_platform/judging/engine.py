@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from lhl_platform.domain.models import MismatchType, ModelSpec, OracleRow, Verdict, VerdictLabel
 from lhl_platform.events.log import EventLog
-from lhl_platform.extraction.engine import call_payload, extraction_stream
+from lhl_platform.events.payloads import EventType, ExtractionRecorded, VerdictFailed, VerdictRecorded
+from lhl_platform.extraction.engine import call_fields, extraction_stream
 from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_messages
 from lhl_platform.progress import CallTally, Progress
 from lhl_platform.providers.base import (
@@ -22,7 +23,6 @@ from lhl_platform.providers.base import (
     ModelRequest,
     ModelResponse,
     close_model,
-    request_params,
     safe_complete,
 )
 
@@ -50,11 +50,9 @@ class JudgeSummary(CallTally):
                 "already_judged": self.already_judged, "contradicted_now": self.contradicted, **self.tally()}
 
 
-def recorded_extractions(log: EventLog, model: str, run: int) -> list[dict[str, Any]]:
-    stream = extraction_stream(model, run)
-    if not (log.root / stream).exists():
-        return []
-    return [e.data() for e in log.read(stream) if e.type == "extraction.recorded"]
+def recorded_extractions(log: EventLog, model: str, run: int) -> list[ExtractionRecorded]:
+    return [e.data_as(ExtractionRecorded) for e in log.read(extraction_stream(model, run))
+            if e.type == EventType.EXTRACTION_RECORDED]
 
 
 async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[OracleRow], judge_spec: ModelSpec,
@@ -62,7 +60,7 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
     truth = {(r.contract_id, r.clause_type): r for r in oracle}
     summary = JudgeSummary(model=model, run=run, judge=judge_spec.name)
     positives = [x for x in recorded_extractions(log, model, run)
-                 if x["present"] and (row := truth.get((x["contract_id"], x["clause_type"]))) is not None
+                 if x.present and (row := truth.get((x.contract_id, x.clause_type))) is not None
                  and row.present]
     summary.true_positives = len(positives)
     semaphore = asyncio.Semaphore(max(1, concurrency))
@@ -71,39 +69,39 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
     flush_seconds = None if judge_spec.provider == "offline" else 1.0
     with log.writer(verdict_stream(model, run), flush_every=2000, flush_seconds=flush_seconds) as writer:
 
-        async def one(x: dict[str, Any]) -> None:
+        async def one(x: ExtractionRecorded) -> None:
             nonlocal done
-            key = verdict_key(judge_spec.name, model, run, x["contract_id"], x["clause_type"])
+            key = verdict_key(judge_spec.name, model, run, x.contract_id, x.clause_type)
             if writer.has(key):
                 summary.already_judged += 1
             else:
-                row = truth[(x["contract_id"], x["clause_type"])]
-                extracted = " ... ".join(x["quotes"])
+                row = truth[(x.contract_id, x.clause_type)]
+                extracted = x.text
                 request = ModelRequest(provider=judge_spec.provider, model_id=judge_spec.model_id,
                                        prompt_version=JUDGE_PROMPT_VERSION, run=0,
-                                       params=request_params(judge_spec.provider, judge_spec.params),
+                                       params=judge.request_params(),
                                        messages=judge_messages(row.clause_type, row.spans, extracted),
                                        task=JudgeTask(clause_type=row.clause_type, truth=row.spans,
                                                       extracted=extracted))
                 async with semaphore:
                     response = await safe_complete(judge, request)
                 summary.count(response.usage)
-                subject = f"{x['contract_id']}/{x['clause_type']}"
+                subject = f"{x.contract_id}/{x.clause_type}"
+                request_key = request.key()
                 verdict, problem = parse_verdict(response)
                 if verdict is None:
                     summary.failures.append((subject, problem))
-                    writer.append("verdict.failed", subject, f"verdict_failed:{key}:{uuid.uuid4().hex}",
-                                  {**call_payload(request, response, subject, model), "judge": judge_spec.name,
-                                   "run": run,
-                                   "contract_id": x["contract_id"], "clause_type": x["clause_type"], "reason": problem})
+                    writer.append(EventType.VERDICT_FAILED, subject, f"verdict_failed:{key}:{uuid.uuid4().hex}",
+                                  VerdictFailed(**call_fields(request, request_key, response, subject, model),
+                                                judge=judge_spec.name, contract_id=x.contract_id,
+                                                clause_type=x.clause_type, reason=problem))
                 else:
-                    writer.append("verdict.recorded", subject, key, {
-                        "model": model, "run": run, "contract_id": x["contract_id"], "clause_type": x["clause_type"],
-                        "verdict": verdict.verdict.value, "mismatch_type": verdict.mismatch_type.value,
-                        "reason": verdict.reason, "judge": judge_spec.name, "judge_model_id": judge_spec.model_id,
-                        "prompt_version": JUDGE_PROMPT_VERSION, "request_key": request.key(),
-                        "usage": response.usage.model_dump(), "latency_s": round(response.latency_s, 6),
-                        "params": request.params})
+                    writer.append(EventType.VERDICT_RECORDED, subject, key, VerdictRecorded(
+                        model=model, run=run, contract_id=x.contract_id, clause_type=x.clause_type,
+                        verdict=verdict.verdict.value, mismatch_type=verdict.mismatch_type.value,
+                        reason=verdict.reason, judge=judge_spec.name, judge_model_id=judge_spec.model_id,
+                        prompt_version=JUDGE_PROMPT_VERSION, request_key=request_key, usage=response.usage,
+                        latency_s=round(response.latency_s, 6), params=request.params))
                     summary.judged += 1
                     summary.contradicted += verdict.verdict is VerdictLabel.CONTRADICTED
             done += 1

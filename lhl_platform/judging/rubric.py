@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from lhl_platform.domain.models import MismatchType, Verdict, VerdictLabel
-from lhl_platform.judging.text import (
+from lhl_platform.lexicon import (
     TIME_UNITS,
     condition_markers,
     content,

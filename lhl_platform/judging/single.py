@@ -9,13 +9,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.taxonomy import canonical_clause_type
-from lhl_platform.home import Home
 from lhl_platform.judging.engine import parse_verdict
 from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_messages
-from lhl_platform.providers.base import JudgeTask, ModelRequest, request_params, safe_complete
-from lhl_platform.providers.factory import build_model
-from lhl_platform.registry import get_model
+from lhl_platform.providers.base import ChatModel, JudgeTask, ModelRequest, safe_complete
 
 
 class Pair(BaseModel):
@@ -31,10 +29,8 @@ class Pair(BaseModel):
         return canonical_clause_type(value)
 
 
-def judge_pairs(home: Home, judge_name: str, lines: Iterable[str]) -> list[dict[str, Any]]:
+def judge_pairs(spec: ModelSpec, model: ChatModel, lines: Iterable[str]) -> list[dict[str, Any]]:
     """One result per non-empty line, in order: the verdict, or an `error` naming what was wrong."""
-    spec = get_model(home, judge_name)
-    model = build_model(spec)
     results: list[dict[str, Any]] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -48,7 +44,7 @@ def judge_pairs(home: Home, judge_name: str, lines: Iterable[str]) -> list[dict[
         truth = (pair.truth,) if isinstance(pair.truth, str) else tuple(pair.truth)
         request = ModelRequest(
             provider=spec.provider, model_id=spec.model_id, prompt_version=JUDGE_PROMPT_VERSION, run=0,
-            params=request_params(spec.provider, spec.params),
+            params=model.request_params(),
             messages=judge_messages(pair.clause_type, truth, pair.extracted),
             task=JudgeTask(clause_type=pair.clause_type, truth=truth, extracted=pair.extracted))
         verdict, problem = parse_verdict(asyncio.run(safe_complete(model, request)))

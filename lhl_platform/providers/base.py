@@ -8,10 +8,11 @@ whose `content` must validate against the task's Pydantic output schema.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
+from lhl_platform.domain.models import Usage as Usage  # providers report usage in the domain's terms
 from lhl_platform.events.model import canonical_json, sha256_hex
 
 
@@ -21,20 +22,27 @@ class Message(BaseModel):
     content: str
 
 
-class ExtractTask(BaseModel):
-    """Extract all clause types from one contract."""
+class Task(BaseModel):
+    """What a request asks for, in structured form. Each kind of task names the Pydantic schema its answer
+    must validate against; new kinds (debate roles, say) subclass this without touching the providers."""
 
     model_config = ConfigDict(frozen=True)
+    kind: str
+    output: ClassVar[type[BaseModel]]
+
+
+class ExtractTask(Task):
+    """Extract all clause types from one contract."""
+
     kind: Literal["extract"] = "extract"
     contract_id: str
     contract_text: str
     clause_types: tuple[str, ...]
 
 
-class JudgeTask(BaseModel):
+class JudgeTask(Task):
     """Compare one extracted clause with the ground-truth spans under the five-criterion rubric."""
 
-    model_config = ConfigDict(frozen=True)
     kind: Literal["judge"] = "judge"
     clause_type: str
     truth: tuple[str, ...]
@@ -49,7 +57,7 @@ class ModelRequest(BaseModel):
     run: int = Field(ge=0)
     params: dict[str, Any] = Field(default_factory=dict)
     messages: tuple[Message, ...]
-    task: ExtractTask | JudgeTask = Field(discriminator="kind")
+    task: SerializeAsAny[Task]
 
     def key(self) -> str:
         """The request key: provider, model id, parameters, prompt version, messages and run."""
@@ -59,26 +67,11 @@ class ModelRequest(BaseModel):
             "messages": [m.model_dump() for m in self.messages]}))
 
 
-# Sampling defaults for LLM calls (temperature 0); part of every LLM request's params, so recorded and keyed.
-DEFAULT_SAMPLING: dict[str, Any] = {"temperature": 0.0, "max_output_tokens": 8192}
-
-
-def request_params(provider: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The parameters a request carries: for an LLM, its sampling defaults overridden by the registered ones."""
-    return dict(params) if provider == "offline" else {**DEFAULT_SAMPLING, **params}
-
-
 class FinishReason(StrEnum):
     STOP = "stop"
     LENGTH = "length"
     REFUSAL = "refusal"
     ERROR = "error"
-
-
-class Usage(BaseModel):
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
 
 
 class ModelResponse(BaseModel):
@@ -96,6 +89,11 @@ class ChatModel(Protocol):
 
     provider: str
     model_id: str
+
+    def request_params(self) -> dict[str, Any]:
+        """What every request to this model carries and its key covers: an LLM's sampling parameters, an
+        offline algorithm's version (so a changed algorithm never replays stale answers)."""
+        ...
 
     async def complete(self, request: ModelRequest) -> ModelResponse: ...
 
@@ -120,6 +118,10 @@ class JudgeOutput(BaseModel):
     mismatch_type: Literal["none", "numeric", "temporal", "obligation", "scope", "missing_condition",
                            "extra_condition", "other"]
     reason: str = ""
+
+
+ExtractTask.output = ExtractionOutput
+JudgeTask.output = JudgeOutput
 
 
 def approx_tokens(text: str) -> int:

@@ -22,20 +22,14 @@ from pydantic import BaseModel, ValidationError
 
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.providers.base import (
-    DEFAULT_SAMPLING,
-    ExtractionOutput,
     FinishReason,
-    JudgeOutput,
     Message,
     ModelRequest,
     ModelResponse,
     Usage,
     approx_tokens,
 )
-from lhl_platform.providers.llm.limits import Limits, Throttle, backoff_delay
-
-# Sampling parameters forwarded to providers (and recorded in every request key); temperature 0 by default.
-SAMPLING_PARAMS = ("temperature", "top_p", "seed", "max_output_tokens")
+from lhl_platform.providers.llm.limits import Throttle, backoff_delay
 
 
 class CredentialError(ValueError):
@@ -61,7 +55,8 @@ class Failure:
 
 
 def output_schema(request: ModelRequest) -> type[BaseModel]:
-    return ExtractionOutput if request.task.kind == "extract" else JudgeOutput
+    schema: type[BaseModel] = request.task.output
+    return schema
 
 
 @functools.cache
@@ -83,14 +78,9 @@ def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
-def sampling(spec: ModelSpec) -> dict[str, Any]:
-    """The sampling parameters of a call: defaults overridden by the registered params."""
-    return {**DEFAULT_SAMPLING, **{k: spec.params[k] for k in SAMPLING_PARAMS if k in spec.params}}
-
-
 def api_key(spec: ModelSpec, default_env: tuple[str, ...], required: bool = True) -> str | None:
     """The key from the environment only: `params.api_key_env` names the variable, else the provider's."""
-    names = (spec.params["api_key_env"],) if "api_key_env" in spec.params else default_env
+    names = (spec.params.api_key_env,) if spec.params.api_key_env else default_env
     for name in names:
         value = os.environ.get(name)
         if value:
@@ -126,9 +116,9 @@ class LlmModel(ABC):
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec
         self.model_id = spec.model_id
-        self.limits = Limits.model_validate(spec.params)
+        self.limits = spec.params
         self.throttle = Throttle(self.limits)
-        self.context_window = int(spec.params.get("context_window", self.default_context_window))
+        self.context_window = spec.params.context_window or self.default_context_window
         self._rng = random.Random(hash(spec.name))
 
     @abstractmethod
@@ -139,13 +129,16 @@ class LlmModel(ABC):
     def classify(self, exc: Exception) -> Failure:
         """Interpret an SDK exception."""
 
+    def request_params(self) -> dict[str, Any]:
+        return self.spec.params.sampling()
+
     async def aclose(self) -> None:
         """Close the SDK's connection pool inside the event loop that used it."""
         await self.client.close()
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         started = time.perf_counter()
-        params = {**sampling(self.spec), **{k: v for k, v in request.params.items() if k in SAMPLING_PARAMS}}
+        params = {**self.spec.params.sampling(), **request.params}
         prompt_tokens = approx_tokens("".join(m.content for m in request.messages))
         budget = prompt_tokens + int(params.get("max_output_tokens", 0))
         if budget > self.context_window:

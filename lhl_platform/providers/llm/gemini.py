@@ -33,7 +33,7 @@ class GeminiModel(LlmModel):
         super().__init__(spec)
         options = types.HttpOptions(base_url=spec.base_url, timeout=int(self.limits.timeout_s * 1000))
         self.client = genai.Client(api_key=api_key(spec, ("GEMINI_API_KEY", "GOOGLE_API_KEY")), http_options=options)
-        self.cache_ttl_s = spec.params.get("context_cache_ttl_s")
+        self.cache_ttl_s = spec.params.context_cache_ttl_s
         self.caches: dict[str, str | None] = {}  # system text -> cache name (None: could not be cached)
         self.cache_lock = asyncio.Lock()
         self.cache_errors: list[str] = []

@@ -7,22 +7,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, ConfigDict, Field
-
-
-class Limits(BaseModel):
-    """Per-model limits, read from the registered model's params."""
-
-    model_config = ConfigDict(extra="ignore")
-    concurrency: int = Field(default=8, ge=1, le=1024)
-    rpm: float | None = Field(default=None, gt=0, description="requests per minute")
-    tpm: float | None = Field(default=None, gt=0, description="tokens per minute (input + expected output)")
-    timeout_s: float = Field(default=120.0, gt=0)
-    max_retries: int = Field(default=6, ge=0, le=20)
-    backoff_base_s: float = Field(default=1.0, gt=0)
-    backoff_max_s: float = Field(default=60.0, gt=0)
-    breaker_threshold: int = Field(default=5, ge=1, description="consecutive server errors that open the breaker")
-    breaker_cooldown_s: float = Field(default=30.0, ge=0)
+from lhl_platform.domain.params import ModelParams
 
 
 class TokenBucket:
@@ -74,7 +59,7 @@ class CircuitBreaker:
             self.opened += 1
 
 
-def backoff_delay(attempt: int, limits: Limits, retry_after: float | None, rng: random.Random) -> float:
+def backoff_delay(attempt: int, limits: ModelParams, retry_after: float | None, rng: random.Random) -> float:
     """Exponential backoff with full jitter; a server's Retry-After is a floor, never shortened."""
     ceiling = min(limits.backoff_max_s, limits.backoff_base_s * (2 ** attempt))
     delay = rng.uniform(0, ceiling)
@@ -86,7 +71,7 @@ def backoff_delay(attempt: int, limits: Limits, retry_after: float | None, rng: 
 class Throttle:
     """Everything a model's calls pass through before reaching the provider."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: ModelParams) -> None:
         self.limits = limits
         self.slots = asyncio.Semaphore(limits.concurrency)
         self.requests = TokenBucket(limits.rpm) if limits.rpm else None

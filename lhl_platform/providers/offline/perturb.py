@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 
-from lhl_platform.judging.text import CONDITION_MARKERS, MONTHS
+from lhl_platform.lexicon import CONDITION_MARKERS, MONTHS
 
 _ADDED_CONDITIONS = (
     "provided that the other party has first given prior written notice",

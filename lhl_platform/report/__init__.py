@@ -1,0 +1,1 @@
+"""`lhl report`: row types, the build from the warehouse, and the renderings."""

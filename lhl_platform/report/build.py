@@ -1,0 +1,81 @@
+"""Read the marts and add what SQL does badly (bootstrap intervals): the report as one typed object."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import duckdb
+
+from lhl_platform.home import Home
+from lhl_platform.monitoring import drift
+from lhl_platform.quality.checks import CheckOutcome, all_checks, drift_outcome
+from lhl_platform.report.rows import CategoryRow, CompositeRow, GapRow, MetricRow, Report, RunRow, UsageRow
+from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, rdi_cluster_interval, rdi_interval
+from lhl_platform.warehouse.build import read_warehouse
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
+    cursor = con.execute(sql)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _nan_to_none(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+
+
+def build_report(home: Home, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0, cluster: bool = False) -> Report:
+    with read_warehouse(home) as con:
+        return report_from(con, resamples=resamples, seed=seed, cluster=cluster)
+
+
+def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                cluster: bool = False) -> Report:
+    units = _rows(con, "select * from rdi_units")
+    n_contracts = {r["model"]: r["n"] for r in _rows(
+        con, "select model, count(distinct contract_id) as n from audit_scope group by model")}
+
+    def clusters(keys: tuple[str, ...]) -> dict[tuple[Any, ...], list[list[int]]]:
+        """Per-contract (extra, missing, contradicted) sums for each value of `keys`, pooled over the rest."""
+        sums: dict[tuple[Any, ...], dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+        for u in units:
+            acc = sums[tuple(u[k] for k in keys)][u["contract_id"]]
+            acc[0] += u["n_extra"]
+            acc[1] += u["n_missing"]
+            acc[2] += u["contradicted"]
+        return {group: list(per_contract.values()) for group, per_contract in sums.items()}
+
+    def with_ci(sql: str, keys: tuple[str, ...]) -> list[dict[str, Any]]:
+        grouped = clusters(keys) if cluster else {}
+        out = []
+        for row in _rows(con, sql):
+            group = tuple(row[k] for k in keys)
+            key = "|".join(map(str, group))
+            if cluster:
+                values = grouped.get(group, [])
+                low, high = rdi_cluster_interval(
+                    [v[0] for v in values], [v[1] for v in values], [v[2] for v in values], resamples=resamples,
+                    seed=seed, key=key, n_clusters=max(len(values), n_contracts.get(row["model"], 0)))
+            else:
+                low, high = rdi_interval(row["n_extra_condition"], row["n_missing_condition"], row["contradicted"],
+                                         resamples=resamples, seed=seed, key=key)
+            out.append(_nan_to_none({**row, "rdi_ci_low": low, "rdi_ci_high": high}))
+        return out
+
+    return Report(
+        leaderboard=[MetricRow(**r) for r in with_ci("select * from leaderboard", ("model",))],
+        per_run=[RunRow(**r) for r in with_ci("select * from per_run_metrics", ("model", "run"))],
+        typed_profiles=[CategoryRow(**r) for r in with_ci("select * from typed_profiles", ("model", "category"))],
+        gaps=[GapRow(**_nan_to_none(r)) for r in _rows(con, "select * from category_gaps")],
+        composite=[CompositeRow(**_nan_to_none(r)) for r in _rows(con, "select * from composite_ranks")],
+        usage=[UsageRow(**_nan_to_none(r)) for r in _rows(con, "select * from usage_costs")],
+    )
+
+
+def build_report_with_checks(home: Home, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                             cluster: bool = False) -> tuple[Report, list[CheckOutcome]]:
+    """The report and the check results, from one read of the warehouse."""
+    with read_warehouse(home) as con:
+        report = report_from(con, resamples=resamples, seed=seed, cluster=cluster)
+        return report, [*all_checks(con), drift_outcome(drift(con))]

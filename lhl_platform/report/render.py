@@ -1,0 +1,97 @@
+"""Render a report: aligned text tables or Markdown (with the check results), JSON, CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.report.rows import METRIC_COLUMNS, Report
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.3f}"
+
+
+def _table(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
+    if markdown:
+        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
+    return "\n".join([fmt.format(*headers), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in rows])
+
+
+def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = False) -> str:
+    def h(title: str) -> str:
+        return f"## {title}" if markdown else f"{title}\n{'=' * len(title)}"
+
+    out = [h("Leaderboard (pooled over runs; rates in %)")]
+    out.append(_table(
+        ["model", "runs", "n", "FAR", "FRR", "Acc", "HalTP", "HalGen", "JEq", "RDI [95% CI]", "missing"],
+        [[r.model, str(r.runs), str(r.n), _pct(r.far), _pct(r.frr), _pct(r.acc), _pct(r.hal_tp), _pct(r.hal_gen),
+          _pct(r.jeq), f"{_signed(r.rdi)} [{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]", str(r.missing_rows)]
+         for r in report.leaderboard], markdown))
+    out.append("")
+    out.append(h("Typed HalTP by category (%), with Gap (pp)"))
+    categories = ["numeric", "obligation", "factual", "temporal"]
+    typed = {(r.model, r.category): r for r in report.typed_profiles}
+    gaps = {g.model: g for g in report.gaps}
+    out.append(_table(["model", *categories, "gap"],
+                      [[m.model, *(_pct(typed[(m.model, c)].hal_tp) if (m.model, c) in typed else "-"
+                                   for c in categories),
+                        _pct(gaps[m.model].gap) if m.model in gaps else "-"] for m in report.leaderboard], markdown))
+    out.append("")
+    out.append(h("Risk Direction Index (missing vs extra condition, % of contradicted)"))
+    out.append(_table(["model", "contradicted", "missing %", "extra %", "RDI", "95% CI"],
+                      [[r.model, str(r.contradicted),
+                        _pct(r.n_missing_condition / r.contradicted if r.contradicted else None),
+                        _pct(r.n_extra_condition / r.contradicted if r.contradicted else None), _signed(r.rdi),
+                        f"[{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]"] for r in report.leaderboard], markdown))
+    out.append("")
+    out.append(h("Composite rank (weighted mean rank; lower is better)"))
+    schemes = list(dict.fromkeys(c.scheme for c in report.composite))
+    score = {(c.scheme, c.model): c for c in report.composite}
+    out.append(_table(["model", *schemes],
+                      [[m.model, *(f"{score[(s, m.model)].score:.2f} (#{score[(s, m.model)].rank})"
+                                   if score.get((s, m.model)) and score[(s, m.model)].score is not None else "-"
+                                   for s in schemes)] for m in report.leaderboard], markdown))
+    out.append("")
+    out.append(h("Per run"))
+    out.append(_table(["model", "run", "n", "FAR", "FRR", "Acc", "HalTP", "JEq", "RDI", "missing"],
+                      [[r.model, str(r.run), str(r.n), _pct(r.far), _pct(r.frr), _pct(r.acc), _pct(r.hal_tp),
+                        _pct(r.jeq), _signed(r.rdi), str(r.missing_rows)] for r in report.per_run], markdown))
+    out.append("")
+    out.append(h("Usage and cost (USD at registered prices)"))
+    out.append(_table(["model", "run", "extraction calls", "judge calls", "input tok", "cached tok", "output tok",
+                       "cost"],
+                      [[u.model, str(u.run), str(u.extraction_calls), str(u.judge_calls), f"{u.input_tokens:,}",
+                        f"{u.cached_tokens:,}", f"{u.output_tokens:,}", f"${u.cost_usd or 0:.2f}"]
+                       for u in report.usage], markdown))
+    out.append("")
+    out.append(h("Checks"))
+    out.extend(f"{'- ' if markdown else ''}[{'PASS' if c.passed else 'FAIL'}] {c.name}: {c.summary}" for c in checks)
+    return "\n".join(out) + "\n"
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report.model_dump(mode="json"), indent=2)
+
+
+def render_csv(report: Report) -> str:
+    """One CSV table: every metric row, with a `table` column saying which section it belongs to."""
+    columns = ["table", "model", "run", "category", *METRIC_COLUMNS, "rdi_ci_low", "rdi_ci_high", "missing_rows"]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for table, rows in (("leaderboard", report.leaderboard), ("per_run", report.per_run),
+                        ("typed_profiles", report.typed_profiles)):
+        for row in rows:
+            writer.writerow({"table": table, **row.model_dump()})
+    return buffer.getvalue()

@@ -1,0 +1,31 @@
+"""`lhl`: one command tree, one module per command group; each command calls plain domain functions.
+
+Every command takes `--home DIR` (env `LHL_HOME`, default `./.lhl`). Exit code 0 on success; on failure a
+one-line reason on stderr and a non-zero code. Heavy imports happen inside commands so that `lhl --help`
+and `lhl report` start quickly.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from orchestration.cli import audit, corpus, judge, models, ops, report
+from orchestration.cli.app import Cli, CliError
+
+__all__ = ["Cli", "CliError", "build_cli", "main"]
+
+
+def build_cli() -> Cli:
+    cli = Cli()
+    for group in (corpus, models, audit, report, judge, ops):
+        group.register(cli)
+    return cli
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return build_cli().run(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

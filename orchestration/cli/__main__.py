@@ -1,0 +1,5 @@
+import sys
+
+from orchestration.cli import main
+
+sys.exit(main())

@@ -1,0 +1,60 @@
+"""`lhl ingest`, `lhl subset`, `lhl import`: what the audits are computed over."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from lhl_platform.home import Home
+from orchestration.cli.app import Cli
+
+
+def cmd_ingest(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.corpus.cuad import load_master_layout
+    from lhl_platform.corpus.store import save_corpus
+
+    corpus = load_master_layout(args.path)
+    corpus_id = save_corpus(home, corpus, source=str(args.path))
+    print(f"contracts: {len(corpus.contracts)}")
+    print(f"instances: {len(corpus.oracle)}")
+    print(f"present:   {corpus.n_present}")
+    print(f"corpus id: {corpus_id} (stored in {home.root})")
+    return 0
+
+
+def cmd_subset_create(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.corpus.store import load_corpus
+    from lhl_platform.corpus.subsets import draw_subset, save_subset
+
+    subset = draw_subset(load_corpus(home), args.name, args.size, args.seed, args.stratify)
+    save_subset(home, subset)
+    print(f"subset {subset.name}: {len(subset.contract_ids)} contracts (seed {subset.seed})")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.importer import import_outcomes
+    from lhl_platform.warehouse.build import build_warehouse
+
+    rows, written = import_outcomes(home, Path(args.file))
+    build_warehouse(home)
+    print(f"imported {rows} rows ({written} new, {rows - written} already recorded); SQL models rebuilt")
+    return 0
+
+
+def register(cli: Cli) -> None:
+    cli.group("ingest", "load a corpus into the home")
+    cuad = cli.add("cuad", cmd_ingest, "load a CUAD v1 folder (master_clauses.csv + full_contract_txt/)", "ingest")
+    cuad.add_argument("path", help="the CUAD v1 folder")
+
+    cli.group("subset", "named, stored contract subsets")
+    sc = cli.add("create", cmd_subset_create, "draw a reproducible subset of the active corpus", "subset")
+    sc.add_argument("name")
+    sc.add_argument("--size", type=int, required=True)
+    sc.add_argument("--seed", type=int, default=0)
+    sc.add_argument("--stratify", choices=["numeric", "temporal", "factual", "obligation"],
+                    help="keep the share of contracts holding this category's clauses")
+
+    cli.group("import", "bring outcomes scored elsewhere")
+    imp = cli.add("outcomes", cmd_import, "import instance outcomes from CSV or Parquet", "import")
+    imp.add_argument("file")

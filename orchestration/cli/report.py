@@ -1,0 +1,36 @@
+"""`lhl report`: the audit's results as tables, JSON, CSV or Markdown."""
+
+from __future__ import annotations
+
+import argparse
+
+from lhl_platform.home import Home
+from orchestration.cli.app import Cli, CliError, write_out
+
+
+def cmd_report(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.report.build import build_report, build_report_with_checks
+    from lhl_platform.report.render import render_csv, render_json, render_text
+
+    if not home.events.has_events():
+        raise CliError(f"nothing to report in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
+    options = {"resamples": args.resamples, "seed": args.seed, "cluster": args.bootstrap == "contract"}
+    if args.format == "json":
+        text = render_json(build_report(home, **options))
+    elif args.format == "csv":
+        text = render_csv(build_report(home, **options))
+    else:
+        report, checks = build_report_with_checks(home, **options)
+        text = render_text(report, checks, markdown=args.format == "md")
+    write_out(text, args.out, f"{args.format} report")
+    return 0
+
+
+def register(cli: Cli) -> None:
+    rep = cli.add("report", cmd_report, "leaderboard, per-run, typed profiles, gaps, RDI intervals, composite ranks")
+    rep.add_argument("--format", choices=["table", "json", "csv", "md"], default="table")
+    rep.add_argument("--out", help="write to FILE instead of stdout")
+    rep.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    rep.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    rep.add_argument("--bootstrap", choices=["instance", "contract"], default="instance",
+                     help="resampling unit for RDI intervals: contradicted instances (default) or contracts")
