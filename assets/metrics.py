@@ -1,4 +1,6 @@
-"""SQL models as assets: one asset per `sql/*.sql` file, built in one pass (one DuckDB writer)."""
+"""SQL models as assets: one asset per `sql/<layer>/*.sql` file (groups staging, intermediate, marts), built in
+one pass (one DuckDB writer). The marts shown here are those of the default scope: the active corpus, every
+audited run and model, the primary judge."""
 
 
 from collections.abc import Iterator
@@ -7,20 +9,20 @@ from dagster import AssetExecutionContext, AssetKey, AssetSpec, MaterializeResul
 
 from assets.audit import extractions, judge_verdicts
 from assets.corpus import clause_taxonomy, oracle
-from lhl_platform.warehouse.build import SOURCES, build_warehouse, read_warehouse, sql_models
+from lhl_platform.warehouse.build import SOURCES, SqlModel, build_warehouse, read_warehouse, sql_models
 from resources import LhlHome
 
 _UPSTREAM = [extractions.key, judge_verdicts.key, oracle.key, clause_taxonomy.key]
 MODELS = sql_models()
 
 
-def _spec(name: str, depends_on: tuple[str, ...], description: str) -> AssetSpec:
-    internal = [AssetKey(d) for d in depends_on if d not in SOURCES]
-    return AssetSpec(name, deps=internal or _UPSTREAM, description=description, group_name="metrics",
+def _spec(model: SqlModel) -> AssetSpec:
+    internal = [AssetKey(d) for d in model.depends_on if d not in SOURCES]
+    return AssetSpec(model.name, deps=internal or _UPSTREAM, description=model.description, group_name=model.layer,
                      kinds={"duckdb", "sql"})
 
 
-@multi_asset(specs=[_spec(m.name, m.depends_on, m.description) for m in MODELS], can_subset=True,
+@multi_asset(specs=[_spec(m) for m in MODELS], can_subset=True,
              pool="lhl_warehouse", name="sql_models")
 def sql_model_assets(context: AssetExecutionContext, lhl: LhlHome) -> Iterator[MaterializeResult]:
     home = lhl.home()

@@ -10,12 +10,13 @@ from dagster import AssetCheckExecutionContext, AssetCheckResult, AssetChecksDef
 from checks.results import to_check_result
 from lhl_platform.quality.checks import (
     CheckOutcome,
+    comparable_scope,
     completeness,
     every_tp_judged,
     labels_in_domain,
     no_duplicate_instances,
 )
-from lhl_platform.quality.expectations import validate_instance_outcomes
+from lhl_platform.quality.expectations import validate_instance_rows
 from lhl_platform.warehouse.build import read_warehouse
 from resources import LhlHome
 
@@ -37,15 +38,18 @@ outcome_checks = [
     _warehouse_check("labels_in_domain", labels_in_domain, "verdicts and mismatch types in the SPEC vocabulary"),
     _warehouse_check("every_tp_judged", every_tp_judged, "every TP carries a verdict"),
     _warehouse_check("no_duplicate_instances", no_duplicate_instances, "each instance recorded once"),
+    _warehouse_check("comparable_scope", comparable_scope,
+                     "compared models cover the same contracts and runs (else the composite uses the matched part)"),
 ]
 
 
 @asset_check(asset="instance_outcomes", name="great_expectations_suite",
-             description="Great Expectations suite on instance_outcomes (types, vocabularies, uniqueness)")
+             description="Great Expectations suite on the recorded instances before de-duplication (types, "
+                         "vocabularies, one record per instance)")
 def great_expectations_suite(lhl: LhlHome) -> AssetCheckResult:
     with read_warehouse(lhl.home()) as con:
-        frame = con.execute("select * from instance_outcomes").df()
-    return to_check_result(validate_instance_outcomes(frame))
+        frame = con.execute("select * from instance_rows").df()
+    return to_check_result(validate_instance_rows(frame))
 
 
 all_checks = [*outcome_checks, great_expectations_suite]

@@ -11,8 +11,9 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from lhl_platform.domain.models import InstanceOutcome, MismatchType, VerdictLabel
-from lhl_platform.events.payloads import EventType
+from lhl_platform.corpus.store import active_corpus_id, ingested_corpora
+from lhl_platform.domain.models import MismatchType, VerdictLabel
+from lhl_platform.events.payloads import EventType, OutcomeImported
 from lhl_platform.home import Home
 
 REQUIRED = ("model", "run", "contract_id", "clause_type", "gt_present", "predicted_present", "verdict",
@@ -48,18 +49,18 @@ def read_table(path: Path) -> pa.Table:
             return pq.read_table(path)
         options = pacsv.ConvertOptions(strings_can_be_null=False, column_types={c: pa.string() for c in REQUIRED})
         return pacsv.read_csv(path, convert_options=options)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise ImportFileError(f"{path}: cannot read ({exc})") from exc
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # cut, corrupt or not CSV/Parquet at all
+        raise ImportFileError(f"{path}: cannot read ({' '.join(str(exc).split())})") from None
 
 
-def parse_outcomes(path: Path) -> list[InstanceOutcome]:
+def parse_outcomes(path: Path, corpus_id: str = "imported") -> list[OutcomeImported]:
     """Every row validated; the first invalid row raises ImportFileError naming it (data row 1 = first row)."""
     table = read_table(path)
     missing = [c for c in REQUIRED if c not in table.column_names]
     if missing:
         raise ImportFileError(f"{path}: missing column(s): {', '.join(missing)}")
     columns = {c: table.column(c).to_pylist() for c in REQUIRED}
-    rows: list[InstanceOutcome] = []
+    rows: list[OutcomeImported] = []
     for i in range(table.num_rows):
         raw = {c: columns[c][i] for c in REQUIRED}
         try:
@@ -69,8 +70,8 @@ def parse_outcomes(path: Path) -> list[InstanceOutcome]:
                 # A verdict without a type: 'none' when supported, 'other' when contradicted.
                 supported = verdict == VerdictLabel.SUPPORTED.value
                 mismatch = (MismatchType.NONE if supported else MismatchType.OTHER).value
-            rows.append(InstanceOutcome(
-                model=str(raw["model"]).strip(), run=int(str(raw["run"]).strip()),
+            rows.append(OutcomeImported(
+                corpus_id=corpus_id, model=str(raw["model"]).strip(), run=int(str(raw["run"]).strip()),
                 contract_id=str(raw["contract_id"]).strip(), clause_type=str(raw["clause_type"]).strip(),
                 gt_present=_bool(raw["gt_present"], "gt_present"),
                 predicted_present=_bool(raw["predicted_present"], "predicted_present"),
@@ -85,11 +86,20 @@ def parse_outcomes(path: Path) -> list[InstanceOutcome]:
 
 
 def import_outcomes(home: Home, path: Path) -> tuple[int, int]:
-    """Validate the whole file, then append one event per row; returns (rows, newly written)."""
-    rows = parse_outcomes(path)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    """Validate the whole file, then append one event per row; returns (rows, newly written).
+
+    All or nothing: the rows are committed as one segment when every one of them was appended, and no
+    segment at all when anything fails on the way (an unreadable file, an invalid row, a damaged log,
+    an error while writing)."""
+    data = path.read_bytes() if path.is_file() else b""
+    # Outcomes belong to the corpus active at import time (or to the pseudo-corpus 'imported' without one).
+    rows = parse_outcomes(path, active_corpus_id(home) if ingested_corpora(home) else "imported")
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    # The warehouse is rebuilt from the whole log right after an import; if any stream is damaged that
+    # would fail, so check first and write nothing.
+    home.events.segments(corpora_dir=home.corpora_dir)
     home.ensure()
-    with home.events.writer(f"import.{digest}", flush_every=100_000) as writer:
+    with home.events.writer(f"import.{digest}", atomic=True) as writer:
         for row in rows:
             writer.append(EventType.OUTCOME_IMPORTED, f"{row.model}/{row.run}",
                           f"import:{row.model}:{row.run}:{row.contract_id}:{row.clause_type}", row)

@@ -133,8 +133,7 @@ _EQUIVALENTS: dict[str, str] = {
     "prior to": "before", "in advance of": "before", "previous to": "before",
     "subsequent to": "after",
     "in the event that": "if", "in the event of": "if", "in the event": "if", "in case of": "if", "in case": "if",
-    "hereunder": "under this agreement", "herein": "in this agreement", "hereof": "of this agreement",
-    "hereto": "to this agreement", "herewith": "with this agreement", "hereby": "", "hereinafter": "",
+    "hereby": "", "hereinafter": "",
     "with respect to": "regarding", "in respect of": "regarding", "with regard to": "regarding",
     "in relation to": "regarding", "concerning": "regarding",
     "in lieu of": "instead of", "forthwith": "immediately", "without delay": "immediately",
@@ -146,13 +145,13 @@ _EQUIVALENTS: dict[str, str] = {
     "during the course of": "during", "in order to": "to", "for the purpose of": "for",
     "for the purposes of": "for", "by and between": "between", "null and void": "void",
     "including without limitation": "including", "including but not limited to": "including",
-    "including but without limitation": "including", "without limitation": "",
+    "including but without limitation": "including", "without limitation": "", "but not limited to": "",
     "not less than": "at least", "no less than": "at least", "a minimum of": "at least",
     "not fewer than": "at least", "no fewer than": "at least",
     "not more than": "at most", "no more than": "at most", "not to exceed": "at most", "up to": "at most",
     "a maximum of": "at most", "not in excess of": "at most", "in excess of": "more than",
     "greater than": "more than", "no later than": "by", "not later than": "by",
-    "despite": "notwithstanding", "neither": "no",
+    "despite": "notwithstanding", "neither": "no", "refrain from": "not",
     # modal wording, by legal force
     "shall not": PROHIBITION, "must not": PROHIBITION, "may not": PROHIBITION, "will not": PROHIBITION,
     "cannot": PROHIBITION, "can not": PROHIBITION, "shall never": PROHIBITION, "will never": PROHIBITION,
@@ -190,6 +189,8 @@ _EQUIVALENTS: dict[str, str] = {
     "shall be free to": PERMISSION, "is authorized to": PERMISSION, "shall be authorized to": PERMISSION,
     "reserves the right to": PERMISSION,
 }
+_EXPANSIONS = {"hereunder": "under this agreement", "herein": "in this agreement", "hereof": "of this agreement",
+               "hereto": "to this agreement", "herewith": "with this agreement"}
 _PHRASES: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
 for _source, _target in sorted(_EQUIVALENTS.items(), key=lambda kv: -len(kv[0].split())):
     _words = tuple(_source.split())
@@ -202,12 +203,12 @@ ORDER_BEFORE = {"before", "preceding", "earlier", "previously", "theretofore"}
 ORDER_AFTER = {"after", "following", "later", "subsequently", "thereafter"}
 UNIVERSAL = {"all", "every", "each", "any", "entire", "whole", "always"}
 PARTIAL = {"some", "certain", "part", "portion", "partial", "several", "particular", "sometimes"}
-# Condition markers in canonical form (the canonical side of the equivalences above included).
+# Condition markers in canonical form (equivalences applied, articles dropped).
 CONDITION_KEYS = (
     "except", "unless", "provided", "subject to", "notwithstanding", "excluding", "other than", "only", "solely",
-    "if", "to the extent", "in no event", "at most", "at least", "within", "limited to", "conditioned",
+    "if", "to extent", "in no event", "at most", "at least", "within", "limited to", "conditioned",
     "contingent", "whichever", "save that", "as long as", "so long as", "upon", "without",
-    "after the first",
+    "after first",
 )
 _CONDITION_RE = [(m, re.compile(rf"(?<![a-z]){re.escape(m)}(?![a-z])")) for m in CONDITION_KEYS]
 
@@ -215,15 +216,15 @@ _REF_ID = r"(?:\d+(?:\.\d+)*[a-z]?(?:\s?\([a-z0-9]{1,4}\))*|[ivxlc]{1,6}\b|[a-z]
 _CROSS_REF = re.compile(
     r"(?:\b(?:sections?|subsections?|articles?|exhibits?|schedules?|clauses?|paragraphs?|annex(?:es)?|appendix|"
     rf"appendices)\b|\bsec\.|\bart\.|\bpara\.|§+)\s*{_REF_ID}"
-    r"(?:\s*(?:,|and|or|through|to|-)\s*\d+(?:\.\d+)*[a-z]?(?:\s?\([a-z0-9]{1,4}\))*)*")
-_LEADING_ENUMERATOR = re.compile(r"^\s*(?:\d+(?:\.\d+)+\.?|\d+\.|[ivxlc]{1,6}\.|[a-z]\.|\((?:\d{1,3}|[a-z]|[ivxlc]{1,6})\))"
-                                 r"(?=\s)")
+    r"(?:\s*(?:,|and|or|through|to|-)\s*\d+(?:\.\d+)*[a-z]?(?:\s?\([a-z0-9]{1,4}\))*)*", re.IGNORECASE)
+_LEADING_ENUMERATOR = re.compile(
+    r"^\s*(?:\d+(?:\.\d+)+\.?|\d+\.|[ivxlc]{1,6}\.|[a-z]\.|\((?:\d{1,3}|[a-z]|[ivxlc]{1,6})\))(?=\s)", re.IGNORECASE)
 _RAW_TOKEN = re.compile(
-    r"(?P<paren>\(\s*\$?\s?\d+(?:,\d{3})*(?:\.\d+)?\s?%?\s*\))"
+    r"(?P<paren>\(\s*\$?\s?\d+(?:,\d{3})*(?:\.\d+)?\s?%?\s*\)(?:\s?%)?)"
     r"|(?P<enum>\((?:[a-z]|[ivxlc]{1,6})\))"
     r"|(?P<num>\$?\s?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?%)?)"
     r"|(?P<word>[a-z]+(?:'[a-z]+)?)"
-    r"|(?P<stop>[,;:.!?])")
+    r"|(?P<stop>[,;:.!?])", re.IGNORECASE)
 _CANONICAL_QUOTES = str.maketrans({"‘": "'", "’": "'", "‚": "'", "′": "'", "`": "'", "“": '"', "”": '"', "„": '"',
                                    "″": '"', "–": "-", "—": "-", "\u00a0": " "})
 
@@ -243,7 +244,7 @@ class _Raw:
 
 
 def _raw_terms(text: str) -> list[_Raw]:
-    text = _LEADING_ENUMERATOR.sub(" ", _CROSS_REF.sub(" ", text.translate(_CANONICAL_QUOTES).lower()))
+    text = _LEADING_ENUMERATOR.sub(" ", _CROSS_REF.sub(" ", text.translate(_CANONICAL_QUOTES)))
     raws: list[_Raw] = []
     clause = 0
     for m in _RAW_TOKEN.finditer(text):
@@ -259,7 +260,7 @@ def _raw_terms(text: str) -> list[_Raw]:
             raws.append(_Raw(_number_key(float(digits), "%" in surface), surface.strip("() "), clause, True,
                              kind == "paren"))
         else:
-            raws.append(_Raw(surface, surface, clause))
+            raws.append(_Raw(surface.lower(), surface, clause))
     return raws
 
 
@@ -321,6 +322,33 @@ def _spell_numbers(raws: list[_Raw]) -> list[_Raw]:
     return out
 
 
+_BEFORE_MONTH = {"of", "in", "during", "until", "since", "from", "through", "before", "after", "mid", "early", "late"}
+_AFTER_MONTH = {"and", "or", "of", "to", "through", "until", "each", "every", "only"}
+
+
+def _is_month(raws: list[_Raw], i: int) -> bool:
+    """Whether "may" at `i` names the month: before a day or year ("May 2, 2024"), or after a day or a
+    preposition when no verb follows ("1 May", "in May of each year"; but "in 5.1 may become")."""
+    following = raws[i + 1] if i + 1 < len(raws) else None
+    previous = raws[i - 1] if i > 0 else None
+    if following is not None and following.numeric:
+        return True
+    after_ok = following is None or following.clause != raws[i].clause or following.key in _AFTER_MONTH
+    return after_ok and previous is not None and (previous.numeric or previous.key in _BEFORE_MONTH)
+
+
+def _expand(raws: list[_Raw]) -> list[_Raw]:
+    """Spell out one-word legalese first ("pursuant hereto" = "pursuant to this agreement")."""
+    out: list[_Raw] = []
+    for r in raws:
+        target = _EXPANSIONS.get(r.key)
+        if target is None:
+            out.append(r)
+        else:
+            out.extend(_Raw(word, r.surface, r.clause) for word in target.split())
+    return out
+
+
 def _apply_equivalents(raws: list[_Raw]) -> list[Term]:
     terms: list[Term] = []
     i = 0
@@ -332,7 +360,7 @@ def _apply_equivalents(raws: list[_Raw]) -> list[Term]:
             if tuple(x.key for x in raws[i:i + n]) == words:
                 match = n, target
                 break
-        if match and r.key == "may" and any(x.numeric for x in raws[max(0, i - 1): i + 2]):
+        if match and r.key == "may" and _is_month(raws, i):
             match = None  # "May 2, 2024": the month, not the modal
         if match is None:
             terms.append(Term(r.key, r.surface, r.clause))
@@ -349,24 +377,34 @@ def _apply_equivalents(raws: list[_Raw]) -> list[Term]:
 
 
 def _is_plain_word(key: str) -> bool:
-    return (key.isalpha() and len(key) > 2 and key not in STOPWORDS and key not in NEGATIONS and key not in NEGATORS
+    function_word = key in STOPWORDS and key not in ("agreement", "party", "parties")
+    return (key.isalpha() and len(key) > 2 and not function_word and key not in NEGATIONS and key not in NEGATORS
             and key not in MONTHS and key not in ORDER_BEFORE | ORDER_AFTER | UNIVERSAL | PARTIAL
             and not any(key == m for m in CONDITION_KEYS))
 
 
 def canonical_terms(text: str) -> list[Term]:
     """The canonical terms of a text (see the section comment above)."""
-    terms = _apply_equivalents(_spell_numbers(_raw_terms(text)))
-    # A modal under a negator of its clause ("no party shall", "nor may it") is a prohibition.
+    terms = _apply_equivalents(_expand(_spell_numbers(_raw_terms(text))))
+    # A modal followed by a negation ("agrees to refrain from") or under a negator of its clause
+    # ("no party shall", "nor may it") is a prohibition.
+    for i in range(len(terms) - 1, 0, -1):
+        if terms[i].key == "not" and terms[i - 1].key in (OBLIGATION, PERMISSION):
+            terms[i - 1] = Term(PROHIBITION, f"{terms[i - 1].surface} {terms[i].surface}", terms[i - 1].clause)
+            del terms[i]
     for i, t in enumerate(terms):
         if t.key in (OBLIGATION, PERMISSION) and any(
                 p.key in NEGATORS and p.clause == t.clause for p in terms[max(0, i - 4): i]):
             terms[i] = Term(PROHIBITION, t.surface, t.clause)
     terms = [t for t in terms if t.key not in ARTICLES]
-    # "A and B" and "B and A" state the same thing when A and B are single plain words.
+    # "A and B" and "B and A" state the same thing when A and B are single plain words and the pair
+    # stands alone (in "A or B and C" the grouping is unclear, so nothing is reordered).
+    conjunctions = ("and", "or", "nor")
     for i in range(1, len(terms) - 1):
         a, conj, b = terms[i - 1], terms[i], terms[i + 1]
-        if conj.key in ("and", "or") and _is_plain_word(a.key) and _is_plain_word(b.key) and a.key > b.key:
+        alone = (i < 2 or terms[i - 2].key not in conjunctions or terms[i - 2].clause != a.clause) and (
+            i + 2 >= len(terms) or terms[i + 2].key not in conjunctions or terms[i + 2].clause != b.clause)
+        if conj.key in ("and", "or") and alone and _is_plain_word(a.key) and _is_plain_word(b.key) and a.key > b.key:
             terms[i - 1], terms[i + 1] = b, a
     return terms
 
@@ -395,9 +433,10 @@ def is_temporal_number(keys: list[str], i: int) -> bool:
     key = keys[i]
     if key.endswith("%"):
         return False
-    after = keys[i + 1: i + 3]
-    if after and (after[0] in DURATION_UNITS or (after[0] in _DURATION_QUALIFIERS and len(after) > 1
-                                                  and after[1] in DURATION_UNITS)):
+    after = keys[i + 1: i + 5]
+    while after and after[0] in _DURATION_QUALIFIERS:
+        after = after[1:]
+    if after and after[0] in DURATION_UNITS:
         return True
     window = keys[max(0, i - 3): i + 4]
     if any(k in MONTHS for k in window):

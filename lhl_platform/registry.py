@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.events.model import canonical_json, sha256_hex
-from lhl_platform.events.payloads import EventType, ModelRemoved
+from lhl_platform.events.payloads import EventType, JudgePrimarySet, ModelRemoved
 from lhl_platform.home import Home
 
 REGISTRY_STREAM = "registry"
@@ -64,6 +64,21 @@ def add_model(home: Home, spec: ModelSpec) -> bool:
 
 def _event_count(home: Home) -> int:
     return len(home.events.read(REGISTRY_STREAM))
+
+
+def primary_judge(home: Home) -> str:
+    """The judge every report uses unless told otherwise: the offline rubric judge, or the latest choice."""
+    chosen = [e.data_as(JudgePrimarySet).name for e in home.events.read(REGISTRY_STREAM)
+              if e.type == EventType.JUDGE_PRIMARY_SET]
+    return chosen[-1] if chosen else BUILTIN_JUDGE.name
+
+
+def set_primary_judge(home: Home, name: str) -> None:
+    spec = get_model(home, name)
+    if spec.role != "judge":
+        raise RegistryError(f"{name!r} is registered as an {spec.role}, not a judge")
+    home.events.append(REGISTRY_STREAM, EventType.JUDGE_PRIMARY_SET, name,
+                       f"judge.primary_set:{name}:{_event_count(home)}", JudgePrimarySet(name=name))
 
 
 def remove_model(home: Home, name: str) -> None:

@@ -1,14 +1,28 @@
 """A loopback HTTP server that plays scripted responses and records requests (the providers' SDKs talk
-to it for real, through their own HTTP stack)."""
+to it for real, through their own HTTP stack).
+
+Besides answering, the server can misbehave at the transport level the way real networks and load
+balancers do: a reply with `drop` set (or a random share of requests, see `ScriptedServer.drop`)
+reads the request and then hangs up: `"close"` closes the connection in an orderly way without a
+response (the client sees the server disconnect), `"reset"` aborts it (the client sees a connection
+reset), and `"partial"` sends the status line, the headers and half the announced body before closing
+(the client sees an incomplete read)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import random
+import socket
+import struct
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
+
+DropMode = Literal["close", "reset", "partial"]
 
 
 @dataclass
@@ -17,6 +31,7 @@ class Reply:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    drop: DropMode | None = None  # hang up instead of answering
 
 
 @dataclass
@@ -24,6 +39,7 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: Any
+    dropped: bool = False
 
 
 class ScriptedServer:
@@ -32,6 +48,9 @@ class ScriptedServer:
         self.default: Reply | None = None
         self.requests: list[Seen] = []
         self.lock = threading.Lock()
+        self.drop_rate = 0.0
+        self.drop_modes: tuple[DropMode, ...] = ("close",)
+        self.drop_rng = random.Random(0)
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -45,13 +64,24 @@ class ScriptedServer:
                 except ValueError:
                     body = raw.decode(errors="replace")
                 with outer.lock:
-                    outer.requests.append(Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                    reply = outer.replies.pop(0) if outer.replies else outer.default
+                    seen = Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    outer.requests.append(seen)
+                    # A random drop does not use up a scripted reply: the retried request gets it.
+                    if outer.drop_rate and outer.drop_rng.random() < outer.drop_rate:
+                        due = outer.replies[0] if outer.replies else outer.default
+                        reply: Reply | None = Reply(body=due.body if due else None,
+                                                    drop=outer.drop_rng.choice(outer.drop_modes))
+                    else:
+                        reply = outer.replies.pop(0) if outer.replies else outer.default
                 if reply is None:
                     reply = Reply(500, {"error": {"message": "no scripted reply"}})
                 if reply.delay:
                     time.sleep(reply.delay)
                 payload = (json.dumps(reply.body) if not isinstance(reply.body, str) else reply.body).encode()
+                if reply.drop:
+                    seen.dropped = True
+                    self.hang_up(reply.drop, payload)
+                    return
                 try:
                     self.send_response(reply.status)
                     self.send_header("content-type", "application/json")
@@ -63,11 +93,38 @@ class ScriptedServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
 
+            def hang_up(self, mode: DropMode, payload: bytes) -> None:
+                """End the connection without a (complete) response."""
+                self.close_connection = True
+                if mode == "partial":
+                    with contextlib.suppress(OSError):
+                        self.send_response(200)
+                        self.send_header("content-type", "application/json")
+                        self.send_header("content-length", str(max(len(payload), 2)))
+                        self.end_headers()
+                        self.wfile.write(payload[: len(payload) // 2])
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                elif mode == "reset":
+                    # Linger on with a zero timeout makes close() abort the connection with a reset.
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.connection.close()  # the real close happens once the handler's files are closed
+                else:
+                    with contextlib.suppress(OSError):
+                        self.connection.shutdown(socket.SHUT_RDWR)
+
             def log_message(self, *args: Any) -> None:
                 return None
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            request_queue_size = 128  # bursts of concurrent connections from the load tests
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                if isinstance(sys.exc_info()[1], OSError):
+                    return  # a hung-up or abandoned connection is expected here, not a test failure
+                super().handle_error(request, client_address)
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
@@ -80,6 +137,20 @@ class ScriptedServer:
             self.replies = list(replies)
             self.default = default
             self.requests.clear()
+            self.drop_rate = 0.0
+
+    def drop(self, rate: float, *modes: DropMode, seed: int = 0) -> None:
+        """From now on (until the next `script`), hang up on about `rate` of all requests, in one of `modes`
+        (chosen at random; all three when none is named)."""
+        with self.lock:
+            self.drop_rate = rate
+            self.drop_modes = modes or ("close", "reset", "partial")
+            self.drop_rng = random.Random(seed)
+
+    @property
+    def dropped(self) -> int:
+        with self.lock:
+            return sum(seen.dropped for seen in self.requests)
 
     def __enter__(self) -> ScriptedServer:
         self.thread.start()

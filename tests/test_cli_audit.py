@@ -4,11 +4,11 @@ import json
 
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from orchestration.cli import main
-from tests.conftest import outcome, write_outcomes
+from tests.helpers import outcome, write_outcomes
 
 METRIC_KEYS = {"model", "runs", "n", "tp", "fp", "fn", "tn", "supported", "contradicted", "n_missing_condition",
                "n_extra_condition", "far", "frr", "acc", "hal_tp", "hal_gen", "jeq", "rdi", "rdi_ci_low",
-               "rdi_ci_high", "missing_rows"}
+               "rdi_ci_high", "missing_rows", "contracts"}
 
 
 def _run(capsys, *args):
@@ -29,11 +29,15 @@ def test_report_json_has_exactly_the_spec_shape(demo_home, capsys):
     code, out, _ = _run(capsys, "--home", str(demo_home), "report", "--format", "json", "--resamples", "300")
     assert code == 0
     report = json.loads(out)
-    # SPEC 7's five sections, plus tokens and cost per model and run (the providers issue)
-    assert set(report) == {"leaderboard", "per_run", "typed_profiles", "gaps", "composite", "usage"}
+    # The five metric sections, the scope they were computed in, tokens and cost per model and run, the RDI
+    # table with its shares, mean and SD across runs, and per-clause-type profiles.
+    assert set(report) == {"scope", "leaderboard", "per_run", "typed_profiles", "gaps", "composite", "usage", "rdi",
+                           "run_summary", "clause_profiles"}
+    assert set(report["scope"]) == {"corpus_id", "corpus_name", "subset", "runs", "judge", "models", "contracts",
+                                    "matched_contracts"}
     assert {(u["model"], u["run"]) for u in report["usage"]} == {(r["model"], r["run"]) for r in report["per_run"]}
     assert {r["model"] for r in report["leaderboard"]} == {"lexical", "sim-inventor", "sim-omitter", "sim-balanced"}
-    assert set(report["leaderboard"][0]) == METRIC_KEYS
+    assert set(report["leaderboard"][0]) == METRIC_KEYS | {"coverage_differs"}
     assert set(report["per_run"][0]) == METRIC_KEYS | {"run"}
     assert set(report["typed_profiles"][0]) == METRIC_KEYS | {"category"}
     assert set(report["gaps"][0]) == {"model", "gap", "max_category", "min_category"}

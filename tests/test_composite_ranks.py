@@ -6,7 +6,7 @@ from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
 from lhl_platform.importer import import_outcomes
 from lhl_platform.report.build import build_report
-from tests.conftest import outcome, write_outcomes
+from tests.helpers import outcome, write_outcomes
 
 
 def _model_rows(model, kinds):

@@ -16,7 +16,7 @@ from lhl_platform.importer import import_outcomes
 from lhl_platform.registry import add_model
 from orchestration.definitions import defs
 from resources import LhlHome
-from tests.conftest import outcome, write_outcomes
+from tests.helpers import outcome, write_outcomes
 
 ASSETS = [contracts, oracle, clause_taxonomy, extractions, judge_verdicts, sql_model_assets, *all_checks]
 QUIET = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}

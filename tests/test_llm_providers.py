@@ -15,7 +15,7 @@ from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.extraction.prompts import extraction_messages
 from lhl_platform.factory import build_model
 from lhl_platform.providers.base import ExtractTask, FinishReason, ModelRequest
-from lhl_platform.providers.llm.base import CredentialError
+from lhl_platform.providers.llm.credentials import CredentialError
 from tests.fakes import Reply, ScriptedServer
 
 FAST = {"backoff_base_s": 0.01, "backoff_max_s": 2.0, "max_retries": 3, "timeout_s": 5}
@@ -251,3 +251,43 @@ def test_gemini_without_a_cache_falls_back_to_sending_instructions(server, monke
     model = build_model(spec)
     assert run(model, spec).content == ANSWER
     assert "systemInstruction" in server.requests[1].body and model.cache_errors
+
+
+RATE_LIMITED = Reply(429, {"error": {"code": 429, "message": "Resource has been exhausted",
+                                     "status": "RESOURCE_EXHAUSTED"}})
+CACHE_CREATED = Reply(200, {"name": "cachedContents/abc123", "model": "models/gemini-test",
+                            "expireTime": "2026-11-30T00:00:00Z"})
+
+
+def cached_gemini(server, monkeypatch, **params):
+    monkeypatch.setenv("GEMINI_API_KEY", "gk-test-secret")
+    spec = ModelSpec(name="m", provider="gemini", model_id="gemini-test", base_url=server.url,
+                     params={**FAST, "context_cache_ttl_s": 3600, **params})
+    return build_model(spec), spec
+
+
+def test_gemini_cache_creation_is_retried_like_a_call(server, monkeypatch):
+    server.script(RATE_LIMITED, CACHE_CREATED, GeminiFake().ok(ANSWER))
+    model, spec = cached_gemini(server, monkeypatch)
+    assert run(model, spec).content == ANSWER
+    limited, create, call = server.requests
+    assert "cachedContents" in limited.path and "cachedContents" in create.path
+    assert call.body.get("cachedContent") == "cachedContents/abc123" and "systemInstruction" not in call.body
+    assert model.cache_errors == []
+
+
+def test_gemini_cache_that_cannot_be_created_is_reported_and_calls_go_uncached(server, monkeypatch):
+    gemini = GeminiFake()
+    server.script(*[RATE_LIMITED] * 3, gemini.ok(ANSWER), gemini.ok(ANSWER))
+    model, spec = cached_gemini(server, monkeypatch, max_retries=2)
+
+    async def two_calls():
+        return [await model.complete(request(spec)), await model.complete(request(spec, TEXT + " again"))]
+
+    assert all(r.content == ANSWER for r in asyncio.run(two_calls()))
+    creates = [r for r in server.requests if "cachedContents" in r.path]
+    calls = [r for r in server.requests if "generateContent" in r.path]
+    assert len(creates) == 3 and len(calls) == 2  # the retries once, not again for every call
+    assert all("systemInstruction" in c.body and "cachedContent" not in c.body for c in calls)
+    (error,) = model.cache_errors
+    assert "rate limited (429)" in error and "after 3 attempts" in error

@@ -9,7 +9,7 @@ from lhl_platform.home import Home
 from lhl_platform.importer import import_outcomes
 from lhl_platform.report.build import build_report
 from lhl_platform.warehouse.build import read_warehouse
-from tests.conftest import outcome, write_outcomes
+from tests.helpers import outcome, write_outcomes
 
 NUMERIC = "Cap On Liability"
 TEMPORAL = "Agreement Date"

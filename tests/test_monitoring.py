@@ -10,7 +10,7 @@ from lhl_platform.monitoring import drift
 from lhl_platform.warehouse.build import read_warehouse
 from orchestration.launch import ALL_ASSETS, QUIET
 from resources import LhlHome
-from tests.conftest import outcome, write_outcomes
+from tests.helpers import outcome, write_outcomes
 
 
 def _rows(model, run, contradicted_share, extra_share):

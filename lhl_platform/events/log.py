@@ -3,19 +3,19 @@
 Layout under `<home>/events/`:
 - `STREAMS`: one line per stream ever created (append-only), so a deleted stream is noticed.
 - `<stream>/<seq>.parquet`: segments; events inside are numbered and hash-chained per stream.
-- `<stream>/manifest.json`: the ordered segment list with each file's SHA-256.
+- `<stream>/manifest.json`: the ordered segment list with each file's SHA-256 (the commit point).
+- `CHECKPOINT`: every committed stream head, itself hash-chained (`checkpoint.py`), so a stream cut
+  short or put back to an older copy is noticed.
 
 Each writer holds an exclusive lock on its stream, so Dagster can run partitions in parallel
-processes (one stream per partition) while DuckDB only ever reads the segments.
+processes (one stream per partition) while DuckDB only ever reads the segments. Every read goes
+through the manifests and checks the segments' hashes first (`integrity.py`).
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
-import json
 import os
-import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -29,51 +29,45 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from lhl_platform import __version__
+from lhl_platform.events.checkpoint import Checkpoint
+from lhl_platform.events.integrity import (
+    INGEST_STREAM,
+    STREAM_PATTERN,
+    STREAMS_INDEX,
+    DamagedLogError,
+    HashCache,
+    SegmentEntry,
+    check_corpora,
+    check_stream,
+    file_sha256,
+    parse_manifest,
+    read_manifest,
+    read_streams,
+    rel,
+    stream_head_of,
+    write_manifest,
+)
 from lhl_platform.events.model import EVENT_COLUMNS, GENESIS, Event, canonical_json, sha256_hex
-from lhl_platform.events.payloads import EventType, check_payload
+from lhl_platform.events.payloads import CorpusIngested, EventType, check_payload
 
-STREAM_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:=-]{0,200}$")
+__all__ = ["SCHEMA", "STREAM_PATTERN", "DamagedLogError", "EventLog", "SegmentEntry", "StreamWriter",
+           "checked_segments", "file_sha256", "read_manifest", "stream_head"]
+
 SCHEMA = pa.schema([(name, pa.int64() if name == "seq" else pa.string()) for name in EVENT_COLUMNS])
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-@dataclass
-class SegmentEntry:
-    name: str
-    sha256: str
-    first_seq: int
-    count: int
-    last_chain: str
-
-
-def read_manifest(stream_dir: Path) -> list[SegmentEntry]:
-    path = stream_dir / "manifest.json"
-    if not path.exists():
-        return []
-    return [SegmentEntry(**entry) for entry in json.loads(path.read_text())["segments"]]
-
-
-def _write_manifest(stream_dir: Path, entries: list[SegmentEntry]) -> None:
-    tmp = stream_dir / "manifest.json.tmp"
-    tmp.write_text(json.dumps({"segments": [e.__dict__ for e in entries]}, indent=1))
-    os.replace(tmp, stream_dir / "manifest.json")
 
 
 @dataclass
 class StreamWriter:
-    """Buffers events for one stream and writes them as segments; use via `EventLog.writer`."""
+    """Buffers events for one stream and writes them as segments; use via `EventLog.writer`.
+
+    An `atomic` writer never flushes on its own: everything appended is committed as one segment when
+    the writer closes normally, and nothing at all when it closes with an error."""
 
     root: Path
     stream: str
     flush_every: int = 5000
     flush_seconds: float | None = None  # also flush when the oldest buffered event is this old
+    atomic: bool = False
     _entries: list[SegmentEntry] = field(default_factory=list)
     _keys: set[str] = field(default_factory=set)
     _buffer: list[Event] = field(default_factory=list)
@@ -88,7 +82,12 @@ class StreamWriter:
         return self.root / self.stream
 
     def _open(self) -> None:
-        self._entries = read_manifest(self.dir)
+        # A writer extends only a stream that is intact as far as a reader can tell: its manifest
+        # readable, its segments matching their hashes, and not behind its checkpointed head.
+        anchors = Checkpoint(self.root).anchors({self.stream}).get(self.stream, [])
+        cache = HashCache(self.root)
+        self._entries = check_stream(self.root, self.stream, anchors, cache)
+        cache.save()
         # The manifest is the commit point: a segment file it does not list was written by a writer that
         # died before committing it (kill -9). Its events never counted; keep the file aside for forensics.
         committed = {e.name for e in self._entries}
@@ -96,10 +95,8 @@ class StreamWriter:
             if orphan.name not in committed:
                 os.replace(orphan, self.dir / f"{orphan.name}.uncommitted-{time.time_ns()}")
         if self._entries:
-            last = self._entries[-1]
-            self._next_seq = last.first_seq + last.count
-            self._prev_hash = last.last_chain
-            self._keys = EventLog(self.root).keys(self.stream)
+            self._next_seq, self._prev_hash = stream_head_of(self._entries)
+            self._keys = _keys_of(self.root, [self.dir / e.name for e in self._entries])
 
     def has(self, idempotency_key: str) -> bool:
         return idempotency_key in self._keys
@@ -128,13 +125,14 @@ class StreamWriter:
         self.written += 1
         if len(self._buffer) == 1:
             self._buffered_since = time.monotonic()
-        if len(self._buffer) >= self.flush_every or (
-                self.flush_seconds is not None and time.monotonic() - self._buffered_since >= self.flush_seconds):
+        if not self.atomic and (len(self._buffer) >= self.flush_every or (
+                self.flush_seconds is not None and time.monotonic() - self._buffered_since >= self.flush_seconds)):
             self.flush()
         return True
 
     def flush(self) -> None:
-        """Write buffered events as one new immutable segment and record it in the manifest."""
+        """Write buffered events as one new immutable segment, record it in the manifest (the commit),
+        then record the stream's new head in the checkpoint."""
         if not self._buffer:
             return
         first = self._buffer[0].seq
@@ -144,9 +142,16 @@ class StreamWriter:
         tmp = self.dir / f".{name}.tmp"
         pq.write_table(table, tmp, compression="zstd")
         os.replace(tmp, self.dir / name)
-        self._entries.append(SegmentEntry(name=name, sha256=file_sha256(self.dir / name), first_seq=first,
-                                          count=len(self._buffer), last_chain=self._buffer[-1].chain_hash))
-        _write_manifest(self.dir, self._entries)
+        entry = SegmentEntry(name=name, sha256=file_sha256(self.dir / name), first_seq=first,
+                             count=len(self._buffer), last_chain=self._buffer[-1].chain_hash)
+        self._entries.append(entry)
+        write_manifest(self.dir, self._entries)
+        self._buffer.clear()
+        Checkpoint(self.root).append(self.stream, entry.end, entry.last_chain)
+
+    def discard(self) -> None:
+        """Drop what is buffered (an atomic writer closed by an error): none of it was committed."""
+        self.written -= len(self._buffer)
         self._buffer.clear()
 
 
@@ -160,26 +165,29 @@ class EventLog:
     def glob(self) -> str:
         return str(self.root / "*" / "*.parquet")
 
+    @property
+    def checkpoint(self) -> Checkpoint:
+        return Checkpoint(self.root)
+
     def streams(self) -> list[str]:
-        index = self.root / "STREAMS"
-        if not index.exists():
-            return []
-        return list(dict.fromkeys(line for line in index.read_text().splitlines() if line))
+        """Every stream ever created; raises DamagedLogError when the index is garbled."""
+        return read_streams(self.root)
 
     def keys(self, stream: str) -> set[str]:
         """Idempotency keys already recorded in a stream (what a re-run would skip)."""
-        found: set[str] = set()
-        for entry in read_manifest(self.root / stream):
-            table = pq.read_table(self.root / stream / entry.name, columns=["idempotency_key"])
-            found.update(table.column(0).to_pylist())
-        return found
+        return _keys_of(self.root, checked_segments(self, [stream]))
 
     def has_events(self) -> bool:
         return any(self.root.glob("*/*.parquet"))
 
+    def segments(self, streams: list[str] | None = None, corpora_dir: Path | None = None) -> list[Path]:
+        """The committed segments of every stream (or the given ones), each checked before it is read;
+        given `corpora_dir`, the stored corpus files are checked as well (see `checked_segments`)."""
+        return checked_segments(self, streams, corpora_dir)
+
     @contextmanager
-    def writer(self, stream: str, flush_every: int = 5000,
-               flush_seconds: float | None = None) -> Iterator[StreamWriter]:
+    def writer(self, stream: str, flush_every: int = 5000, flush_seconds: float | None = None,
+               atomic: bool = False) -> Iterator[StreamWriter]:
         if not STREAM_PATTERN.fullmatch(stream):
             raise ValueError(f"invalid event stream name {stream!r}")
         stream_dir = self.root / stream
@@ -187,15 +195,23 @@ class EventLog:
         with (stream_dir / ".lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if stream not in self.streams():
-                with (self.root / "STREAMS").open("a") as index:
+                with (self.root / STREAMS_INDEX).open("a") as index:
                     index.write(stream + "\n")
-            writer = StreamWriter(root=self.root, stream=stream, flush_every=flush_every, flush_seconds=flush_seconds)
+            self.checkpoint.touch()
+            writer = StreamWriter(root=self.root, stream=stream, flush_every=flush_every,
+                                  flush_seconds=flush_seconds, atomic=atomic)
             writer._open()
             try:
                 yield writer
-            finally:
-                # Flush even on error: events already appended describe work that really happened.
-                writer.flush()
+            except BaseException:
+                # Events already appended describe work that really happened, so a plain writer keeps
+                # them; an atomic writer commits all or nothing.
+                if atomic:
+                    writer.discard()
+                else:
+                    writer.flush()
+                raise
+            writer.flush()
 
     def append(self, stream: str, type: EventType, subject: str, idempotency_key: str, payload: BaseModel) -> bool:
         with self.writer(stream) as w:
@@ -204,14 +220,66 @@ class EventLog:
     def read(self, stream: str | None = None) -> list[Event]:
         """All events (or one stream's) in stream order; for small reads and verification."""
         out: list[Event] = []
-        for name in [stream] if stream else self.streams():
-            for entry in read_manifest(self.root / name):
-                out.extend(_events_of(self.root / name / entry.name))
+        for path in checked_segments(self, None if stream is None else [stream]):
+            out.extend(_events_of(self.root, path))
         return out
 
 
+def checked_segments(log: EventLog, streams: list[str] | None = None,
+                     corpora_dir: Path | None = None) -> list[Path]:
+    """The committed segment files of every stream in `STREAMS` (or of the given streams), in order.
 
-def _events_of(path: Path) -> list[Event]:
-    table = pq.read_table(path)
-    rows = table.to_pylist()
+    Each is checked first: the index and manifests readable, every segment present with the SHA-256
+    its manifest recorded (hashes of unchanged files come from a cache), no stream behind its head in
+    the checkpoint. Given `corpora_dir`, the stored corpus files are checked too, against the hashes
+    their ingest events recorded. The first thing that does not hold raises DamagedLogError (one line)."""
+    listed = log.streams()
+    names = listed if streams is None else list(dict.fromkeys(streams))
+    wanted = names if corpora_dir is None else [*names, INGEST_STREAM]
+    anchors = log.checkpoint.anchors(None if streams is None else set(wanted))
+    cache = HashCache(log.root)
+    known = set(listed)
+    checked: dict[str, list[Path]] = {}
+    for name in dict.fromkeys(wanted):
+        if not STREAM_PATTERN.fullmatch(name):
+            raise ValueError(f"invalid event stream name {name!r}")
+        entries = check_stream(log.root, name, anchors.get(name, []), cache, listed=name in known)
+        checked[name] = [log.root / name / e.name for e in entries]
+    if corpora_dir is not None:
+        recorded: dict[str, dict[str, str]] = {}  # corpus id -> its latest ingest's file hashes
+        for path in checked[INGEST_STREAM]:
+            for event in _events_of(log.root, path):
+                if event.type == EventType.CORPUS_INGESTED:
+                    ingest = event.data_as(CorpusIngested)
+                    recorded[ingest.corpus_id] = dict(ingest.files)
+        check_corpora(log.root, corpora_dir, recorded, cache)
+    cache.save()
+    return [path for name in names for path in checked[name]]
+
+
+def stream_head(log: EventLog, stream: str) -> tuple[int, str]:
+    """A stream's committed head: its event count and the chain hash of its last event ((0, 64 zeros)
+    when it has none). This is what the checkpoint records; `lhl verify` proves it from the events."""
+    if not STREAM_PATTERN.fullmatch(stream):
+        raise ValueError(f"invalid event stream name {stream!r}")
+    entries, _ = parse_manifest(log.root / stream, log.root)
+    return stream_head_of(entries)
+
+
+def _read_segment(root: Path, path: Path, columns: list[str] | None = None) -> pa.Table:
+    try:
+        return pq.read_table(path, columns=columns)
+    except (pa.ArrowException, OSError) as exc:
+        raise DamagedLogError(rel(root, path), f"unreadable segment ({exc})") from None
+
+
+def _keys_of(root: Path, paths: list[Path]) -> set[str]:
+    found: set[str] = set()
+    for path in paths:
+        found.update(_read_segment(root, path, ["idempotency_key"]).column(0).to_pylist())
+    return found
+
+
+def _events_of(root: Path, path: Path) -> list[Event]:
+    rows = _read_segment(root, path).to_pylist()
     return [Event.model_construct(**row) for row in rows]

@@ -29,6 +29,7 @@ class EventType(StrEnum):
     VERDICT_RECORDED = "verdict.recorded"
     VERDICT_FAILED = "verdict.failed"
     OUTCOME_IMPORTED = "outcome.imported"
+    JUDGE_PRIMARY_SET = "judge.primary_set"
 
 
 class Payload(BaseModel):
@@ -46,6 +47,12 @@ class CorpusIngested(Payload):
 
 
 class ModelRemoved(Payload):
+    name: str
+
+
+class JudgePrimarySet(Payload):
+    """The judge every report uses unless told otherwise."""
+
     name: str
 
 
@@ -113,6 +120,12 @@ class VerdictRecorded(Payload):
     params: dict[str, Any]
 
 
+class OutcomeImported(InstanceOutcome):
+    """An imported instance outcome; it belongs to the corpus that was active when it was imported."""
+
+    corpus_id: str = "imported"
+
+
 class VerdictFailed(ModelCall):
     judge: str
     contract_id: str
@@ -133,7 +146,8 @@ PAYLOADS: dict[EventType, type[BaseModel]] = {
     EventType.EXTRACTION_FAILED: ExtractionFailed,
     EventType.VERDICT_RECORDED: VerdictRecorded,
     EventType.VERDICT_FAILED: VerdictFailed,
-    EventType.OUTCOME_IMPORTED: InstanceOutcome,
+    EventType.OUTCOME_IMPORTED: OutcomeImported,
+    EventType.JUDGE_PRIMARY_SET: JudgePrimarySet,
 }
 
 

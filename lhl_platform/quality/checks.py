@@ -87,17 +87,39 @@ def labels_in_domain(con: duckdb.DuckDBPyConnection, model: str | None = None, r
 
 
 def every_tp_judged(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> CheckOutcome:
+    """Every true positive carries a verdict of the report's judge; unlabelled ones are named by model and run."""
     where, params = _where(model, run)
-    extra = (" and " if where else " where ") + "outcome = 'TP' and verdict is null"
-    rows = con.execute(f"select model, run, contract_id, clause_type from instance_outcomes{where}{extra}"
-                       " order by all", params).fetchall()
-    tps = con.execute(f"select count(*) from instance_outcomes{where}{(' and ' if where else ' where ')}outcome = 'TP'",
-                      params).fetchone()[0]
-    named = [f"{m}/run {r}: {c} / {t}" for m, r, c, t in rows[:MAX_NAMED]]
-    return CheckOutcome(name="every_tp_judged", passed=not rows, description="the evaluation judge labelled every TP",
-                        metadata={"true_positives": int(tps), "unjudged": len(rows), "examples": named},
-                        summary=f"all {tps} TPs judged" if not rows
-                        else f"{len(rows)} of {tps} TPs unjudged: {named[0]}")
+    extra = (" and " if where else " where ") + "outcome = 'TP'"
+    rows = con.execute(f"""select model, run, count(*) as tps, count(*) filter (where verdict is null) as unjudged
+                           from instance_outcomes{where}{extra} group by model, run order by model, run""",
+                       params).fetchall()
+    judge = con.execute("select judge from scope").fetchone()
+    tps = sum(r[2] for r in rows)
+    gaps = [f"{m}/run {r}: {u} of {n} TPs" for m, r, n, u in rows if u]
+    unjudged = sum(r[3] for r in rows)
+    return CheckOutcome(name="every_tp_judged", passed=not gaps,
+                        description="the report's judge labelled every TP of every compared model",
+                        metadata={"judge": judge[0] if judge else None, "true_positives": int(tps),
+                                  "unjudged": int(unjudged), "examples": gaps[:MAX_NAMED]},
+                        summary=f"all {tps} TPs judged" if not gaps
+                        else f"{unjudged} of {tps} TPs not labelled by judge {judge[0] if judge else '?'}: "
+                             + "; ".join(gaps[:5]))
+
+
+def comparable_scope(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> CheckOutcome:
+    """Warns when compared models cover different contracts or runs (the composite then uses the matched part)."""
+    rows = con.execute("""select model, contracts, contracts_lacking, matched_contracts, coverage_differs
+                          from scope_coverage order by model""").fetchall()
+    differing = [r for r in rows if r[4]]
+    matched = rows[0][3] if rows else 0
+    named = [f"{m}: lacks {lacking} contract(s)" if lacking else f"{m}: covers {n - matched} more than the matched"
+             for m, n, lacking, _, _ in differing]
+    return CheckOutcome(name="comparable_scope", passed=not differing,
+                        description="every compared model covers the same contracts in the same runs",
+                        metadata={"models": len(rows), "matched_contracts": int(matched), "differing": named},
+                        summary=f"all {len(rows)} models cover the same {matched} contracts and runs" if not differing
+                        else f"coverage differs; cross-model figures use the {matched} matched contracts: "
+                             + "; ".join(named[:5]))
 
 
 def no_duplicate_instances(con: duckdb.DuckDBPyConnection, model: str | None = None,
@@ -114,7 +136,7 @@ def no_duplicate_instances(con: duckdb.DuckDBPyConnection, model: str | None = N
 
 def all_checks(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> list[CheckOutcome]:
     return [check(con, model, run) for check in (completeness, labels_in_domain, every_tp_judged,
-                                                 no_duplicate_instances)]
+                                                 no_duplicate_instances, comparable_scope)]
 
 
 def drift_outcome(rows: list[DriftRow]) -> CheckOutcome:

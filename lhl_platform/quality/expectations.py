@@ -1,4 +1,5 @@
-"""A Great Expectations suite on `instance_outcomes`: the table's contract, checked by GX itself."""
+"""A Great Expectations suite on the recorded instances (`instance_rows`, before de-duplication), so that its
+uniqueness expectation can fail when an instance was recorded twice: the table's contract, checked by GX."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from lhl_platform.domain.models import MismatchType, Outcome, VerdictLabel
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, Category
 from lhl_platform.quality.checks import CheckOutcome
 
-SUITE_NAME = "instance_outcomes_suite"
+SUITE_NAME = "instance_rows_suite"
 
 
 def _suite() -> Any:
@@ -34,14 +35,14 @@ def _suite() -> Any:
     return suite
 
 
-def validate_instance_outcomes(frame: pd.DataFrame) -> CheckOutcome:
+def validate_instance_rows(frame: pd.DataFrame) -> CheckOutcome:
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)  # keep CLI output and logs clean
     source = context.data_sources.add_pandas("lhl")
-    asset = source.add_dataframe_asset(name="instance_outcomes")
+    asset = source.add_dataframe_asset(name="instance_rows")
     batch = asset.add_batch_definition_whole_dataframe("all").get_batch(batch_parameters={"dataframe": frame})
     result = batch.validate(_suite())
     failed = [r.expectation_config.type + (f"({r.expectation_config.kwargs.get('column')})"
@@ -50,7 +51,7 @@ def validate_instance_outcomes(frame: pd.DataFrame) -> CheckOutcome:
     stats = result.statistics
     return CheckOutcome(
         name="great_expectations_suite", passed=bool(result.success),
-        description=f"Great Expectations suite {SUITE_NAME} on instance_outcomes",
+        description=f"Great Expectations suite {SUITE_NAME} on instance_rows",
         summary=(f"{stats['successful_expectations']} of {stats['evaluated_expectations']} expectations met"
                  + (f"; failed: {', '.join(failed)}" if failed else "")),
         metadata={"evaluated": stats["evaluated_expectations"], "failed": failed, "rows": len(frame)})

@@ -10,9 +10,21 @@ import duckdb
 from lhl_platform.home import Home
 from lhl_platform.monitoring import drift
 from lhl_platform.quality.checks import CheckOutcome, all_checks, drift_outcome
-from lhl_platform.report.rows import CategoryRow, CompositeRow, GapRow, MetricRow, Report, RunRow, UsageRow
+from lhl_platform.report.rows import (
+    CategoryRow,
+    ClauseRow,
+    CompositeRow,
+    GapRow,
+    LeaderboardRow,
+    RdiRow,
+    Report,
+    RunRow,
+    RunSummaryRow,
+    UsageRow,
+)
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, rdi_cluster_interval, rdi_interval
 from lhl_platform.warehouse.build import read_warehouse
+from lhl_platform.warehouse.scope import ScopeRequest, resolved_scope
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -25,16 +37,24 @@ def _nan_to_none(row: dict[str, Any]) -> dict[str, Any]:
     return {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
 
 
-def build_report(home: Home, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0, cluster: bool = False) -> Report:
-    with read_warehouse(home) as con:
+class NothingInScope(LookupError):
+    pass
+
+
+def build_report(home: Home, request: ScopeRequest | None = None, *, resamples: int = DEFAULT_RESAMPLES,
+                 seed: int = 0, cluster: bool = False) -> Report:
+    with read_warehouse(home, request or ScopeRequest()) as con:
         return report_from(con, resamples=resamples, seed=seed, cluster=cluster)
 
 
 def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
                 cluster: bool = False) -> Report:
+    scope = resolved_scope(con)
+    if not scope.models:
+        raise NothingInScope(f"nothing is audited in scope (corpus {scope.corpus_name or 'none'}, runs "
+                             f"{scope.runs or 'any'}, judge {scope.judge}); see `lhl models list`, `lhl audit`")
     units = _rows(con, "select * from rdi_units")
-    n_contracts = {r["model"]: r["n"] for r in _rows(
-        con, "select model, count(distinct contract_id) as n from audit_scope group by model")}
+    n_contracts = {r["model"]: r["contracts"] for r in _rows(con, "select model, contracts from leaderboard")}
 
     def clusters(keys: tuple[str, ...]) -> dict[tuple[Any, ...], list[list[int]]]:
         """Per-contract (extra, missing, contradicted) sums for each value of `keys`, pooled over the rest."""
@@ -46,14 +66,16 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
             acc[2] += u["contradicted"]
         return {group: list(per_contract.values()) for group, per_contract in sums.items()}
 
+    grouped: dict[tuple[str, ...], dict[tuple[Any, ...], list[list[int]]]] = {}
+
     def with_ci(sql: str, keys: tuple[str, ...]) -> list[dict[str, Any]]:
-        grouped = clusters(keys) if cluster else {}
         out = []
         for row in _rows(con, sql):
-            group = tuple(row[k] for k in keys)
+            present = tuple(k for k in keys if row[k] is not None)  # a null category is the model's overall row
+            group = tuple(row[k] for k in present)
             key = "|".join(map(str, group))
             if cluster:
-                values = grouped.get(group, [])
+                values = grouped.setdefault(present, clusters(present)).get(group, [])
                 low, high = rdi_cluster_interval(
                     [v[0] for v in values], [v[1] for v in values], [v[2] for v in values], resamples=resamples,
                     seed=seed, key=key, n_clusters=max(len(values), n_contracts.get(row["model"], 0)))
@@ -64,18 +86,23 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
         return out
 
     return Report(
-        leaderboard=[MetricRow(**r) for r in with_ci("select * from leaderboard", ("model",))],
+        scope=scope,
+        leaderboard=[LeaderboardRow(**r) for r in with_ci("select * from leaderboard", ("model",))],
         per_run=[RunRow(**r) for r in with_ci("select * from per_run_metrics", ("model", "run"))],
         typed_profiles=[CategoryRow(**r) for r in with_ci("select * from typed_profiles", ("model", "category"))],
         gaps=[GapRow(**_nan_to_none(r)) for r in _rows(con, "select * from category_gaps")],
         composite=[CompositeRow(**_nan_to_none(r)) for r in _rows(con, "select * from composite_ranks")],
         usage=[UsageRow(**_nan_to_none(r)) for r in _rows(con, "select * from usage_costs")],
+        rdi=[RdiRow(**r) for r in with_ci("select * from rdi", ("model", "category"))],
+        run_summary=[RunSummaryRow(**_nan_to_none(r)) for r in _rows(con, "select * from run_summary")],
+        clause_profiles=[ClauseRow(**_nan_to_none(r)) for r in _rows(con, "select * from clause_profiles")],
     )
 
 
-def build_report_with_checks(home: Home, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+def build_report_with_checks(home: Home, request: ScopeRequest | None = None, *,
+                             resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
                              cluster: bool = False) -> tuple[Report, list[CheckOutcome]]:
     """The report and the check results, from one read of the warehouse."""
-    with read_warehouse(home) as con:
+    with read_warehouse(home, request or ScopeRequest()) as con:
         report = report_from(con, resamples=resamples, seed=seed, cluster=cluster)
         return report, [*all_checks(con), drift_outcome(drift(con))]

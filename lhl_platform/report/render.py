@@ -32,12 +32,24 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     def h(title: str) -> str:
         return f"## {title}" if markdown else f"{title}\n{'=' * len(title)}"
 
-    out = [h("Leaderboard (pooled over runs; rates in %)")]
+    sc = report.scope
+    out = [h("Scope"), *(f"{'- ' if markdown else ''}{line}" for line in (
+        f"corpus:    {sc.corpus_name} ({sc.corpus_id})",
+        f"contracts: {sc.contracts}" + (f" (subset {sc.subset})" if sc.subset else "")
+        + f"; matched across models and runs: {sc.matched_contracts}",
+        f"runs:      {', '.join(map(str, sc.runs))}",
+        f"judge:     {sc.judge}",
+        f"models:    {', '.join(sc.models)}")), ""]
+    out.append(h("Leaderboard (pooled over runs; rates in %)"))
     out.append(_table(
-        ["model", "runs", "n", "FAR", "FRR", "Acc", "HalTP", "HalGen", "JEq", "RDI [95% CI]", "missing"],
-        [[r.model, str(r.runs), str(r.n), _pct(r.far), _pct(r.frr), _pct(r.acc), _pct(r.hal_tp), _pct(r.hal_gen),
-          _pct(r.jeq), f"{_signed(r.rdi)} [{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]", str(r.missing_rows)]
+        ["model", "runs", "contracts", "n", "FAR", "FRR", "Acc", "HalTP", "HalGen", "JEq", "RDI [95% CI]", "missing"],
+        [[r.model + (" *" if r.coverage_differs else ""), str(r.runs), str(r.contracts), str(r.n), _pct(r.far),
+          _pct(r.frr), _pct(r.acc), _pct(r.hal_tp), _pct(r.hal_gen), _pct(r.jeq),
+          f"{_signed(r.rdi)} [{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]", str(r.missing_rows)]
          for r in report.leaderboard], markdown))
+    if any(r.coverage_differs for r in report.leaderboard):
+        out.append(f"* coverage differs from the {sc.matched_contracts} matched contracts; the composite uses only "
+                   "the matched contracts x runs")
     out.append("")
     out.append(h("Typed HalTP by category (%), with Gap (pp)"))
     categories = ["numeric", "obligation", "factual", "temporal"]
@@ -49,11 +61,10 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
                         _pct(gaps[m.model].gap) if m.model in gaps else "-"] for m in report.leaderboard], markdown))
     out.append("")
     out.append(h("Risk Direction Index (missing vs extra condition, % of contradicted)"))
-    out.append(_table(["model", "contradicted", "missing %", "extra %", "RDI", "95% CI"],
-                      [[r.model, str(r.contradicted),
-                        _pct(r.n_missing_condition / r.contradicted if r.contradicted else None),
-                        _pct(r.n_extra_condition / r.contradicted if r.contradicted else None), _signed(r.rdi),
-                        f"[{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]"] for r in report.leaderboard], markdown))
+    out.append(_table(["model", "contradicted", "missing %", "extra %", "scope %", "RDI", "95% CI"],
+                      [[r.model, str(r.contradicted), _pct(r.p_missing), _pct(r.p_extra), _pct(r.p_scope),
+                        _signed(r.rdi), f"[{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]"]
+                       for r in report.rdi if r.category is None], markdown))
     out.append("")
     out.append(h("Composite rank (weighted mean rank; lower is better)"))
     schemes = list(dict.fromkeys(c.scheme for c in report.composite))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from lhl_platform.warehouse.scope import Scope
+
 METRIC_COLUMNS = ("runs", "n", "tp", "fp", "fn", "tn", "supported", "contradicted", "n_missing_condition",
                   "n_extra_condition", "far", "frr", "acc", "hal_tp", "hal_gen", "jeq", "rdi")
 
@@ -11,6 +13,7 @@ METRIC_COLUMNS = ("runs", "n", "tp", "fp", "fn", "tn", "supported", "contradicte
 class MetricRow(BaseModel):
     model: str
     runs: int
+    contracts: int
     n: int
     tp: int
     fp: int
@@ -27,9 +30,13 @@ class MetricRow(BaseModel):
     hal_gen: float | None
     jeq: float | None
     rdi: float | None
-    rdi_ci_low: float | None
-    rdi_ci_high: float | None
+    rdi_ci_low: float | None = None
+    rdi_ci_high: float | None = None
     missing_rows: int
+
+
+class LeaderboardRow(MetricRow):
+    coverage_differs: bool
 
 
 class RunRow(MetricRow):
@@ -67,10 +74,53 @@ class UsageRow(BaseModel):
     cost_usd: float | None
 
 
+class ClauseRow(MetricRow):
+    category: str
+    clause_type: str
+
+
+class RdiRow(BaseModel):
+    model: str
+    category: str | None
+    contradicted: int
+    n_missing_condition: int
+    n_extra_condition: int
+    n_scope: int
+    p_missing: float | None
+    p_extra: float | None
+    p_scope: float | None
+    rdi: float | None
+    rdi_ci_low: float | None = None
+    rdi_ci_high: float | None = None
+
+
+class RunSummaryRow(BaseModel):
+    model: str
+    runs: int
+    far_mean: float | None
+    far_sd: float | None
+    frr_mean: float | None
+    frr_sd: float | None
+    acc_mean: float | None
+    acc_sd: float | None
+    hal_tp_mean: float | None
+    hal_tp_sd: float | None
+    hal_gen_mean: float | None
+    hal_gen_sd: float | None
+    jeq_mean: float | None
+    jeq_sd: float | None
+    rdi_mean: float | None
+    rdi_sd: float | None
+
+
 class Report(BaseModel):
-    leaderboard: list[MetricRow]
+    scope: Scope
+    leaderboard: list[LeaderboardRow]
     per_run: list[RunRow]
     typed_profiles: list[CategoryRow]
     gaps: list[GapRow]
     composite: list[CompositeRow]
     usage: list[UsageRow]
+    rdi: list[RdiRow]
+    run_summary: list[RunSummaryRow]
+    clause_profiles: list[ClauseRow]

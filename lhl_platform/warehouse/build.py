@@ -1,5 +1,11 @@
 """Build the DuckDB warehouse: source tables from the event log and corpora, then the SQL models.
 
+The models come in three layers (`sql/staging`, `sql/intermediate`, `sql/marts`). Staging and
+intermediate tables hold every corpus, run and judge; the marts are computed within a scope (one corpus,
+its contracts or a subset, some runs, some models, one judge) given as small `scope*` tables. The stored
+warehouse holds the marts of the default scope; a scoped read computes its own marts as temporary tables
+over the stored layers (see `scope.py`).
+
 The warehouse is a projection: it can always be rebuilt from the events. DuckDB allows one writing
 process per file, so builds take an exclusive file lock, and a build is skipped when the event log
 and corpora are unchanged since the last one (their fingerprint is stored in `_build`).
@@ -22,30 +28,36 @@ import pyarrow as pa
 from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
 from lhl_platform.events.log import SCHEMA
 from lhl_platform.home import Home
+from lhl_platform.registry import primary_judge
+from lhl_platform.warehouse.scope import ScopeRequest, apply_scope
 from sql import SQL_DIR
 
 _DEPENDS = re.compile(r"^--\s*depends_on:\s*(.+)$", re.MULTILINE)
-SOURCES = ("events", "oracle", "clause_taxonomy")
+LAYERS = ("staging", "intermediate", "marts")
+SCOPE_TABLES = ("scope", "scope_models", "scope_runs", "scope_contracts")
+SOURCES = ("events", "oracle", "clause_taxonomy", *SCOPE_TABLES)
 
 
 @dataclass(frozen=True)
 class SqlModel:
     name: str
+    layer: str
     sql: str
     depends_on: tuple[str, ...]
     description: str
 
 
-def sql_models(folder: Path = SQL_DIR) -> list[SqlModel]:
-    """All SQL models in dependency order."""
+def sql_models(folder: Path = SQL_DIR, layers: tuple[str, ...] = LAYERS) -> list[SqlModel]:
+    """The SQL models of the given layers, in dependency order."""
     models: dict[str, SqlModel] = {}
-    for path in sorted(folder.glob("*.sql")):
-        text = path.read_text()
-        deps = tuple(d.strip() for m in _DEPENDS.findall(text) for d in m.split(",") if d.strip())
-        comment = [ln[2:].strip() for ln in text.splitlines() if ln.startswith("--") and not _DEPENDS.match(ln)]
-        models[path.stem] = SqlModel(path.stem, text, deps, " ".join(comment))
+    for layer in LAYERS:
+        for path in sorted((folder / layer).glob("*.sql")):
+            text = path.read_text()
+            deps = tuple(d.strip() for m in _DEPENDS.findall(text) for d in m.split(",") if d.strip())
+            comment = [ln[2:].strip() for ln in text.splitlines() if ln.startswith("--") and not _DEPENDS.match(ln)]
+            models[path.stem] = SqlModel(path.stem, layer, text, deps, " ".join(comment))
     order = TopologicalSorter({name: set(m.depends_on) - set(SOURCES) for name, m in models.items()})
-    return [models[name] for name in order.static_order()]
+    return [models[name] for name in order.static_order() if models[name].layer in layers]
 
 
 def fingerprint(home: Home) -> str:
@@ -55,6 +67,7 @@ def fingerprint(home: Home) -> str:
     for oracle in sorted(home.corpora_dir.glob("*/oracle.parquet")):
         digest.update(oracle.parent.name.encode())
     digest.update("".join(m.sql for m in sql_models()).encode())
+    digest.update(primary_judge(home).encode())
     return digest.hexdigest()
 
 
@@ -68,10 +81,8 @@ def _locked(home: Home) -> Iterator[None]:
 
 def _load_sources(con: duckdb.DuckDBPyConnection, home: Home, streams: list[str] | None = None) -> None:
     """Load events (all, or only the given streams'), every stored corpus's oracle and the taxonomy."""
-    if streams is None:
-        files = [home.events.glob] if home.events.has_events() else []
-    else:
-        files = [str(p) for s in streams for p in sorted((home.events.root / s).glob("*.parquet"))]
+    # Only committed segments, each checked against its manifest first (one-line DamagedLogError if not).
+    files = [str(p) for p in home.events.segments(streams, home.corpora_dir)]
     if files:
         con.execute("create or replace table events as select * from read_parquet(?, union_by_name = true)",
                     [files])
@@ -104,32 +115,41 @@ def build_warehouse(home: Home, *, force: bool = False) -> bool:
                 if row is not None and row[0] == current:
                     return False
             _load_sources(con, home)
-            apply_models(con)
+            apply_models(con, ("staging", "intermediate"))
+            apply_scope(con, ScopeRequest(judge=primary_judge(home)))
+            apply_models(con, ("marts",))
             con.execute("create or replace table _build as select ? as fingerprint", [current])
             return True
         finally:
             con.close()
 
 
-def apply_models(con: duckdb.DuckDBPyConnection) -> None:
-    for model in sql_models():
-        con.execute(f"create or replace table {model.name} as {model.sql}")
+def apply_models(con: duckdb.DuckDBPyConnection, layers: tuple[str, ...] = LAYERS, temp: bool = False) -> None:
+    kind = "temp table" if temp else "table"
+    for model in sql_models(layers=layers):
+        con.execute(f"create or replace {kind} {model.name} as {model.sql}")
 
 
-def partition_connection(home: Home, streams: list[str]) -> duckdb.DuckDBPyConnection:
+def partition_connection(home: Home, streams: list[str], judge: str | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory warehouse over just some streams (one partition), for partition-level checks."""
     con = duckdb.connect()
     _load_sources(con, home, streams)
-    apply_models(con)
+    apply_models(con, ("staging", "intermediate"))
+    apply_scope(con, ScopeRequest(judge=judge or primary_judge(home)))
+    apply_models(con, ("marts",))
     return con
 
 
 @contextmanager
-def read_warehouse(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection to an up-to-date warehouse."""
+def read_warehouse(home: Home, request: ScopeRequest | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to an up-to-date warehouse; with a scope request, its marts are computed
+    for that scope (as temporary tables over the stored layers)."""
     build_warehouse(home)
     con = duckdb.connect(str(home.warehouse_path), read_only=True)
     try:
+        if request is not None:
+            apply_scope(con, request.model_copy(update={"judge": request.judge or primary_judge(home)}), temp=True)
+            apply_models(con, ("marts",), temp=True)
         yield con
     finally:
         con.close()

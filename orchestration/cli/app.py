@@ -34,7 +34,10 @@ class Cli:
         return self.groups[name]
 
     def add(self, name: str, func: Command, help: str, group: str | None = None) -> argparse.ArgumentParser:
-        where = self.groups[group] if group else self.commands
+        return self.add_to(self.groups[group] if group else self.commands, name, func, help)
+
+    def add_to(self, where: argparse._SubParsersAction[argparse.ArgumentParser], name: str, func: Command,
+               help: str) -> argparse.ArgumentParser:
         p = where.add_parser(name, help=help, description=help)
         p.add_argument("--home", default=argparse.SUPPRESS, help=HOME_HELP)
         p.set_defaults(func=func)

@@ -36,10 +36,23 @@ def cmd_judge(args: argparse.Namespace, home: Home) -> int:
     return 0
 
 
+def cmd_judge_primary(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.registry import set_primary_judge
+
+    set_primary_judge(home, args.name)
+    print(f"primary judge: {args.name} (reports use its verdicts unless --judge says otherwise)")
+    return 0
+
+
 def register(cli: Cli) -> None:
-    jd = cli.add("judge", cmd_judge, "judge one (truth, extracted) pair, or many from --pairs FILE.jsonl")
+    # `lhl judge` judges pairs; `lhl judge primary|validate|agree` are its subcommands.
+    jd = cli.add("judge", cmd_judge, "judge one (truth, extracted) pair, or many from --pairs FILE.jsonl; "
+                 "subcommands: primary NAME")
     jd.add_argument("--clause-type")
     jd.add_argument("--truth")
     jd.add_argument("--extracted")
     jd.add_argument("--pairs", help="JSONL: clause_type, truth, extracted, optional id; one JSON line out per pair")
     jd.add_argument("--judge", default="rubric", help="registered judge model (default: the offline rubric judge)")
+    subs = jd.add_subparsers(dest="judge_command", required=False, metavar="COMMAND")
+    primary = cli.add_to(subs, "primary", cmd_judge_primary, "make a registered judge the one reports use by default")
+    primary.add_argument("name")

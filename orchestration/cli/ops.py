@@ -12,29 +12,45 @@ from orchestration.cli.app import Cli, CliError
 
 
 def cmd_verify(args: argparse.Namespace, home: Home) -> int:
-    from lhl_platform.events.verify import verify_log
+    import json
 
-    report = verify_log(home.events)
+    from lhl_platform.events.verify import export_head, verify_home
+
+    report = verify_home(home)
     if not report.ok:
-        raise CliError(f"event log altered: {report.problem}")
+        raise CliError(f"evidence altered: {report.summary()}")
+    if args.export:
+        print(json.dumps(export_head(home.events, report).as_json(), indent=1))
+        return 0
     print(f"event log intact: {report.streams} streams, {report.segments} segments, {report.events} events")
+    print(f"corpora intact: {report.corpora} corpora, {report.corpus_files} files")
+    head = report.checkpoint
+    if head is not None and head.entries:
+        print(f"checkpoint: {head.entries} entries, head {head.hash}")
+    if report.unanchored:
+        print(f"{len(report.unanchored)} stream(s) have events newer than the checkpoint "
+              "(anchored by their next write or by `lhl verify --export`)")
     return 0
 
 
 def cmd_ui(args: argparse.Namespace, home: Home) -> int:
+    from orchestration.ui_process import quiet_env, run_process_tree
+
     home.ensure()
-    env = {**os.environ, "DAGSTER_HOME": str(home.dagster_dir), "LHL_HOME": str(home.root)}
+    env = quiet_env({**os.environ, "DAGSTER_HOME": str(home.dagster_dir), "LHL_HOME": str(home.root)})
     command = [sys.executable, "-m", "dagster", "dev", "-m", "orchestration.definitions",
                "--host", args.host, "--port", str(args.port)]
     print(f"Dagster UI for {home.root} on http://{args.host}:{args.port} (Ctrl-C to stop)", flush=True)
-    try:
-        return subprocess.call(command, env=env)
-    except KeyboardInterrupt:
-        return 0
+    # SIGTERM, SIGINT or SIGHUP stops the whole tree (webserver, daemon, code servers); the tree never
+    # reads input, and runs in a session of its own, away from the terminal.
+    return run_process_tree(command, env=env, stdin=subprocess.DEVNULL)
 
 
 def register(cli: Cli) -> None:
-    cli.add("verify", cmd_verify, "check the event log's hash chain; non-zero exit when anything was altered")
+    verify = cli.add("verify", cmd_verify, "check the event log, the checkpoint and the stored corpora; "
+                     "non-zero exit when anything was altered, removed or rolled back")
+    verify.add_argument("--export", action="store_true",
+                        help="print the checkpoint head (JSON) to keep elsewhere, e.g. with a notary")
     ui = cli.add("ui", cmd_ui, "the Dagster UI for this home (lineage, partitions, checks, schedules)")
     ui.add_argument("--host", default="127.0.0.1")
     ui.add_argument("--port", type=int, default=3000)

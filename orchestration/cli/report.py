@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from lhl_platform.home import Home
-from orchestration.cli.app import Cli, CliError, write_out
+from lhl_platform.warehouse.scope import ScopeRequest
+from orchestration.cli.app import Cli, CliError, parse_list, parse_runs, write_out
 
 
 def cmd_report(args: argparse.Namespace, home: Home) -> int:
@@ -14,20 +15,36 @@ def cmd_report(args: argparse.Namespace, home: Home) -> int:
 
     if not home.events.has_events():
         raise CliError(f"nothing to report in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
+    request = scope_request(args)
     options = {"resamples": args.resamples, "seed": args.seed, "cluster": args.bootstrap == "contract"}
     if args.format == "json":
-        text = render_json(build_report(home, **options))
+        text = render_json(build_report(home, request, **options))
     elif args.format == "csv":
-        text = render_csv(build_report(home, **options))
+        text = render_csv(build_report(home, request, **options))
     else:
-        report, checks = build_report_with_checks(home, **options)
+        report, checks = build_report_with_checks(home, request, **options)
         text = render_text(report, checks, markdown=args.format == "md")
     write_out(text, args.out, f"{args.format} report")
     return 0
 
 
+def scope_request(args: argparse.Namespace) -> ScopeRequest:
+    return ScopeRequest(corpus=args.corpus, subset=args.subset, judge=args.judge,
+                        runs=tuple(parse_runs(args.runs)) if args.runs else None,
+                        models=tuple(parse_list(args.models, "models")) if args.models else None)
+
+
+def add_scope_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--corpus", help="corpus id or name (default: the active corpus, the one ingested last)")
+    p.add_argument("--subset", help="only the contracts of this stored subset")
+    p.add_argument("--runs", help="comma-separated runs (default: every audited run)")
+    p.add_argument("--models", help="comma-separated models (default: every model with outcomes in scope)")
+    p.add_argument("--judge", help="the judge whose verdicts count (default: the primary judge)")
+
+
 def register(cli: Cli) -> None:
     rep = cli.add("report", cmd_report, "leaderboard, per-run, typed profiles, gaps, RDI intervals, composite ranks")
+    add_scope_options(rep)
     rep.add_argument("--format", choices=["table", "json", "csv", "md"], default="table")
     rep.add_argument("--out", help="write to FILE instead of stdout")
     rep.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")

@@ -15,7 +15,10 @@ from pydantic import BaseModel
 
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.providers.base import FinishReason, Message, Usage
-from lhl_platform.providers.llm.base import Failure, LlmModel, Reply, api_key, http_failure, strict_json_schema
+from lhl_platform.providers.llm.base import LlmModel, Reply
+from lhl_platform.providers.llm.credentials import api_key
+from lhl_platform.providers.llm.failures import Failure, http_failure, transport_failure
+from lhl_platform.providers.llm.schema import strict_json_schema
 
 TOOL = "submit_answer"
 _EPHEMERAL = {"type": "ephemeral"}
@@ -60,14 +63,12 @@ class AnthropicModel(LlmModel):
             return Reply(text=text, finish=FinishReason.REFUSAL, usage=tokens, detail=text[:300])
         return Reply(text=text, finish=FinishReason.STOP, usage=tokens)
 
-    def classify(self, exc: Exception) -> Failure:
+    def classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, anthropic.APIStatusError):
             failure = http_failure(exc.status_code, exc.response.headers, exc.message)
             if exc.status_code == 529:  # Anthropic's "overloaded"
                 return Failure(True, True, failure.retry_after, f"overloaded (529): {exc.message}")
             return failure
-        if isinstance(exc, anthropic.APITimeoutError):
-            return Failure(True, True, None, "request timed out")
-        if isinstance(exc, anthropic.APIConnectionError):
-            return http_failure(None, None, str(exc))
-        return Failure(False, False, None, f"{type(exc).__name__}: {exc}")
+        if isinstance(exc, anthropic.APIConnectionError):  # timeouts included; the HTTP client's error is chained
+            return transport_failure(exc) or http_failure(None, None, str(exc))
+        return None

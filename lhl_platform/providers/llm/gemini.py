@@ -3,9 +3,15 @@
 Structured output: `response_mime_type=application/json` with our schema as `response_json_schema`.
 Prompt caching: Gemini 2.5+ caches repeated prefixes implicitly (instructions first, contract after).
 With `params.context_cache_ttl_s` set, the instructions are also put in an explicit context cache once
-per model session and every call refers to it (Gemini bills cached tokens at a discount, plus storage);
-if the cache cannot be created (too short for the model's minimum, or unsupported) the calls carry
-the instructions themselves. Cached tokens come back in `usage_metadata.cached_content_token_count`.
+per model session, before the first call that needs it, and every call refers to it (Gemini bills
+cached tokens at a discount, plus storage). Creating the cache follows the same retry policy as a call
+(a 429 or a 5xx is retried with backoff); if it still fails, or cannot succeed (too short for the
+model's minimum, unsupported), the calls carry the instructions themselves and the reason is kept in
+`cache_errors` for the partition to report. Cached tokens come back in
+`usage_metadata.cached_content_token_count`.
+
+The SDK's own retries are switched off (one attempt), so that this platform's retry loop is the only
+one, whichever HTTP client the SDK sends through.
 """
 
 from __future__ import annotations
@@ -13,14 +19,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import httpx
 from google import genai
 from google.genai import errors, types
 from pydantic import BaseModel
 
 from lhl_platform.domain.models import ModelSpec
-from lhl_platform.providers.base import FinishReason, Message, Usage
-from lhl_platform.providers.llm.base import Failure, LlmModel, Reply, api_key, http_failure, strict_json_schema
+from lhl_platform.providers.base import FinishReason, Message, Usage, approx_tokens
+from lhl_platform.providers.llm.base import LlmModel, Reply
+from lhl_platform.providers.llm.credentials import api_key
+from lhl_platform.providers.llm.failures import Failure, http_failure
+from lhl_platform.providers.llm.schema import strict_json_schema
 
 _REFUSALS = {"SAFETY", "RECITATION", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "IMAGE_SAFETY", "LANGUAGE"}
 
@@ -31,34 +39,37 @@ class GeminiModel(LlmModel):
 
     def __init__(self, spec: ModelSpec) -> None:
         super().__init__(spec)
-        options = types.HttpOptions(base_url=spec.base_url, timeout=int(self.limits.timeout_s * 1000))
+        options = types.HttpOptions(base_url=spec.base_url, timeout=int(self.limits.timeout_s * 1000),
+                                    retry_options=types.HttpRetryOptions(attempts=1))
         self.client = genai.Client(api_key=api_key(spec, ("GEMINI_API_KEY", "GOOGLE_API_KEY")), http_options=options)
         self.cache_ttl_s = spec.params.context_cache_ttl_s
         self.caches: dict[str, str | None] = {}  # system text -> cache name (None: could not be cached)
         self.cache_lock = asyncio.Lock()
+        # Why an explicit cache could not be created (after its retries): the calls went uncached.
         self.cache_errors: list[str] = []
 
-    async def _cache_for(self, system: str) -> str | None:
-        """The explicit context cache holding these instructions, created on first use."""
+    async def prepare(self, messages: tuple[Message, ...]) -> None:
+        """Create the explicit context cache for these instructions on first use (once per model session)."""
         if not self.cache_ttl_s:
-            return None
-        async with self.cache_lock:
-            if system not in self.caches:
-                try:
-                    config = types.CreateCachedContentConfig(
-                        system_instruction=system, ttl=f"{int(self.cache_ttl_s)}s", display_name="lhl-instructions")
-                    cache = await self.client.aio.caches.create(model=self.model_id, config=config)
-                    self.caches[system] = cache.name
-                except Exception as exc:  # fall back to sending the instructions with every call
-                    self.caches[system] = None
-                    self.cache_errors.append(f"{type(exc).__name__}: {exc}"[:300])
-            return self.caches[system]
+            return
+        system = _system_text(messages)
+        async with self.cache_lock:  # concurrent first calls wait for one creation and share its outcome
+            if system in self.caches:
+                return
+            config = types.CreateCachedContentConfig(
+                system_instruction=system, ttl=f"{int(self.cache_ttl_s)}s", display_name="lhl-instructions")
+            cache, error = await self.with_retries(
+                lambda: self.client.aio.caches.create(model=self.model_id, config=config), approx_tokens(system))
+            self.caches[system] = cache.name if cache is not None and cache.name else None
+            if self.caches[system] is None:
+                reason = error or "the provider returned a cache without a name"
+                self.cache_errors.append(f"context cache not created, calls carry the instructions: {reason}"[:500])
 
     async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
-        system = "\n\n".join(m.content for m in messages if m.role == "system")
+        system = _system_text(messages)
         contents = [types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])
                     for m in messages if m.role != "system"]
-        cache = await self._cache_for(system)
+        cache = self.caches.get(system)
         config = types.GenerateContentConfig(
             system_instruction=None if cache else system, cached_content=cache, temperature=params["temperature"],
             max_output_tokens=int(params["max_output_tokens"]), top_p=params.get("top_p"), seed=params.get("seed"),
@@ -85,12 +96,12 @@ class GeminiModel(LlmModel):
     async def aclose(self) -> None:
         await self.client.aio.aclose()
 
-    def classify(self, exc: Exception) -> Failure:
+    def classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, errors.APIError):
             headers = getattr(getattr(exc, "response", None), "headers", None)
             return http_failure(exc.code, headers, exc.message or str(exc))
-        if isinstance(exc, httpx.TimeoutException):
-            return Failure(True, True, None, "request timed out")
-        if isinstance(exc, httpx.TransportError):
-            return http_failure(None, None, str(exc))
-        return Failure(False, False, None, f"{type(exc).__name__}: {exc}")
+        return None  # transport failures: recognised by the provider-neutral classifier, whatever the client
+
+
+def _system_text(messages: tuple[Message, ...]) -> str:
+    return "\n\n".join(m.content for m in messages if m.role == "system")

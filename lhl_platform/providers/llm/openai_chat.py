@@ -14,7 +14,10 @@ from pydantic import BaseModel
 
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.providers.base import FinishReason, Message, Usage
-from lhl_platform.providers.llm.base import Failure, LlmModel, Reply, api_key, http_failure, strict_json_schema
+from lhl_platform.providers.llm.base import LlmModel, Reply
+from lhl_platform.providers.llm.credentials import api_key
+from lhl_platform.providers.llm.failures import Failure, http_failure, transport_failure
+from lhl_platform.providers.llm.schema import strict_json_schema
 
 _FINISH = {"stop": FinishReason.STOP, "length": FinishReason.LENGTH, "content_filter": FinishReason.REFUSAL}
 
@@ -56,11 +59,9 @@ class OpenAIChatModel(LlmModel):
         finish = _FINISH.get(choice.get("finish_reason") or "stop", FinishReason.STOP)
         return Reply(text=message.get("content") or "", finish=finish, usage=tokens)
 
-    def classify(self, exc: Exception) -> Failure:
+    def classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, openai.APIStatusError):
             return http_failure(exc.status_code, exc.response.headers, exc.message)
-        if isinstance(exc, openai.APITimeoutError):
-            return Failure(True, True, None, "request timed out")
-        if isinstance(exc, openai.APIConnectionError):
-            return http_failure(None, None, str(exc))
-        return Failure(False, False, None, f"{type(exc).__name__}: {exc}")
+        if isinstance(exc, openai.APIConnectionError):  # timeouts included; the HTTP client's error is chained
+            return transport_failure(exc) or http_failure(None, None, str(exc))
+        return None

@@ -1,0 +1,218 @@
+"""Run the debate over one partition (backbone x run, over a set of contracts), event-sourced.
+
+Every instance (contract, clause type) with a baseline extraction is debated to an outcome. All calls,
+turns, routes, gates and outcomes go to the partition's stream (see `events.py`). Re-running a
+partition skips instances that already have an outcome, and answers every role request whose key is
+already recorded from the log, so resuming after a crash repeats no completed call. A failed
+instance becomes a `debate.failed` event and never fails the partition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, cast
+
+from pydantic import BaseModel, Field
+
+from lhl_platform.debate import events as ev
+from lhl_platform.debate.config import DebateConfig
+from lhl_platform.debate.events import (
+    EVENT_PAYLOADS,
+    DebateEventType,
+    DebateFailed,
+    DebateOutcome,
+    DebateScope,
+    DebateTurn,
+    InstanceRef,
+)
+from lhl_platform.debate.machine import CallLedger, DebateError, debate_instance
+from lhl_platform.debate.prompts import DEBATE_PROMPT_VERSION
+from lhl_platform.domain.models import Contract, Extraction
+from lhl_platform.domain.taxonomy import CLAUSE_TYPES, canonical_clause_type
+from lhl_platform.events.log import EventLog
+from lhl_platform.events.payloads import PAYLOADS, EventType, ModelCall
+from lhl_platform.providers.base import ChatModel, close_model
+
+Progress = Callable[[int, int], None]
+"""Called with (instances done, instances in scope) after each instance."""
+
+
+def debate_stream(backbone: str, run: int, config: DebateConfig) -> str:
+    """The conventional stream of one debate partition; the config hash keeps configurations apart."""
+    return f"debate.model={backbone}.run={run}.config={config.hash}"
+
+
+class FailureNote(BaseModel):
+    subject: str
+    reason: str
+
+
+class DebateSummary(BaseModel):
+    """What one call of `run_debate_partition` did. Call and token counts are for calls made now;
+    `reused_calls` were answered from the log. Outcome counts are for outcomes recorded now."""
+
+    backbone: str
+    run: int
+    stream: str
+    config_name: str
+    config_hash: str
+    instances: int = 0
+    decided: int = 0
+    already_decided: int = 0
+    missing_baselines: int = 0
+    failures: list[FailureNote] = Field(default_factory=list)
+    calls: int = 0
+    reused_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    flipped: int = 0
+    additions: int = 0
+    deletions: int = 0
+    blocked_additions: int = 0
+    blocked_deletions: int = 0
+    re_extracted: int = 0
+    arbitrated: int = 0
+    consensus: int = 0
+    rounds: int = 0
+
+    def count(self, outcome: DebateOutcome) -> None:
+        self.decided += 1
+        self.flipped += outcome.flipped
+        self.additions += outcome.flipped and outcome.final_present
+        self.deletions += outcome.flipped and not outcome.final_present
+        for gate in outcome.gates:
+            self.blocked_additions += gate.gate == "addition" and not gate.passed
+            self.blocked_deletions += gate.gate == "deletion" and not gate.passed
+        self.re_extracted += outcome.re_extracted
+        self.arbitrated += outcome.arbitrated
+        self.consensus += outcome.consensus
+        self.rounds += outcome.rounds
+
+    def metadata(self) -> dict[str, Any]:
+        data = self.model_dump(exclude={"failures"})
+        data["failed"] = len(self.failures)
+        return data
+
+
+def unregistered_event_types() -> list[str]:
+    """Debate event types the log's payload registry does not (yet) map to their payload class."""
+    return [t.value for t, cls in EVENT_PAYLOADS.items() if PAYLOADS.get(cast(EventType, t.value)) is not cls]
+
+
+def _raw(log: EventLog, stream: str, types: set[str]) -> list[tuple[str, str]]:
+    if not (log.root / stream).exists():
+        return []
+    return [(e.type, e.payload) for e in log.read(stream) if e.type in types]
+
+
+def recorded_calls(log: EventLog, stream: str) -> dict[str, ModelCall]:
+    """Successful role calls already in the stream, by request key."""
+    calls = (ModelCall.model_validate_json(p) for _, p in _raw(log, stream, {EventType.MODEL_CALL.value}))
+    return {c.request_key: c for c in calls if c.error is None and c.content is not None}
+
+
+def read_events(log: EventLog, stream: str, contract_id: str | None = None,
+                clause_type: str | None = None) -> list[BaseModel]:
+    """The debate's typed events in stream order (scope, turns, routes, gates, outcomes, failures), or those of
+    one contract or instance (no scope then): replaying an instance's events replays its debate turn by turn."""
+    found: list[BaseModel] = []
+    for type_, payload in _raw(log, stream, {t.value for t in DebateEventType}):
+        event = EVENT_PAYLOADS[DebateEventType(type_)].model_validate_json(payload)
+        if contract_id is not None and getattr(event, "contract_id", None) != contract_id:
+            continue
+        if clause_type is not None and getattr(event, "clause_type", None) != clause_type:
+            continue
+        found.append(event)
+    return found
+
+
+def read_outcomes(log: EventLog, stream: str) -> list[DebateOutcome]:
+    return [e for e in read_events(log, stream) if isinstance(e, DebateOutcome)]
+
+
+def read_turns(log: EventLog, stream: str, contract_id: str, clause_type: str) -> list[DebateTurn]:
+    return [e for e in read_events(log, stream, contract_id, clause_type) if isinstance(e, DebateTurn)]
+
+
+async def run_debate_partition(log: EventLog, stream: str, backbone_name: str, run: int,
+                               contracts: Sequence[Contract], baselines: Iterable[Extraction], model: ChatModel,
+                               config: DebateConfig, *, concurrency: int = 4,
+                               clause_types: Sequence[str] | None = None,
+                               progress: Progress | None = None) -> DebateSummary:
+    """Debate every (contract, clause type) of `contracts` that has a baseline; see the module docstring.
+
+    `baselines` are the backbone's extractions (at most one per contract and clause type); instances
+    without one are counted in `missing_baselines`. `model` answers every role; it is closed at the end.
+    """
+    missing = unregistered_event_types()
+    if missing:
+        raise RuntimeError("the event log's payload registry lacks the debate event types "
+                           f"{', '.join(missing)}; register lhl_platform.debate.events.EVENT_PAYLOADS")
+    config_hash = config.hash
+    summary = DebateSummary(backbone=backbone_name, run=run, stream=stream, config_name=config.name,
+                            config_hash=config_hash)
+    by_instance: dict[tuple[str, str], Extraction] = {}
+    for b in baselines:
+        if (b.contract_id, b.clause_type) in by_instance:
+            raise ValueError(f"two baselines for {b.contract_id!r} / {b.clause_type!r}")
+        by_instance[(b.contract_id, b.clause_type)] = b
+    types = tuple(canonical_clause_type(c) for c in (clause_types or CLAUSE_TYPES))
+    work: list[tuple[Contract, Extraction]] = []
+    for contract in contracts:
+        for clause in types:
+            baseline = by_instance.get((contract.contract_id, clause))
+            if baseline is None:
+                summary.missing_baselines += 1
+            else:
+                work.append((contract, baseline))
+    summary.instances = len(work)
+    cached = recorded_calls(log, stream)
+    # A paid call reaches disk within a second; offline models batch their writes.
+    durable = model.provider != "offline"
+    done = 0
+    with log.writer(stream, flush_every=2000, flush_seconds=1.0 if durable else None) as writer:
+
+        def record(type_: str, subject: str, key: str, payload: BaseModel) -> None:
+            # Debate types are registered with the log under their names (checked above).
+            writer.append(cast(EventType, type_), subject, key, payload)
+
+        ids = [c.contract_id for c in contracts]
+        record(DebateEventType.SCOPE, f"{backbone_name}/{run}", ev.scope_key(backbone_name, run, config_hash, ids),
+               DebateScope(backbone=backbone_name, run=run, config_name=config.name, config_hash=config_hash,
+                           prompt_version=DEBATE_PROMPT_VERSION, contract_ids=tuple(ids), clause_types=types,
+                           config=config))
+        ledger = CallLedger(model=model, backbone=backbone_name, run=run, recorded=cached, record=record)
+        semaphore = asyncio.Semaphore(max(1, concurrency))
+
+        async def one(contract: Contract, baseline: Extraction) -> None:
+            nonlocal done
+            ref = InstanceRef(backbone=backbone_name, run=run, config_hash=config_hash,
+                              contract_id=contract.contract_id, clause_type=baseline.clause_type)
+            if writer.has(ev.outcome_key(ref)):
+                summary.already_decided += 1
+            else:
+                async with semaphore:
+                    try:
+                        outcome = await debate_instance(ledger, config, contract, baseline, record=record)
+                    except DebateError as exc:
+                        summary.failures.append(FailureNote(subject=ref.subject, reason=str(exc)))
+                        record(DebateEventType.FAILED, ref.subject, ev.failed_key(ref),
+                               DebateFailed(**ref.model_dump(), role=exc.role, round=exc.round,
+                                            stage="call" if exc.stage == "call" else "parse", reason=exc.reason[:2000]))
+                    else:
+                        record(DebateEventType.OUTCOME, ref.subject, ev.outcome_key(ref), outcome)
+                        summary.count(outcome)
+            done += 1
+            if progress is not None:
+                progress(done, len(work))
+
+        try:
+            await asyncio.gather(*(one(c, b) for c, b in work))
+        finally:
+            summary.calls, summary.input_tokens = ledger.fresh.calls, ledger.fresh.input_tokens
+            summary.output_tokens, summary.cached_tokens = ledger.fresh.output_tokens, ledger.fresh.cached_tokens
+            summary.reused_calls = ledger.reused.calls
+            await close_model(model)
+    return summary

@@ -1,7 +1,0 @@
--- depends_on: metric_cube
--- One row per model, pooled over runs (the paper's tables).
-select model, runs, n, tp, fp, fn, tn, supported, contradicted, n_missing_condition, n_extra_condition,
-       far, frr, acc, hal_tp, hal_gen, jeq, rdi, missing_rows
-from metric_cube
-where level = 'model'
-order by model

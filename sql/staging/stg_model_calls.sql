@@ -1,0 +1,13 @@
+-- One row per completed extraction call (event model.call): who was called, for which contract, tokens.
+select
+    json_extract_string(payload, '$.model') as model,
+    cast(json_extract(payload, '$.run') as integer) as run,
+    json_extract_string(payload, '$.subject') as contract_id,
+    json_extract_string(payload, '$.request_key') as request_key,
+    coalesce(cast(json_extract(payload, '$.usage.input_tokens') as bigint), 0) as input_tokens,
+    coalesce(cast(json_extract(payload, '$.usage.output_tokens') as bigint), 0) as output_tokens,
+    coalesce(cast(json_extract(payload, '$.usage.cached_tokens') as bigint), 0) as cached_tokens,
+    cast(json_extract(payload, '$.latency_s') as double) as latency_s,
+    time
+from events
+where type = 'model.call'

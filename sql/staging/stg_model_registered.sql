@@ -1,0 +1,12 @@
+-- One row per model registration (event model.registered), with its prices in USD per million tokens.
+select
+    json_extract_string(payload, '$.name') as name,
+    json_extract_string(payload, '$.provider') as provider,
+    json_extract_string(payload, '$.model_id') as model_id,
+    coalesce(json_extract_string(payload, '$.role'), 'extractor') as role,
+    coalesce(cast(json_extract(payload, '$.price.input_per_mtok') as double), 0) as input_price,
+    coalesce(cast(json_extract(payload, '$.price.output_per_mtok') as double), 0) as output_price,
+    coalesce(cast(json_extract(payload, '$.price.cached_input_per_mtok') as double), 0) as cached_price,
+    time, seq
+from events
+where type = 'model.registered'
