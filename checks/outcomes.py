@@ -35,7 +35,7 @@ outcome_checks = [
     _warehouse_check("rows_complete", completeness,
                      "every (model, run) covers all contracts of its audit x 41; names incomplete contracts, "
                      "persistent (every run) vs any run"),
-    _warehouse_check("labels_in_domain", labels_in_domain, "verdicts and mismatch types in the SPEC vocabulary"),
+    _warehouse_check("labels_in_domain", labels_in_domain, "verdicts and mismatch types in the judge vocabulary"),
     _warehouse_check("every_tp_judged", every_tp_judged, "every TP carries a verdict"),
     _warehouse_check("no_duplicate_instances", no_duplicate_instances, "each instance recorded once"),
     _warehouse_check("comparable_scope", comparable_scope,

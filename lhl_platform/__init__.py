@@ -1,6 +1,6 @@
 """LegalHalluLens Platform: typed hallucination audits of contract clause extraction.
 
-This package is the domain layer; it never imports Dagster (see ARCHITECTURE.md).
+This package is the domain layer; it never imports Dagster (see docs/architecture.md).
 """
 
 from importlib.metadata import PackageNotFoundError, version

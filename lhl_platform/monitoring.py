@@ -31,20 +31,6 @@ class DriftRow(BaseModel):
     drifted: bool
 
 
-_COUNTS = """
-with runs as (select model, max(run) as newest, count(distinct run) as n_runs from per_run_metrics group by model),
-cells as (
-    select c.model, c.category, c.run = r.newest as is_newest, r.newest, r.n_runs,
-           sum(c.tp) as tp, sum(c.contradicted) as contradicted,
-           sum(c.n_extra_condition) as extra, sum(c.n_missing_condition) as missing
-    from metric_cube c join runs r using (model)
-    where c.level in ('run', 'run_category') and r.n_runs >= 2
-    group by all
-)
-select * from cells order by model, category nulls first, is_newest
-"""
-
-
 def _side(values: dict[str, Any], metric: str, resamples: int, seed: int, key: str
           ) -> tuple[float | None, float | None, float | None]:
     if metric == "hal_tp":
@@ -64,7 +50,7 @@ def _apart(a_low: float | None, a_high: float | None, b_low: float | None, b_hig
 
 
 def drift(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> list[DriftRow]:
-    cursor = con.execute(_COUNTS)
+    cursor = con.execute("select * from drift_cells")
     names = [d[0] for d in cursor.description]
     cells = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
     grouped: dict[tuple[str, str | None], dict[bool, dict[str, Any]]] = {}

@@ -8,8 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from lhl_platform.domain.models import Price
-from lhl_platform.providers.base import Usage
+from lhl_platform.domain.models import Price, Usage
 
 
 @dataclass(frozen=True)

@@ -150,11 +150,14 @@ def _living(group: int, known: set[int]) -> set[int]:
 
 
 def _signal_all(group: int, pids: set[int], sig: int) -> None:
+    """Signal the group, and each pid outside it: once each, since a second SIGINT or SIGTERM makes Dagster
+    abandon its orderly shutdown."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, sig)
     for pid in pids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, sig)
+            if os.getpgid(pid) != group:
+                os.kill(pid, sig)
 
 
 def _exists(pid: int) -> bool:

@@ -1,4 +1,4 @@
-"""Composite ranks (SPEC 4): average ranks for ties, weights, null handling."""
+"""Composite ranks: average ranks for ties, weights, null handling."""
 
 import pytest
 

@@ -151,3 +151,63 @@ def test_a_segment_written_but_never_committed_is_set_aside_on_reopen(tmp_path):
     assert verify_log(log).ok
     assert [e.seq for e in log.read("extractions.m=a.r=1")] == list(range(35))
     assert list(stream_dir.glob("*.uncommitted-*"))
+
+
+def test_every_commit_records_the_stream_head_in_the_chained_checkpoint(tmp_path):
+    from lhl_platform.events.checkpoint import Checkpoint
+    from lhl_platform.events.log import stream_head
+
+    log = EventLog(tmp_path / "events")
+    _fill(log)  # three segments of ten
+    _fill(log, "other", n=5)
+    scan = Checkpoint(log.root).scan()
+    assert scan.problem == ""
+    assert [(a.stream, a.count) for a in scan.anchors] == [("extractions.m=a.r=1", 10), ("extractions.m=a.r=1", 20),
+                                                           ("extractions.m=a.r=1", 30), ("other", 5)]
+    assert scan.head.streams == {s: stream_head(log, s) for s in log.streams()}
+    assert stream_head(log, "extractions.m=a.r=1") == (30, log.read("extractions.m=a.r=1")[-1].chain_hash)
+    assert stream_head(log, "never-written") == (0, "0" * 64)
+
+
+def test_a_plain_writer_keeps_what_was_appended_before_an_error_an_atomic_one_keeps_nothing(tmp_path):
+    log = EventLog(tmp_path / "events")
+    for stream, atomic, kept in (("plain", False, 3), ("atomic", True, 0)):
+        with pytest.raises(RuntimeError, match="boom"), log.writer(stream, flush_every=2, atomic=atomic) as w:
+            for i in range(3):
+                w.append(EventType.EXTRACTION_FAILED, f"c{i}", f"key-{i}", _failure(i))
+            raise RuntimeError("boom")
+        assert len(log.read(stream)) == kept
+    assert verify_log(log).ok
+
+
+def test_readers_take_only_committed_segments(tmp_path):
+    log = EventLog(tmp_path / "events")
+    _fill(log)
+    stream_dir = log.root / "extractions.m=a.r=1"
+    (stream_dir / "0000000030.parquet").write_bytes(_segments(log)[0].read_bytes())  # never committed
+    assert [p.name for p in log.segments()] == ["0000000000.parquet", "0000000010.parquet", "0000000020.parquet"]
+    assert len(log.read()) == 30
+
+
+@pytest.mark.parametrize("damage", ["manifest", "streams", "segment"])
+def test_a_damaged_file_is_one_line_naming_it_for_readers_and_writers(tmp_path, damage):
+    from lhl_platform.events.integrity import DamagedLogError
+
+    log = EventLog(tmp_path / "events")
+    _fill(log)
+    stream_dir = log.root / "extractions.m=a.r=1"
+    if damage == "manifest":
+        (stream_dir / "manifest.json").write_text('{"segments": [{"name": 3}]}')
+        named = "events/extractions.m=a.r=1/manifest.json"
+    elif damage == "streams":
+        (log.root / "STREAMS").write_text("extractions.m=a.r=1\n../../etc\n")
+        named = "events/STREAMS: line 2"
+    else:
+        seg = _segments(log)[2]
+        seg.write_bytes(seg.read_bytes()[:100])
+        named = "events/extractions.m=a.r=1/0000000020.parquet"
+    for attempt in (log.read, log.segments, lambda: _fill(log, n=31)):
+        with pytest.raises(DamagedLogError) as caught:
+            attempt()
+        assert named in str(caught.value) and "\n" not in str(caught.value) and "lhl verify" in str(caught.value)
+    assert not verify_log(log).ok

@@ -1,27 +1,90 @@
-"""ARCHITECTURE.md: the domain layer never imports Dagster; dependencies point one way."""
+"""docs/architecture.md: dependencies point one way. The allowed directions are written down once, here.
+
+Inside `lhl_platform`, a module may import its own group or any group of a lower layer; groups that share a
+layer never import each other. The outer packages may import the domain, never the reverse, and the domain
+never imports Dagster.
+"""
 
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# Lowest first. A group is a subpackage or a top-level module of lhl_platform.
+LAYERS: list[set[str]] = [
+    {"lhl_platform", "domain", "lexicon", "stats"},  # typed records and pure functions
+    {"events"},  # the append-only log
+    {"home"},  # the home folder
+    {"corpus", "providers", "progress"},  # corpora; the model protocol, LLM providers and offline extractors
+    {"extraction"},
+    {"judging"},
+    {"debate"},
+    {"factory"},  # builds any model: sits above providers and judges so neither knows the other
+    {"registry"},
+    {"warehouse", "importer", "monitoring", "audit", "estimate"},
+    {"quality"},
+    {"report"},
+]
+# What each outer package may import (besides the standard library and third parties).
+OUTER: dict[str, set[str]] = {
+    "resources": {"lhl_platform"},
+    "checks": {"lhl_platform", "resources"},
+    "assets": {"lhl_platform", "resources", "checks", "sql"},
+    "orchestration": {"lhl_platform", "resources", "checks", "assets", "sql"},
+}
+OURS = {"lhl_platform", *OUTER, "sql"}
+
+
+def _group(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "lhl_platform" and len(parts) > 1 else parts[0]
+
 
 def _imports(package: str) -> set[tuple[str, str]]:
+    """(importing group or file, imported module) pairs, lazy imports included."""
     found = set()
     for path in (ROOT / package).rglob("*.py"):
+        rel = path.relative_to(ROOT).with_suffix("")
+        source = _group(".".join(p for p in rel.parts if p != "__init__"))
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
-                found |= {(str(path.relative_to(ROOT)), alias.name.split(".")[0]) for alias in node.names}
+                found |= {(source, alias.name) for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                found.add((str(path.relative_to(ROOT)), node.module.split(".")[0]))
+                found.add((source, node.module))
     return found
 
 
+def _layer(group: str) -> int:
+    return next(i for i, groups in enumerate(LAYERS) if group in groups)
+
+
+def test_every_domain_group_has_a_layer():
+    groups = {_group(".".join(p.relative_to(ROOT).with_suffix("").parts).replace(".__init__", ""))
+              for p in (ROOT / "lhl_platform").rglob("*.py")}
+    assert groups <= set().union(*LAYERS), groups - set().union(*LAYERS)
+
+
+def test_domain_imports_point_down_only():
+    offenders = []
+    for source, module in _imports("lhl_platform"):
+        if module.split(".")[0] != "lhl_platform":
+            continue
+        target = _group(module)
+        if target != source and _layer(target) >= _layer(source):
+            offenders.append(f"{source} -> {target}")
+    assert sorted(set(offenders)) == []
+
+
 def test_domain_layer_never_imports_dagster_or_the_outer_layers():
-    outer = {"dagster", "dagster_webserver", "assets", "checks", "resources", "orchestration"}
-    offenders = sorted((f, m) for f, m in _imports("lhl_platform") if m in outer)
-    assert offenders == []
+    outer = {"dagster", "dagster_webserver", *OUTER}
+    assert sorted({(s, m) for s, m in _imports("lhl_platform") if m.split(".")[0] in outer}) == []
 
 
-def test_resources_do_not_import_assets_or_checks():
-    assert sorted((f, m) for f, m in _imports("resources") if m in {"assets", "checks", "orchestration"}) == []
+def test_outer_packages_import_only_what_they_may():
+    offenders = []
+    for package, allowed in OUTER.items():
+        for source, module in _imports(package):
+            top = module.split(".")[0]
+            if top in OURS and top != package and top not in allowed:
+                offenders.append(f"{package} -> {top}")
+    assert sorted(set(offenders)) == []

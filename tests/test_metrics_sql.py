@@ -1,4 +1,4 @@
-"""Every SPEC 4 metric against hand-computed values on small imported tables."""
+"""Every metric of docs/method.md against hand-computed values on small imported tables."""
 
 import math
 
@@ -64,7 +64,7 @@ def test_zero_denominators_are_null_not_zero(tmp_path):
 
 
 def test_rdi_from_the_papers_figure_2_percentages(tmp_path):
-    """gpt-5.2: 4.9% missing, 21.0% extra of contradictions -> RDI +0.161 (SPEC 6)."""
+    """gpt-5.2: 4.9% missing, 21.0% extra of contradictions -> RDI +0.161 (the paper's figure)."""
     rows = []
     for i in range(1000):
         mismatch = "missing_condition" if i < 49 else "extra_condition" if i < 49 + 210 else "scope"

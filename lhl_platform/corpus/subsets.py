@@ -37,6 +37,18 @@ def draw_subset(corpus: Corpus, name: str, size: int, seed: int = 0, stratify_by
     return Subset(name=name, contract_ids=tuple(sorted(chosen)), seed=seed, stratified_by=stratify_by_category)
 
 
+def listed_subset(home: Home, name: str, contract_ids: list[str]) -> Subset:
+    """A subset given as a list; every id must belong to the active corpus (or to imported outcomes)."""
+    from lhl_platform.corpus.store import ingested_corpora, load_corpus
+
+    if ingested_corpora(home):
+        known = {c.contract_id for c in load_corpus(home).contracts}
+        unknown = [cid for cid in contract_ids if cid not in known]
+        if unknown:
+            raise LookupError(f"{len(unknown)} listed contract(s) are not in the active corpus, e.g. {unknown[0]!r}")
+    return Subset(name=name, contract_ids=tuple(sorted(contract_ids)))
+
+
 def save_subset(home: Home, subset: Subset) -> None:
     if subset.name in stored_subsets(home):
         raise ValueError(f"subset {subset.name!r} already exists; subsets are immutable, choose another name")

@@ -10,7 +10,8 @@ instance becomes a `debate.failed` event and never fails the partition.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+import hashlib
+from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from pydantic import BaseModel, Field
@@ -25,22 +26,35 @@ from lhl_platform.debate.events import (
     DebateScope,
     DebateTurn,
     InstanceRef,
+    config_kind,
+    system_name,
 )
 from lhl_platform.debate.machine import CallLedger, DebateError, debate_instance
 from lhl_platform.debate.prompts import DEBATE_PROMPT_VERSION
 from lhl_platform.domain.models import Contract, Extraction
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, canonical_clause_type
 from lhl_platform.events.log import EventLog
-from lhl_platform.events.payloads import PAYLOADS, EventType, ModelCall
+from lhl_platform.events.payloads import PAYLOADS, AuditScope, EventType, ModelCall
+from lhl_platform.progress import Progress, Tick
 from lhl_platform.providers.base import ChatModel, close_model
 
-Progress = Callable[[int, int], None]
-"""Called with (instances done, instances in scope) after each instance."""
+STREAM_PREFIX = "debate.model="
 
 
 def debate_stream(backbone: str, run: int, config: DebateConfig) -> str:
     """The conventional stream of one debate partition; the config hash keeps configurations apart."""
-    return f"debate.model={backbone}.run={run}.config={config.hash}"
+    return f"{STREAM_PREFIX}{backbone}.run={run}.config={config.hash}"
+
+
+def debate_streams(log: EventLog, backbone: str, run: int) -> list[str]:
+    """Every debate partition stream of one backbone and run (one per configuration debated)."""
+    prefix = f"{STREAM_PREFIX}{backbone}.run={run}.config="
+    return [s for s in log.streams() if s.startswith(prefix)]
+
+
+def system_scope_key(system: str, corpus_id: str, contract_ids: Sequence[str]) -> str:
+    digest = hashlib.sha256("\n".join(sorted(contract_ids)).encode()).hexdigest()[:16]
+    return f"scope:{system}:{corpus_id}:{digest}"
 
 
 class FailureNote(BaseModel):
@@ -57,6 +71,9 @@ class DebateSummary(BaseModel):
     stream: str
     config_name: str
     config_hash: str
+    config_kind: str = ""
+    system: str = ""
+    subset: str | None = None
     instances: int = 0
     decided: int = 0
     already_decided: int = 0
@@ -132,6 +149,27 @@ def read_outcomes(log: EventLog, stream: str) -> list[DebateOutcome]:
     return [e for e in read_events(log, stream) if isinstance(e, DebateOutcome)]
 
 
+def read_scopes(log: EventLog, stream: str) -> list[tuple[str, DebateScope]]:
+    """The scope events of a debate stream with their times, oldest first."""
+    if not (log.root / stream).exists():
+        return []
+    return [(e.time, DebateScope.model_validate_json(e.payload)) for e in log.read(stream)
+            if e.type == DebateEventType.SCOPE.value]
+
+
+def current_streams(log: EventLog, backbone: str, run: int) -> dict[str, str]:
+    """The current debate stream of each configuration kind (`calibrated`, `generic`) for one backbone and
+    run: the one whose configuration was debated most recently (its latest scope event is the newest).
+    The warehouse applies the same rule (`int_debate_configs`)."""
+    newest: dict[str, tuple[str, str]] = {}
+    for stream in debate_streams(log, backbone, run):
+        for time, scope in read_scopes(log, stream):
+            kind = config_kind(scope.config)
+            if kind not in newest or time > newest[kind][0]:
+                newest[kind] = (time, stream)
+    return {kind: stream for kind, (_, stream) in newest.items()}
+
+
 def read_turns(log: EventLog, stream: str, contract_id: str, clause_type: str) -> list[DebateTurn]:
     return [e for e in read_events(log, stream, contract_id, clause_type) if isinstance(e, DebateTurn)]
 
@@ -140,19 +178,24 @@ async def run_debate_partition(log: EventLog, stream: str, backbone_name: str, r
                                contracts: Sequence[Contract], baselines: Iterable[Extraction], model: ChatModel,
                                config: DebateConfig, *, concurrency: int = 4,
                                clause_types: Sequence[str] | None = None,
-                               progress: Progress | None = None) -> DebateSummary:
+                               progress: Progress | None = None, corpus_id: str | None = None,
+                               subset: str | None = None) -> DebateSummary:
     """Debate every (contract, clause type) of `contracts` that has a baseline; see the module docstring.
 
     `baselines` are the backbone's extractions (at most one per contract and clause type); instances
     without one are counted in `missing_baselines`. `model` answers every role; it is closed at the end.
+    Given `corpus_id`, the partition also records which contracts the debate system (`system_name`) was
+    asked to cover, as the audit does for a model, so the warehouse reports the debated outputs beside
+    the base; `subset` names the stored subset the contracts came from.
     """
     missing = unregistered_event_types()
     if missing:
         raise RuntimeError("the event log's payload registry lacks the debate event types "
                            f"{', '.join(missing)}; register lhl_platform.debate.events.EVENT_PAYLOADS")
     config_hash = config.hash
+    system = system_name(backbone_name, config)
     summary = DebateSummary(backbone=backbone_name, run=run, stream=stream, config_name=config.name,
-                            config_hash=config_hash)
+                            config_hash=config_hash, config_kind=config_kind(config), system=system, subset=subset)
     by_instance: dict[tuple[str, str], Extraction] = {}
     for b in baselines:
         if (b.contract_id, b.clause_type) in by_instance:
@@ -179,10 +222,14 @@ async def run_debate_partition(log: EventLog, stream: str, backbone_name: str, r
             writer.append(cast(EventType, type_), subject, key, payload)
 
         ids = [c.contract_id for c in contracts]
-        record(DebateEventType.SCOPE, f"{backbone_name}/{run}", ev.scope_key(backbone_name, run, config_hash, ids),
+        record(DebateEventType.SCOPE, f"{backbone_name}/{run}",
+               ev.scope_key(backbone_name, run, config_hash, ids, subset),
                DebateScope(backbone=backbone_name, run=run, config_name=config.name, config_hash=config_hash,
                            prompt_version=DEBATE_PROMPT_VERSION, contract_ids=tuple(ids), clause_types=types,
-                           config=config))
+                           config=config, system=system, corpus_id=corpus_id, subset=subset))
+        if corpus_id is not None:
+            writer.append(EventType.AUDIT_SCOPE, f"{system}/{run}", system_scope_key(system, corpus_id, ids),
+                          AuditScope(model=system, run=run, corpus_id=corpus_id, contract_ids=ids))
         ledger = CallLedger(model=model, backbone=backbone_name, run=run, recorded=cached, record=record)
         semaphore = asyncio.Semaphore(max(1, concurrency))
 
@@ -206,7 +253,9 @@ async def run_debate_partition(log: EventLog, stream: str, backbone_name: str, r
                         summary.count(outcome)
             done += 1
             if progress is not None:
-                progress(done, len(work))
+                fresh = ledger.fresh
+                progress(Tick(done, len(work), fresh.calls, fresh.input_tokens, fresh.output_tokens,
+                              fresh.cached_tokens, len(summary.failures)))
 
         try:
             await asyncio.gather(*(one(c, b) for c, b in work))

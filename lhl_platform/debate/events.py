@@ -7,7 +7,15 @@ it from the log; its subject is `<contract>/<clause type>#<round>:<role>`), one
 a `debate.gate` when the Judge proposes to flip the baseline, and finally one `debate.outcome`.
 Replaying the turns of an instance in stream order replays the debate; an instance with an outcome
 is finished and is skipped by a re-run. `debate.failed` records an instance that could not finish
-(a failed or unparseable call); it has no outcome, so a re-run tries it again.
+(a failed or unparseable call); it has no outcome, so a re-run tries it again. The stream opens with
+a `debate.scope` (the contracts, the configuration, the subset) and an `audit.scope` naming the debate
+system (`<backbone>+debate`) with the contracts it was asked to cover, so the warehouse counts the
+debated outputs as that system's instances (and any instance it lacks as a missing row).
+
+Two other kinds of stream: `debate-calibration.model=<backbone>` holds `debate.calibrated` events (a
+configuration derived from the backbone's measured profile), and `debate-judge.model=<backbone>.run=<run>`
+holds the evaluation judge's `debate.verdict` (or `debate.verdict_failed`) on every true positive of the
+debated outputs.
 
 This module imports neither the event log nor the providers, so the log's payload registry can import
 it: register each `DebateEventType` with its class from `EVENT_PAYLOADS`.
@@ -23,9 +31,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lhl_platform.debate.config import DebateConfig
+from lhl_platform.debate.config import DebateConfig, MeasuredProfile
 from lhl_platform.debate.types import Position, Role, Route
-from lhl_platform.domain.models import Usage
+from lhl_platform.domain.models import MismatchType, Usage, VerdictLabel
 from lhl_platform.domain.taxonomy import Category
 
 
@@ -36,6 +44,9 @@ class DebateEventType(StrEnum):
     GATE = "debate.gate"
     OUTCOME = "debate.outcome"
     FAILED = "debate.failed"
+    CALIBRATED = "debate.calibrated"
+    VERDICT = "debate.verdict"
+    VERDICT_FAILED = "debate.verdict_failed"
 
 
 class _Payload(BaseModel):
@@ -156,6 +167,9 @@ class DebateFailed(InstanceRef):
 
 
 class DebateScope(_Payload):
+    """What one debate partition was asked to cover. `system` is the name the debated outputs are reported
+    under (`<backbone>+debate`, see `system_name`); `subset` the stored subset the contracts came from."""
+
     backbone: str
     run: int
     config_name: str
@@ -164,12 +178,76 @@ class DebateScope(_Payload):
     contract_ids: tuple[str, ...]
     clause_types: tuple[str, ...]
     config: DebateConfig
+    system: str = ""
+    corpus_id: str | None = None
+    subset: str | None = None
+
+
+class DebateCalibration(_Payload):
+    """A calibrated configuration derived from a backbone's measured profile (the `debate_calibration` asset):
+    the profile, where it was measured (corpus, judge, runs, contracts) and the configuration it gave."""
+
+    backbone: str
+    corpus_id: str
+    judge: str
+    runs: tuple[int, ...]
+    contracts: int
+    instances: int
+    profile: MeasuredProfile
+    config: DebateConfig
+    config_hash: str
+
+
+class DebateVerdict(InstanceRef):
+    """The evaluation judge's verdict on one debated instance that is a true positive after the debate (the
+    judge of the audit, never the in-pipeline Judge). `reused` marks a verdict taken from the baseline's
+    verdict on the identical request (same judge, clause, truth and text), not asked again."""
+
+    config_name: str
+    judge: str
+    judge_model_id: str
+    verdict: VerdictLabel
+    mismatch_type: MismatchType
+    reason: str
+    prompt_version: str
+    request_key: str
+    reused: bool = False
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class DebateVerdictFailed(InstanceRef):
+    """A judge call on a debated instance that gave no usable verdict; the instance stays unjudged."""
+
+    judge: str
+    judge_model_id: str
+    request_key: str
+    reason: str
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
 
 
 # Event type -> payload class, for the log's payload registry.
 EVENT_PAYLOADS: dict[DebateEventType, type[BaseModel]] = {
     DebateEventType.SCOPE: DebateScope, DebateEventType.TURN: DebateTurn, DebateEventType.ROUTE: RouteDecision,
-    DebateEventType.GATE: DebateGate, DebateEventType.OUTCOME: DebateOutcome, DebateEventType.FAILED: DebateFailed}
+    DebateEventType.GATE: DebateGate, DebateEventType.OUTCOME: DebateOutcome, DebateEventType.FAILED: DebateFailed,
+    DebateEventType.CALIBRATED: DebateCalibration, DebateEventType.VERDICT: DebateVerdict,
+    DebateEventType.VERDICT_FAILED: DebateVerdictFailed}
+
+GENERIC_SUFFIX = "-generic"
+
+
+def config_kind(config: DebateConfig) -> str:
+    """`calibrated` for a configuration derived from a measured profile, else `generic`."""
+    return "generic" if config.calibrated_from is None else "calibrated"
+
+
+def system_name(backbone: str, config: DebateConfig) -> str:
+    """The name debated outputs are reported under beside their base: `<backbone>+debate` for a calibrated
+    debate, `<backbone>+debate-generic` for the ablation. The `+` keeps it apart from every registered model
+    (registered names cannot hold one), so it names rows of the warehouse, never a model or a partition."""
+    return f"{backbone}+debate" + ("" if config_kind(config) == "calibrated" else GENERIC_SUFFIX)
 
 
 def turn_key(ref: InstanceRef, round_no: int, role: Role) -> str:
@@ -200,6 +278,18 @@ def call_failed_key(request_key: str) -> str:
     return f"call_failed:{request_key}:{uuid.uuid4().hex}"
 
 
-def scope_key(backbone: str, run: int, config_hash: str, contract_ids: Sequence[str]) -> str:
+def scope_key(backbone: str, run: int, config_hash: str, contract_ids: Sequence[str], subset: str | None = None) -> str:
     digest = hashlib.sha256("\n".join(sorted(contract_ids)).encode()).hexdigest()[:16]
-    return f"{DebateEventType.SCOPE.value}:{backbone}:{run}:{config_hash}:{digest}"
+    return f"{DebateEventType.SCOPE.value}:{backbone}:{run}:{config_hash}:{digest}" + (f":{subset}" if subset else "")
+
+
+def calibration_key(backbone: str, config_hash: str, profile_hash: str) -> str:
+    return f"{DebateEventType.CALIBRATED.value}:{backbone}:{config_hash}:{profile_hash}"
+
+
+def verdict_key(judge: str, ref: InstanceRef) -> str:
+    return f"{DebateEventType.VERDICT.value}:{judge}:{ref.key()}"
+
+
+def verdict_failed_key(judge: str, ref: InstanceRef) -> str:
+    return f"{DebateEventType.VERDICT_FAILED.value}:{judge}:{ref.key(uuid.uuid4().hex)}"

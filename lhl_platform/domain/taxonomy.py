@@ -1,4 +1,4 @@
-"""The 41 CUAD clause types and the four verification categories (SPEC section 2)."""
+"""The 41 CUAD clause types and the four verification categories (docs/method.md, section 2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Append-only event log stored as immutable Parquet segments (ARCHITECTURE.md, "Events").
+"""Append-only event log stored as immutable Parquet segments (docs/architecture.md, section 3).
 
 Layout under `<home>/events/`:
 - `STREAMS`: one line per stream ever created (append-only), so a deleted stream is noticed.

@@ -12,7 +12,26 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lhl_platform.domain.models import Extraction, InstanceOutcome, ModelSpec, Subset, Usage
+from lhl_platform.debate.events import (
+    DebateCalibration,
+    DebateFailed,
+    DebateGate,
+    DebateOutcome,
+    DebateScope,
+    DebateTurn,
+    DebateVerdict,
+    DebateVerdictFailed,
+    RouteDecision,
+)
+from lhl_platform.domain.models import (
+    Extraction,
+    InstanceOutcome,
+    MismatchType,
+    ModelSpec,
+    Subset,
+    Usage,
+    VerdictLabel,
+)
 
 
 class EventType(StrEnum):
@@ -30,6 +49,16 @@ class EventType(StrEnum):
     VERDICT_FAILED = "verdict.failed"
     OUTCOME_IMPORTED = "outcome.imported"
     JUDGE_PRIMARY_SET = "judge.primary_set"
+    # The typed debate (lhl_platform/debate/events.py defines the payloads, a leaf module importing only domain).
+    DEBATE_SCOPE = "debate.scope"
+    DEBATE_TURN = "debate.turn"
+    DEBATE_ROUTE = "debate.route"
+    DEBATE_GATE = "debate.gate"
+    DEBATE_OUTCOME = "debate.outcome"
+    DEBATE_FAILED = "debate.failed"
+    DEBATE_CALIBRATED = "debate.calibrated"
+    DEBATE_VERDICT = "debate.verdict"
+    DEBATE_VERDICT_FAILED = "debate.verdict_failed"
 
 
 class Payload(BaseModel):
@@ -108,8 +137,8 @@ class VerdictRecorded(Payload):
     run: int
     contract_id: str
     clause_type: str
-    verdict: str
-    mismatch_type: str
+    verdict: VerdictLabel
+    mismatch_type: MismatchType
     reason: str
     judge: str
     judge_model_id: str
@@ -148,6 +177,15 @@ PAYLOADS: dict[EventType, type[BaseModel]] = {
     EventType.VERDICT_FAILED: VerdictFailed,
     EventType.OUTCOME_IMPORTED: OutcomeImported,
     EventType.JUDGE_PRIMARY_SET: JudgePrimarySet,
+    EventType.DEBATE_SCOPE: DebateScope,
+    EventType.DEBATE_TURN: DebateTurn,
+    EventType.DEBATE_ROUTE: RouteDecision,
+    EventType.DEBATE_GATE: DebateGate,
+    EventType.DEBATE_OUTCOME: DebateOutcome,
+    EventType.DEBATE_FAILED: DebateFailed,
+    EventType.DEBATE_CALIBRATED: DebateCalibration,
+    EventType.DEBATE_VERDICT: DebateVerdict,
+    EventType.DEBATE_VERDICT_FAILED: DebateVerdictFailed,
 }
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -44,9 +44,6 @@ from lhl_platform.events.integrity import Anchor, DamagedLogError, file_sha256, 
 from lhl_platform.events.log import EventLog
 from lhl_platform.events.model import GENESIS, Event, sha256_hex
 from lhl_platform.events.payloads import CorpusIngested, EventType, payload_of
-
-if TYPE_CHECKING:
-    from lhl_platform.home import Home
 
 _SHOWN = 5  # problems named in the one-line summary
 
@@ -72,6 +69,16 @@ class VerifyReport:
         return shown + (f"; and {more} more" if more > 0 else "")
 
 
+class HomeFolders(Protocol):
+    """What verify needs of a home (the home layer sits above the events layer)."""
+
+    @property
+    def events(self) -> EventLog: ...
+
+    @property
+    def corpora_dir(self) -> Path: ...
+
+
 @dataclass
 class _Stream:
     segments: int = 0
@@ -82,7 +89,7 @@ class _Stream:
     chains: dict[int, str] = field(default_factory=dict)  # chain hash at each checkpointed position
 
 
-def verify_home(home: Home) -> VerifyReport:
+def verify_home(home: HomeFolders) -> VerifyReport:
     """Verify the home's event log and its stored corpora."""
     return verify_log(home.events, corpora_dir=home.corpora_dir)
 

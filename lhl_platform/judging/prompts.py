@@ -1,4 +1,4 @@
-"""Versioned judge prompt carrying the five-criterion rubric (SPEC section 3)."""
+"""Versioned judge prompt carrying the five-criterion rubric (docs/method.md, section 4)."""
 
 from __future__ import annotations
 

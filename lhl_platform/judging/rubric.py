@@ -93,7 +93,8 @@ def _overlap(reference: list[str], extracted: list[str]) -> tuple[float, float]:
 def _reference(spans: list[list[Term]], extracted: list[str]) -> list[Term]:
     ext = _content(extracted)
     keyed = [(terms, [t.key for t in terms]) for terms in spans if terms]
-    chosen = [terms for terms, keys in keyed if _content(keys) and len(_content(keys) & ext) / len(_content(keys)) >= 0.5]
+    chosen = [terms for terms, keys in keyed
+              if _content(keys) and len(_content(keys) & ext) / len(_content(keys)) >= MIN_OVERLAP]
     if chosen:
         return [t for terms in chosen for t in terms]
     best = max(keyed, key=lambda tk: sum(_overlap(tk[1], extracted)), default=None)
@@ -140,8 +141,11 @@ def _classify_chunk(ref: list[str], ext: list[str], a0: int, a1: int, b0: int, b
             return _Finding(MismatchType.NUMERIC, f"numeric precision: {quoted}")
         if _months(lost) != _months(added):
             return _Finding(MismatchType.TEMPORAL, f"temporal precision: date {quoted}")
-        if _order(lost) and _order(added) and _order(lost) != _order(added):
-            return _Finding(MismatchType.TEMPORAL, f"temporal precision: order {quoted}")
+        if _order(lost) and _order(added):
+            if _order(lost) != _order(added):
+                return _Finding(MismatchType.TEMPORAL, f"temporal precision: order {quoted}")
+            if all(k in ORDER_BEFORE | ORDER_AFTER for k in lost + added):
+                return None  # "preceding" for "before": the same order in other words
         lost_force = [k for k in lost if k in FORCE_CLASSES]
         added_force = [k for k in added if k in FORCE_CLASSES]
         if lost_force and added_force and set(lost_force) != set(added_force):
@@ -211,8 +215,8 @@ def judge(clause_type: str, truth: tuple[str, ...] | list[str] | str, extracted:
                        reason=f"scope: quotes a different passage (recall {recall:.2f}, precision {precision:.2f})")
     findings = _classify(ref_terms, ext_terms)
     if not findings and (recall < MIN_RECALL or precision < MIN_PRECISION):
-        findings.append(_Finding(MismatchType.SCOPE,
-                                 f"scope: covers the clause only in part (recall {recall:.2f}, precision {precision:.2f})"))
+        findings.append(_Finding(MismatchType.SCOPE, "scope: covers the clause only in part "
+                                                     f"(recall {recall:.2f}, precision {precision:.2f})"))
     if not findings:
         return Verdict(verdict=VerdictLabel.SUPPORTED, mismatch_type=MismatchType.NONE,
                        reason="supported: numbers, dates, modality, polarity, conditions and quantifiers match the "

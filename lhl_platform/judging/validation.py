@@ -149,8 +149,9 @@ class ValidationResult(_Frozen):
 # --------------------------------------------------------------------------------------------------
 
 Edit = Callable[[str, random.Random], str | None]
-_SMALL = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
-_TENS = ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_SMALL = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_TENS = ("_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _WORD_VALUES = {w: i for i, w in enumerate(_SMALL)} | {w: 10 * i for i, w in enumerate(_TENS) if w != "_"}
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _NUMWORD = "(?:" + "|".join(sorted([*_WORD_VALUES, *_SCALES], key=len, reverse=True)) + ")"
@@ -168,8 +169,9 @@ _NEGATORS = re.compile(r"\b(?:no|not|neither|nor|nothing|none|never)\b", re.IGNO
 _HEDGE_BEFORE = re.compile(r"\b(?:as|case|which|that|what|whatever|whichever|it|there|this|they|who)\s*$",
                            re.IGNORECASE)
 _NAMING_AFTER = re.compile(r"^\s+(?:\w+\s+)?be\s+(?:referred|known|called|designated)\b", re.IGNORECASE)
-_PERMISSION_AFTER = re.compile(r"^\s+(?:\([a-z0-9]{1,4}\)\s+)?(?:be\s+entitled|have\s+the\s+(?:right|option)|be\s+permitted|be\s+allowed|"
-                               r"be\s+free|not|never|in\s+no\s+event|only|have\s+no|be\s+under\s+no)\b", re.IGNORECASE)
+_PERMISSION_AFTER = re.compile(r"^\s+(?:\([a-z0-9]{1,4}\)\s+)?(?:be\s+entitled|have\s+the\s+(?:right|option)|"
+                               r"be\s+permitted|be\s+allowed|be\s+free|not|never|in\s+no\s+event|only|have\s+no|"
+                               r"be\s+under\s+no)\b", re.IGNORECASE)
 
 
 def int_to_words(n: int) -> str:
@@ -285,9 +287,12 @@ def _case(text: str, rng: random.Random) -> str | None:
     return text.upper()
 
 
+_STRAIGHT_QUOTES = str.maketrans("“”‘’", "\"\"''")
+
+
 def _quotes(text: str, rng: random.Random) -> str | None:
     if re.search(r"[“”‘’]", text):
-        return text.translate(str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"}))
+        return text.translate(_STRAIGHT_QUOTES)
     if '"' not in text and "'" not in text:
         return None
     out, opened = [], False
@@ -389,7 +394,8 @@ def _duration(text: str, rng: random.Random) -> str | None:
             continue
         value = _figure(m.group("num"))
         new = value * 2 if value >= 1 else 1
-        replacement = _match_case(m.group("words"), int_to_words(int(new))) + f" ({_format_figure(new, m.group('num'))})"
+        figure = _format_figure(new, m.group("num"))
+        replacement = _match_case(m.group("words"), int_to_words(int(new))) + f" ({figure})"
         options.append((m.start(), m.end(), replacement, value, new))
     for m in re.finditer(rf"(?<![\d.,$])(?P<num>\d{{1,4}})(?![\d.,%])|(?P<words>{_NUMWORDS})", text, re.IGNORECASE):
         if any(a <= m.start() < b for a, b in taken) or not _is_duration(text, m.end()):
@@ -491,6 +497,9 @@ _MAIN_CLAUSE = re.compile(r"^(?:[^\s,;:]+\s+){0,7}?(?:shall|will|may|must|can|ag
                           r"acknowledges?|represents?|warrants?)\b", re.IGNORECASE)
 
 
+_PROVISO_TAIL = re.compile(r"^\s*,?\s*(?:however\s*,?\s*)?(?:that\s+)?")
+
+
 def _clause_end(text: str, start: int) -> int:
     """Index of the next clause break (comma, semicolon, sentence end) at or after `start`, or len(text)."""
     for m in re.finditer(r",(?!\s*\d)|[;:]|\.(?=\s|$)", text[start:]):
@@ -516,7 +525,8 @@ def _condition_dropped(text: str, rng: random.Random) -> str | None:
         if m.group(0).lower() in ("only", "solely"):  # the restriction word alone: "solely for internal use"
             options.append((m.start(), m.end(), ""))
             continue
-        body = m.end() + len(re.match(r"^\s*,?\s*(?:however\s*,?\s*)?(?:that\s+)?", text[m.end():]).group(0))
+        tail = _PROVISO_TAIL.match(text[m.end():])
+        body = m.end() + (len(tail.group(0)) if tail else 0)
         end, start = _clause_end(text, body), m.start()
         lead = text[:start].rstrip()
         opening = not lead or lead[-1] in ".;:("
@@ -691,7 +701,8 @@ def _reorder(text: str, rng: random.Random) -> str | None:
             continue
         bare = [w for w in before if w.lower() not in ("the", "a", "an")]
         closed = [w for w in after if w not in ")]"]
-        if (bare and bare[-1].lower() in ("and", "or", "nor")) or (closed and closed[0].lower() in ("and", "or", "nor")):
+        conjunctions = ("and", "or", "nor")
+        if (bare and bare[-1].lower() in conjunctions) or (closed and closed[0].lower() in conjunctions):
             continue  # "A or the B and C": the grouping is unclear
         if after and after[0].lower() not in _FUNCTION_WORDS and after[0] not in ",;:.)":
             continue
@@ -861,7 +872,8 @@ def score_suite(suite: Suite | Sequence[SuiteItem], verdicts: Sequence[Verdict |
         outcomes.append(ItemOutcome(
             item_id=item.item_id, family=item.family, kind=item.kind, clause_type=item.clause_type,
             expected_verdict=item.expected_verdict, expected_mismatch=item.expected_mismatch, verdict=label,
-            mismatch_type=mismatch, reason=verdict.reason if verdict else "", as_expected=label == item.expected_verdict,
+            mismatch_type=mismatch, reason=verdict.reason if verdict else "",
+            as_expected=label == item.expected_verdict,
             right_mismatch=(label == item.expected_verdict and mismatch == item.expected_mismatch)
             if item.family is Family.FORCE_CHANGED else None,
             scores=scores[n] if scores is not None else None))

@@ -82,7 +82,7 @@ def labels_in_domain(con: duckdb.DuckDBPyConnection, model: str | None = None, r
     named = [f"{m}/run {r}: {c} / {t}: verdict={v!r} mismatch={mt!r}" for m, r, c, t, v, mt in bad]
     return CheckOutcome(name="labels_in_domain", passed=total == 0,
                         metadata={"bad_rows": int(total), "examples": named},
-                        description="verdicts and mismatch types in the SPEC vocabulary and consistent",
+                        description="verdicts and mismatch types in the judge vocabulary and consistent",
                         summary="all labels in domain" if total == 0 else f"{total} rows out of domain: {named[0]}")
 
 

@@ -14,6 +14,8 @@ from lhl_platform.report.rows import (
     CategoryRow,
     ClauseRow,
     CompositeRow,
+    DebateCategoryRow,
+    DebateEffectRow,
     GapRow,
     LeaderboardRow,
     RdiRow,
@@ -96,6 +98,9 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
         rdi=[RdiRow(**r) for r in with_ci("select * from rdi", ("model", "category"))],
         run_summary=[RunSummaryRow(**_nan_to_none(r)) for r in _rows(con, "select * from run_summary")],
         clause_profiles=[ClauseRow(**_nan_to_none(r)) for r in _rows(con, "select * from clause_profiles")],
+        debate_effects=[DebateEffectRow(**_nan_to_none(r)) for r in _rows(con, "select * from debate_effects")],
+        debate_by_category=[DebateCategoryRow(**_nan_to_none(r))
+                            for r in _rows(con, "select * from debate_by_category")],
     )
 
 

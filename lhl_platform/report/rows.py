@@ -13,7 +13,6 @@ METRIC_COLUMNS = ("runs", "n", "tp", "fp", "fn", "tn", "supported", "contradicte
 class MetricRow(BaseModel):
     model: str
     runs: int
-    contracts: int
     n: int
     tp: int
     fp: int
@@ -36,6 +35,7 @@ class MetricRow(BaseModel):
 
 
 class LeaderboardRow(MetricRow):
+    contracts: int
     coverage_differs: bool
 
 
@@ -113,6 +113,46 @@ class RunSummaryRow(BaseModel):
     rdi_sd: float | None
 
 
+class DebateEffectRow(BaseModel):
+    """Base versus debate on the same instances, per (backbone, run, subset, configuration kind)."""
+
+    backbone: str
+    run: int
+    subset: str | None
+    config: str
+    decisions: int
+    fp_base: int
+    fp_debate: int
+    contradicted_base: int
+    contradicted_debate: int
+    far_base: float | None
+    far_debate: float | None
+    hal_gen_base: float | None
+    hal_gen_debate: float | None
+    rdi_base: float | None
+    rdi_debate: float | None
+    mean_rounds: float | None
+    share_round1: float | None
+    consensus_rate: float | None
+    flip_rate: float | None
+    calls_per_decision: float | None
+    tokens_per_decision: float | None
+
+
+class DebateCategoryRow(BaseModel):
+    """The debate's effect in one category (debate minus base on the same instances)."""
+
+    backbone: str
+    run: int
+    subset: str | None
+    config: str
+    category: str
+    delta_far: float | None
+    delta_hal_gen: float | None
+    rdi_shift: float | None
+    flip_rate: float | None
+
+
 class Report(BaseModel):
     scope: Scope
     leaderboard: list[LeaderboardRow]
@@ -124,3 +164,5 @@ class Report(BaseModel):
     rdi: list[RdiRow]
     run_summary: list[RunSummaryRow]
     clause_profiles: list[ClauseRow]
+    debate_effects: list[DebateEffectRow] = []
+    debate_by_category: list[DebateCategoryRow] = []

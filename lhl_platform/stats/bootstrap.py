@@ -1,4 +1,4 @@
-"""Percentile bootstrap intervals for the Risk Direction Index (SPEC section 4).
+"""Percentile bootstrap intervals for the Risk Direction Index (docs/method.md, section 8).
 
 RDI is the mean of a per-contradiction label (+1 extra_condition, -1 missing_condition, 0 other), so
 resampling contradicted instances with replacement is exactly a multinomial draw of the three label

@@ -60,6 +60,13 @@ def sql_models(folder: Path = SQL_DIR, layers: tuple[str, ...] = LAYERS) -> list
     return [models[name] for name in order.static_order() if models[name].layer in layers]
 
 
+def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection that never draws a progress bar into the user's terminal."""
+    con = duckdb.connect(str(path) if path else ":memory:", read_only=read_only)
+    con.execute("set enable_progress_bar = false")
+    return con
+
+
 def fingerprint(home: Home) -> str:
     digest = hashlib.sha256()
     for manifest in sorted(home.events.root.glob("*/manifest.json")):
@@ -107,7 +114,7 @@ def build_warehouse(home: Home, *, force: bool = False) -> bool:
     """Rebuild sources and SQL models from the events; returns False when already up to date."""
     with _locked(home):
         current = fingerprint(home)
-        con = duckdb.connect(str(home.warehouse_path))
+        con = connect(home.warehouse_path)
         try:
             if not force:
                 con.execute("create table if not exists _build (fingerprint varchar)")
@@ -116,8 +123,9 @@ def build_warehouse(home: Home, *, force: bool = False) -> bool:
                     return False
             _load_sources(con, home)
             apply_models(con, ("staging", "intermediate"))
-            apply_scope(con, ScopeRequest(judge=primary_judge(home)))
+            key = apply_scope(con, ScopeRequest(judge=primary_judge(home)))
             apply_models(con, ("marts",))
+            con.execute("create or replace table _scope_key as select ? as key", [key])
             con.execute("create or replace table _build as select ? as fingerprint", [current])
             return True
         finally:
@@ -132,7 +140,7 @@ def apply_models(con: duckdb.DuckDBPyConnection, layers: tuple[str, ...] = LAYER
 
 def partition_connection(home: Home, streams: list[str], judge: str | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory warehouse over just some streams (one partition), for partition-level checks."""
-    con = duckdb.connect()
+    con = connect()
     _load_sources(con, home, streams)
     apply_models(con, ("staging", "intermediate"))
     apply_scope(con, ScopeRequest(judge=judge or primary_judge(home)))
@@ -145,11 +153,17 @@ def read_warehouse(home: Home, request: ScopeRequest | None = None) -> Iterator[
     """A read-only connection to an up-to-date warehouse; with a scope request, its marts are computed
     for that scope (as temporary tables over the stored layers)."""
     build_warehouse(home)
-    con = duckdb.connect(str(home.warehouse_path), read_only=True)
+    con = connect(home.warehouse_path, read_only=True)
     try:
         if request is not None:
-            apply_scope(con, request.model_copy(update={"judge": request.judge or primary_judge(home)}), temp=True)
-            apply_models(con, ("marts",), temp=True)
+            key = apply_scope(con, request.model_copy(update={"judge": request.judge or primary_judge(home)}),
+                              temp=True)
+            stored = con.execute("select key from _scope_key").fetchone()
+            if stored is not None and stored[0] == key:  # the default scope: its marts are stored already
+                for table in SCOPE_TABLES:
+                    con.execute(f"drop table temp.{table}")
+            else:
+                apply_models(con, ("marts",), temp=True)
         yield con
     finally:
         con.close()

@@ -6,6 +6,8 @@ the marts read.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 import duckdb
@@ -62,8 +64,9 @@ def _corpus(con: duckdb.DuckDBPyConnection, wanted: str | None) -> tuple[str, st
     return str(rows[0][0]), str(rows[0][1])
 
 
-def apply_scope(con: duckdb.DuckDBPyConnection, request: ScopeRequest, temp: bool = False) -> None:
-    """Write the scope tables for this request (temporary ones over a read-only warehouse)."""
+def apply_scope(con: duckdb.DuckDBPyConnection, request: ScopeRequest, temp: bool = False) -> str:
+    """Write the scope tables for this request (temporary ones over a read-only warehouse); returns a key that
+    is equal for equal resolved scopes, so the stored default-scope marts can be reused."""
     kind = "temp table" if temp else "table"
     corpus = _corpus(con, request.corpus)
     corpus_id = corpus[0] if corpus else None
@@ -86,6 +89,8 @@ def apply_scope(con: duckdb.DuckDBPyConnection, request: ScopeRequest, temp: boo
                                             ("scope_runs", "run", "integer", runs),
                                             ("scope_contracts", "contract_id", "varchar", contracts)):
         con.execute(f"create or replace {kind} {table} as select unnest(?::{kind_sql}[]) as {column}", [values])
+    resolved = [corpus_id, request.subset, request.judge or "rubric", sorted(models), sorted(runs), sorted(contracts)]
+    return hashlib.sha256(json.dumps(resolved).encode()).hexdigest()
 
 
 def resolved_scope(con: duckdb.DuckDBPyConnection) -> Scope:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from lhl_platform.home import Home
-from orchestration.cli.app import Cli
+from orchestration.cli.app import Cli, CliError
 
 
 def cmd_ingest(args: argparse.Namespace, home: Home) -> int:
@@ -24,11 +24,21 @@ def cmd_ingest(args: argparse.Namespace, home: Home) -> int:
 
 def cmd_subset_create(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.corpus.store import load_corpus
-    from lhl_platform.corpus.subsets import draw_subset, save_subset
+    from lhl_platform.corpus.subsets import draw_subset, listed_subset, save_subset
+    from lhl_platform.domain.models import Subset
 
-    subset = draw_subset(load_corpus(home), args.name, args.size, args.seed, args.stratify)
+    subset: Subset
+    if args.contracts:
+        ids = [line.strip() for line in Path(args.contracts).read_text(encoding="utf-8").splitlines() if line.strip()]
+        subset = listed_subset(home, args.name, ids)
+        how = f"listed in {args.contracts}"
+    elif args.size is not None:
+        subset = draw_subset(load_corpus(home), args.name, args.size, args.seed, args.stratify)
+        how = f"seed {subset.seed}"
+    else:
+        raise CliError("give --size N (a seeded draw) or --contracts FILE (one contract id per line)")
     save_subset(home, subset)
-    print(f"subset {subset.name}: {len(subset.contract_ids)} contracts (seed {subset.seed})")
+    print(f"subset {subset.name}: {len(subset.contract_ids)} contracts ({how})")
     return 0
 
 
@@ -48,9 +58,11 @@ def register(cli: Cli) -> None:
     cuad.add_argument("path", help="the CUAD v1 folder")
 
     cli.group("subset", "named, stored contract subsets")
-    sc = cli.add("create", cmd_subset_create, "draw a reproducible subset of the active corpus", "subset")
+    sc = cli.add("create", cmd_subset_create, "draw a reproducible subset of the active corpus, or store a listed one",
+                 "subset")
     sc.add_argument("name")
-    sc.add_argument("--size", type=int, required=True)
+    sc.add_argument("--size", type=int, help="draw this many contracts (seeded)")
+    sc.add_argument("--contracts", help="FILE with one contract id per line (e.g. a paper's published subset)")
     sc.add_argument("--seed", type=int, default=0)
     sc.add_argument("--stratify", choices=["numeric", "temporal", "factual", "obligation"],
                     help="keep the share of contracts holding this category's clauses")

@@ -24,7 +24,6 @@ counts as (
         end as level,
         model, run, category, clause_type, matched,
         count(distinct run) as runs,
-        count(distinct contract_id) as contracts,
         count(*) filter (where outcome = 'TP') as tp,
         count(*) filter (where outcome = 'FP') as fp,
         count(*) filter (where outcome = 'FN') as fn,
@@ -42,7 +41,7 @@ counts as (
                             (model, run, category), (model, matched))
 )
 select
-    level, model, run, category, clause_type, runs, contracts,
+    level, model, run, category, clause_type, runs,
     tp + fp + fn + tn as n, tp, fp, fn, tn, supported, contradicted, n_missing_condition, n_extra_condition,
     n_scope, missing_rows,
     fp / nullif(fp + tn, 0)::double as far,

@@ -1,7 +1,7 @@
 """Typed perturbations of a ground-truth clause, used by the simulated extractors.
 
 Each returns the perturbed text, or None when the clause offers nothing to perturb that way (no
-condition to drop, no amount to change...). The perturbations are the error types of SPEC 3.
+condition to drop, no amount to change...). The perturbations are the judge's error types (docs/method.md, section 4).
 """
 
 from __future__ import annotations

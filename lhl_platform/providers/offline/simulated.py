@@ -90,7 +90,6 @@ class SimulatedExtractor:
         self.profile = profile
         self.run = run
         self.oracle = {(r.contract_id, r.clause_type): r for r in oracle}
-        self.applied: dict[tuple[str, str], str] = {}  # (contract, clause) -> perturbation, for validation
 
     @cached_property
     def _p_drop(self) -> float:
@@ -129,17 +128,14 @@ class SimulatedExtractor:
             if rng.random() < p.far:
                 quote = perturb.wrong_passage(sents, (), rng)
                 if quote:
-                    self.applied[(row.contract_id, row.clause_type)] = "fabricated"
                     return ClauseAnswer(clause_type=row.clause_type, present=True, quotes=[quote])
             return absent
         if rng.random() < p.frr:
-            self.applied[(row.contract_id, row.clause_type)] = "missed"
             return absent
         quotes = list(row.spans)
         if rng.random() < p.hal_tp:
             target = max(range(len(quotes)), key=lambda i: len(quotes[i]))
             kind, text = self._corrupt(row, quotes[target], sents, rng)
-            self.applied[(row.contract_id, row.clause_type)] = kind
             quotes = [text] if kind == MismatchType.SCOPE else quotes[:target] + [text] + quotes[target + 1:]
         return ClauseAnswer(clause_type=row.clause_type, present=True, quotes=quotes)
 

@@ -1,0 +1,43 @@
+-- depends_on: debate_instances
+-- The debate's effect per (backbone, run, subset, configuration kind), base versus debate on the same instances:
+-- false positives, contradicted true positives, FAR, HalGen and RDI before and after, how debates went (mean
+-- rounds, share settled in round 1, consensus and flip rates) and what a decision cost (calls and tokens,
+-- reused calls at their recorded tokens). Rates are null where their denominator is zero.
+with counts as (
+    select
+        backbone, run, subset, config,
+        count(*) as decisions,
+        count(*) filter (where outcome_base = 'TP') as tp_base,
+        count(*) filter (where outcome_base = 'FP') as fp_base,
+        count(*) filter (where outcome_base = 'TN') as tn_base,
+        count(*) filter (where verdict_base = 'contradicted') as contradicted_base,
+        count(*) filter (where verdict_base = 'contradicted' and mismatch_base = 'extra_condition') as extra_base,
+        count(*) filter (where verdict_base = 'contradicted' and mismatch_base = 'missing_condition') as missing_base,
+        count(*) filter (where outcome_debate = 'TP') as tp_debate,
+        count(*) filter (where outcome_debate = 'FP') as fp_debate,
+        count(*) filter (where outcome_debate = 'TN') as tn_debate,
+        count(*) filter (where verdict_debate = 'contradicted') as contradicted_debate,
+        count(*) filter (where verdict_debate = 'contradicted' and mismatch_debate = 'extra_condition')
+            as extra_debate,
+        count(*) filter (where verdict_debate = 'contradicted' and mismatch_debate = 'missing_condition')
+            as missing_debate,
+        avg(rounds) as mean_rounds,
+        avg(case when rounds = 1 then 1.0 else 0.0 end) as share_round1,
+        avg(case when consensus then 1.0 else 0.0 end) as consensus_rate,
+        avg(case when flipped then 1.0 else 0.0 end) as flip_rate,
+        avg(calls) as calls_per_decision,
+        avg(input_tokens + output_tokens) as tokens_per_decision
+    from debate_instances
+    group by backbone, run, subset, config
+)
+select
+    backbone, run, subset, config, decisions, fp_base, fp_debate, contradicted_base, contradicted_debate,
+    fp_base / nullif(fp_base + tn_base, 0)::double as far_base,
+    fp_debate / nullif(fp_debate + tn_debate, 0)::double as far_debate,
+    (contradicted_base + fp_base) / nullif(tp_base + fp_base, 0)::double as hal_gen_base,
+    (contradicted_debate + fp_debate) / nullif(tp_debate + fp_debate, 0)::double as hal_gen_debate,
+    (extra_base - missing_base) / nullif(contradicted_base, 0)::double as rdi_base,
+    (extra_debate - missing_debate) / nullif(contradicted_debate, 0)::double as rdi_debate,
+    mean_rounds, share_round1, consensus_rate, flip_rate, calls_per_decision, tokens_per_decision
+from counts
+order by backbone, run, subset, config
