@@ -43,7 +43,8 @@ def oracle(lhl: LhlHome) -> MaterializeResult:
                                        **{f"present_{k}": v for k, v in sorted(present.items())}})
 
 
-@asset(group_name="corpus", description="The 41 CUAD clause types and their verification categories (docs/method.md, section 2).")
+@asset(group_name="corpus",
+       description="The 41 CUAD clause types and their verification categories (docs/method.md, section 2).")
 def clause_taxonomy() -> MaterializeResult:
     rows = [f"| {c} | {CATEGORY_OF[c]} | {DEFINITIONS[c]} |" for c in CLAUSE_TYPES]
     table = "| clause type | category | definition |\n|---|---|---|\n" + "\n".join(rows)

@@ -220,7 +220,7 @@ _CROSS_REF = re.compile(
 _LEADING_ENUMERATOR = re.compile(
     r"^\s*(?:\d+(?:\.\d+)+\.?|\d+\.|[ivxlc]{1,6}\.|[a-z]\.|\((?:\d{1,3}|[a-z]|[ivxlc]{1,6})\))(?=\s)", re.IGNORECASE)
 _RAW_TOKEN = re.compile(
-    r"(?P<paren>\(\s*\$?\s?\d+(?:,\d{3})*(?:\.\d+)?\s?%?\s*\)(?:\s?%)?)"
+    r"(?P<paren>\(\s*(?:US\$|USD\s?|\$)?\s?\d+(?:,\d{3})*(?:\.\d+)?\s?%?\s*\)(?:\s?%)?)"
     r"|(?P<enum>\((?:[a-z]|[ivxlc]{1,6})\))"
     r"|(?P<num>\$?\s?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?%)?)"
     r"|(?P<word>[a-z]+(?:'[a-z]+)?)"
@@ -314,6 +314,10 @@ def _spell_numbers(raws: list[_Raw]) -> list[_Raw]:
                 prev.surface += " " + r.surface
                 i += 1
                 continue
+            if [x.key for x in raws[i:i + 3]] == ["u", "s", "dollars"]:
+                prev.surface += " U.S. " + raws[i + 2].surface
+                i += 3
+                continue
         if r.key in ("usd", "us") and i + 1 < len(raws) and raws[i + 1].numeric:
             i += 1
             continue
@@ -327,12 +331,15 @@ _AFTER_MONTH = {"and", "or", "of", "to", "through", "until", "each", "every", "o
 
 
 def _is_month(raws: list[_Raw], i: int) -> bool:
-    """Whether "may" at `i` names the month: before a day or year ("May 2, 2024"), or after a day or a
-    preposition when no verb follows ("1 May", "in May of each year"; but "in 5.1 may become")."""
+    """Whether "may" at `i` names the month: before a day or year ("May 2, 2024"), next to another
+    month, or after a day or a preposition when no verb follows ("1 May", "in May of each year"; but
+    "in 5.1 may become")."""
     following = raws[i + 1] if i + 1 < len(raws) else None
     previous = raws[i - 1] if i > 0 else None
-    if following is not None and following.numeric:
+    if following is not None and following.numeric and following.clause == raws[i].clause:
         return True
+    if any(x.key in MONTHS and x.key != "may" for x in (previous, following) if x is not None):
+        return True  # "February, May, August"
     after_ok = following is None or following.clause != raws[i].clause or following.key in _AFTER_MONTH
     return after_ok and previous is not None and (previous.numeric or previous.key in _BEFORE_MONTH)
 
@@ -379,7 +386,7 @@ def _apply_equivalents(raws: list[_Raw]) -> list[Term]:
 def _is_plain_word(key: str) -> bool:
     function_word = key in STOPWORDS and key not in ("agreement", "party", "parties")
     return (key.isalpha() and len(key) > 2 and not function_word and key not in NEGATIONS and key not in NEGATORS
-            and key not in MONTHS and key not in ORDER_BEFORE | ORDER_AFTER | UNIVERSAL | PARTIAL
+            and key not in ORDER_BEFORE | ORDER_AFTER | UNIVERSAL | PARTIAL
             and not any(key == m for m in CONDITION_KEYS))
 
 
@@ -403,7 +410,8 @@ def canonical_terms(text: str) -> list[Term]:
     for i in range(1, len(terms) - 1):
         a, conj, b = terms[i - 1], terms[i], terms[i + 1]
         alone = (i < 2 or terms[i - 2].key not in conjunctions or terms[i - 2].clause != a.clause) and (
-            i + 2 >= len(terms) or terms[i + 2].key not in conjunctions or terms[i + 2].clause != b.clause)
+            i + 2 >= len(terms) or terms[i + 2].key not in conjunctions or terms[i + 2].clause != b.clause) and (
+            i < 2 or not terms[i - 2].is_number)  # "for 1-3 years or terminate": the unit stays with its figure
         if conj.key in ("and", "or") and alone and _is_plain_word(a.key) and _is_plain_word(b.key) and a.key > b.key:
             terms[i - 1], terms[i + 1] = b, a
     return terms
@@ -436,11 +444,13 @@ def is_temporal_number(keys: list[str], i: int) -> bool:
     after = keys[i + 1: i + 5]
     while after and after[0] in _DURATION_QUALIFIERS:
         after = after[1:]
-    if after and after[0] in DURATION_UNITS:
+    if after and after[0].removesuffix("'s") in DURATION_UNITS:
+        return True
+    # A day or year stands next to its month ("March 4, 2024", "4 March", "the 4th of March").
+    near = keys[max(0, i - 2): i + 2] + (keys[i + 2: i + 3] if keys[i + 1: i + 2] == ["of"] else [])
+    if any(k in MONTHS for k in near):
         return True
     window = keys[max(0, i - 3): i + 4]
-    if any(k in MONTHS for k in window):
-        return True
     value = float(key)
     return value == int(value) and 1900 <= value <= 2100 and any(
         k in ("day", "dated", "year", "fiscal", "calendar") for k in window)

@@ -83,7 +83,9 @@ def stop_tree(child: subprocess.Popen[Any], sig: int, grace_s: float, received: 
     """Send `sig` to the child's process group and its descendants, wait up to `grace_s`, then SIGKILL what
     is left. A signal appended to `received` meanwhile cuts the wait short."""
     group = child.pid  # the child leads its own session, so its group id is its pid
-    known = descendants(child.pid) | {child.pid}  # before signalling: exiting parents orphan their children
+    # Taken before signalling, since exiting parents orphan their children. Each pid is kept with its
+    # start time, so that a pid reused by an unrelated process meanwhile is never signalled.
+    known = descendants(child.pid) | _identities({child.pid})
     already = len(received) if received is not None else 0
     _signal_all(group, known, sig)
     deadline = time.monotonic() + grace_s
@@ -101,30 +103,39 @@ def stop_tree(child: subprocess.Popen[Any], sig: int, grace_s: float, received: 
         child.wait(timeout=5)
 
 
-def descendants(pid: int) -> set[int]:
+Identity = tuple[int, str]  # a pid and its start time: one process, even if the pid is reused later
+
+
+def descendants(pid: int) -> set[Identity]:
     """Every living process whose chain of parents leads to `pid`."""
-    children: dict[int, list[int]] = {}
-    for proc, parent, _group in _processes():
-        children.setdefault(parent, []).append(proc)
-    found: set[int] = set()
+    table = list(_processes())
+    children: dict[int, list[Identity]] = {}
+    for proc, parent, _group, started in table:
+        children.setdefault(parent, []).append((proc, started))
+    found: set[Identity] = set()
     pending = [pid]
     while pending:
         for kid in children.get(pending.pop(), []):
             if kid not in found:
                 found.add(kid)
-                pending.append(kid)
+                pending.append(kid[0])
     return found
 
 
-def _processes() -> Iterator[tuple[int, int, int]]:
-    """(pid, parent pid, process group) of every living process; zombies count as gone."""
+def _identities(pids: set[int]) -> set[Identity]:
+    return {(pid, started) for pid, _parent, _group, started in _processes() if pid in pids}
+
+
+def _processes() -> Iterator[tuple[int, int, int, str]]:
+    """(pid, parent pid, process group, start time) of every living process; zombies count as gone."""
     if _has_psutil():
         import psutil
 
-        for proc in psutil.process_iter(["pid", "ppid", "status"]):
+        for proc in psutil.process_iter(["pid", "ppid", "status", "create_time"]):
             with contextlib.suppress(psutil.Error, OSError):
                 if proc.info["status"] != psutil.STATUS_ZOMBIE:
-                    yield proc.info["pid"], proc.info["ppid"], os.getpgid(proc.info["pid"])
+                    pid = proc.info["pid"]
+                    yield pid, proc.info["ppid"], os.getpgid(pid), str(proc.info["create_time"])
         return
     proc_dir = Path("/proc")
     if not proc_dir.is_dir():
@@ -135,26 +146,28 @@ def _processes() -> Iterator[tuple[int, int, int]]:
                 # The command name (in parentheses) may contain spaces; the fields after it do not.
                 fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
                 if fields[0] not in ("Z", "X"):
-                    yield int(entry.name), int(fields[1]), int(fields[2])
+                    yield int(entry.name), int(fields[1]), int(fields[2]), fields[19]
 
 
-def _living(group: int, known: set[int]) -> set[int]:
-    """The processes of `group` and the `known` pids that are still alive (not zombies)."""
+def _living(group: int, known: set[Identity]) -> set[Identity]:
+    """The processes of `group` and the `known` processes that are still alive (not zombies)."""
     if _has_psutil() or Path("/proc").is_dir():
-        return {pid for pid, _parent, pgid in _processes() if pgid == group or pid in known}
-    alive = {pid for pid in known if _exists(pid)}  # without a process table, probe what we know
+        return {(pid, started) for pid, _parent, pgid, started in _processes()
+                if pgid == group or (pid, started) in known}
+    # Without a process table, probe what we know (start times are unknown here: "").
+    alive = {(pid, started) for pid, started in known if _exists(pid)}
     with contextlib.suppress(OSError):
         os.killpg(group, 0)
-        alive.add(group)
+        alive.add((group, ""))
     return alive
 
 
-def _signal_all(group: int, pids: set[int], sig: int) -> None:
-    """Signal the group, and each pid outside it: once each, since a second SIGINT or SIGTERM makes Dagster
-    abandon its orderly shutdown."""
+def _signal_all(group: int, processes: set[Identity], sig: int) -> None:
+    """Signal the group, and each process outside it: once each, since a second SIGINT or SIGTERM makes
+    Dagster abandon its orderly shutdown."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, sig)
-    for pid in pids:
+    for pid, _started in processes:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             if os.getpgid(pid) != group:
                 os.kill(pid, sig)

@@ -81,3 +81,19 @@ def test_rerun_repeats_no_completed_call_and_retries_failures(tmp_path):
     assert summary.skipped_contracts == len(ids) - 1 and summary.instances == 41
     con = partition_connection(home, [extraction_stream("scripted", 1)])
     assert completeness(con, "scripted", 1).passed
+
+
+def test_byte_identical_contracts_are_two_calls_with_two_records(tmp_path, mini_layout):
+    # CUAD itself holds one byte-identical pair: both calls are paid, so both must be recorded and costed.
+    from lhl_platform.corpus.cuad import load_master_layout
+
+    spans = {"Governing Law": ["This Agreement is governed by the laws of Ohio."]}
+    corpus = load_master_layout(mini_layout([("twin_a.pdf", "twin_a.txt", spans), ("twin_b.pdf", "twin_b.txt", spans)]))
+    assert corpus.contracts[0].text == corpus.contracts[1].text
+    home = Home.resolve(tmp_path / "h").ensure()
+    corpus_id = save_corpus(home, corpus, "twins")
+    model = ScriptedModel({})
+    asyncio.run(extract_partition(home.events, SPEC, 1, corpus_id, corpus.contracts, model))
+    calls = [e for e in home.events.read(extraction_stream("scripted", 1)) if e.type == "model.call"]
+    assert model.calls == 2 and len(calls) == 2
+    assert {e.subject for e in calls} == {c.contract_id for c in corpus.contracts}

@@ -83,7 +83,7 @@ def test_domain_layer_never_imports_dagster_or_the_outer_layers():
 def test_outer_packages_import_only_what_they_may():
     offenders = []
     for package, allowed in OUTER.items():
-        for source, module in _imports(package):
+        for _source, module in _imports(package):
             top = module.split(".")[0]
             if top in OURS and top != package and top not in allowed:
                 offenders.append(f"{package} -> {top}")

@@ -204,7 +204,11 @@ def _verify_stream(log: EventLog, stream: str, anchors: list[Anchor],
             if expected_seq in wanted:
                 out.chains[expected_seq] = event.chain_hash
             if event.type == EventType.CORPUS_INGESTED:
-                record = payload_of(event.type, event.payload)
+                try:
+                    record = payload_of(event.type, event.payload)
+                except ValueError as exc:
+                    out.problem = f"{where}: event seq {event.seq}: payload does not validate ({exc})"
+                    return out
                 if isinstance(record, CorpusIngested):
                     ingests[record.corpus_id] = record
             prev, expected_seq = event.chain_hash, expected_seq + 1

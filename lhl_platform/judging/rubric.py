@@ -130,6 +130,24 @@ def _force_name(keys: list[str]) -> str:
     return "/".join(_FORCE_NAMES[k] for k in dict.fromkeys(keys) if k in _FORCE_NAMES)
 
 
+def _shifted_conditions(seq: list[str], start: int, end: int) -> list[str]:
+    """Condition markers of a dropped or inserted run, wherever the alignment could have placed it.
+
+    A run that begins with the word that follows it could equally have been cut one word later
+    ("to the extent X, to" = "the extent X, to to"): the alignment picks one place, the reading
+    should not depend on which."""
+    found = list(condition_keys(seq[start:end]))
+    left, right = start, end
+    while left > 0 and seq[left - 1] == seq[right - 1]:
+        left, right = left - 1, right - 1
+        found += condition_keys(seq[left:right])
+    left, right = start, end
+    while right < len(seq) and seq[left] == seq[right]:
+        left, right = left + 1, right + 1
+        found += condition_keys(seq[left:right])
+    return found
+
+
 def _classify_chunk(ref: list[str], ext: list[str], a0: int, a1: int, b0: int, b1: int, lost_text: str,
                     added_text: str) -> _Finding | None:
     lost, added = ref[a0:a1], ext[b0:b1]
@@ -154,7 +172,8 @@ def _classify_chunk(ref: list[str], ext: list[str], a0: int, a1: int, b0: int, b
                 else "modality"
             return _Finding(MismatchType.OBLIGATION, f"{criterion}: '{lost_text}' ({_force_name(lost_force)}) became "
                                                      f"'{added_text}' ({_force_name(added_force)})")
-    lost_conditions, added_conditions = condition_keys(lost), condition_keys(added)
+    lost_conditions = _shifted_conditions(ref, a0, a1) if not added else condition_keys(lost)
+    added_conditions = _shifted_conditions(ext, b0, b1) if not lost else condition_keys(added)
     if lost and lost_conditions and not added_conditions:
         return _Finding(MismatchType.MISSING_CONDITION, f"carve-out: drops the condition '{lost_text}'")
     if added and added_conditions and not lost_conditions:

@@ -331,7 +331,9 @@ _NOT_AFTER_VERB = re.compile(r"\b(?:(?i:shall|must|may|will|can|agrees?|undertak
 
 
 def _negation_dropped(text: str, rng: random.Random) -> str | None:
-    options = [(m.start(1), m.end(1), "") for m in _NOT_AFTER_VERB.finditer(text)]
+    # Under "neither"/"no" a second negation is a drafting slip, and dropping it changes nothing.
+    options = [(m.start(1), m.end(1), "") for m in _NOT_AFTER_VERB.finditer(text)
+               if not _negated_context(text, m.start())]
     options += [(m.start(), m.end(), _match_case(m.group(0), "can")) for m in re.finditer(r"\bcannot\b", text, re.I)]
     return _choose(rng, options, text)
 
@@ -444,9 +446,8 @@ _ORDER_SWAP = {"before": "after", "prior to": "after", "after": "before", "prece
 
 
 def _before_after(text: str, rng: random.Random) -> str | None:
-    options = [(m.start(), m.end(), _match_case(m.group(0), _ORDER_SWAP[m.group(0).lower()]))
-               for m in re.finditer(r"\b(?:before|prior\s+to|after|preceding)\b(?!-)", text, re.IGNORECASE)
-               if re.sub(r"\s+", " ", m.group(0).lower()) in _ORDER_SWAP]
+    options = [(m.start(), m.end(), _match_case(m.group(0), _ORDER_SWAP[re.sub(r"\s+", " ", m.group(0).lower())]))
+               for m in re.finditer(r"\b(?:before|prior\s+to|after|preceding)\b(?!-)", text, re.IGNORECASE)]
     return _choose(rng, options, text)
 
 
@@ -680,6 +681,7 @@ _FUNCTION_WORDS = {"the", "a", "an", "to", "of", "in", "on", "for", "by", "with"
 _ADVERBS = {"not", "and", "or", "nor", "after", "before", "during", "upon", "until", "within", "prior", "following",
             "thereafter", "hereafter", "therein", "thereof", "otherwise", "also", "then",
             "now", "thereby", "hereby", "further", "together", "jointly", "severally"}
+_QUANTITIES = {*_WORD_VALUES, *_SCALES, "more", "less", "fewer", "greater", "lesser", "most", "least"}
 _DETERMINERS = {"the", "a", "an", "any", "all", "its", "their", "such", "each", "this", "these", "those", "his", "her"}
 _VERB_SLOTS = {"shall", "may", "will", "must", "is", "are", "has", "have", "can", "agrees", "agree"}
 _CONJ = re.compile(r"(?:^|(?<=[\s(,]))(?P<a>[A-Za-z]{3,})\s+(?P<conj>and|or)\s+(?P<b>[A-Za-z]{3,})(?=$|[\s,;.):])")
@@ -691,7 +693,7 @@ def _reorder(text: str, rng: random.Random) -> str | None:
     options = []
     for m in _CONJ.finditer(text):
         a, b = m.group("a"), m.group("b")
-        if a.lower() == b.lower() or {a.lower(), b.lower()} & (_FUNCTION_WORDS | _ADVERBS):
+        if a.lower() == b.lower() or {a.lower(), b.lower()} & (_FUNCTION_WORDS | _ADVERBS | _QUANTITIES):
             continue
         if a.lower().endswith("ly") or b.lower().endswith("ly"):
             continue  # an adverb next to a noun: "the parties or automatically"

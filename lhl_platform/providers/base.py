@@ -30,6 +30,11 @@ class Task(BaseModel):
     kind: str
     output: ClassVar[type[BaseModel]]
 
+    def subject(self) -> str:
+        """What the task is about (a contract, say): part of the request key, so two byte-identical contracts
+        are two calls with two records, each paid for and costed."""
+        return ""
+
 
 class ExtractTask(Task):
     """Extract all clause types from one contract."""
@@ -38,6 +43,9 @@ class ExtractTask(Task):
     contract_id: str
     contract_text: str
     clause_types: tuple[str, ...]
+
+    def subject(self) -> str:
+        return self.contract_id
 
 
 class JudgeTask(Task):
@@ -60,10 +68,10 @@ class ModelRequest(BaseModel):
     task: SerializeAsAny[Task]
 
     def key(self) -> str:
-        """The request key: provider, model id, parameters, prompt version, messages and run."""
+        """The request key: provider, model id, parameters, prompt version, messages, run and the task's subject."""
         return sha256_hex(canonical_json({
             "provider": self.provider, "model_id": self.model_id, "params": self.params,
-            "prompt_version": self.prompt_version, "run": self.run,
+            "prompt_version": self.prompt_version, "run": self.run, "subject": self.task.subject(),
             "messages": [m.model_dump() for m in self.messages]}))
 
 

@@ -27,6 +27,7 @@ import pyarrow as pa
 
 from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
 from lhl_platform.events.log import SCHEMA
+from lhl_platform.corpus.store import CORPUS_STREAM
 from lhl_platform.home import Home
 from lhl_platform.registry import primary_judge
 from lhl_platform.warehouse.scope import ScopeRequest, apply_scope
@@ -139,9 +140,10 @@ def apply_models(con: duckdb.DuckDBPyConnection, layers: tuple[str, ...] = LAYER
 
 
 def partition_connection(home: Home, streams: list[str], judge: str | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory warehouse over just some streams (one partition), for partition-level checks."""
+    """An in-memory warehouse over just some streams (one partition), for partition-level checks, in the scope
+    of the active corpus."""
     con = connect()
-    _load_sources(con, home, streams)
+    _load_sources(con, home, [CORPUS_STREAM, *streams])
     apply_models(con, ("staging", "intermediate"))
     apply_scope(con, ScopeRequest(judge=judge or primary_judge(home)))
     apply_models(con, ("marts",))

@@ -59,6 +59,7 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.registry import add_model
     from lhl_platform.report.build import build_report_with_checks
     from lhl_platform.report.render import render_text
+    from orchestration.cli.debate import demo_debate, render_debate_effects
     from orchestration.launch import audit, instance_for, materialize_corpus
 
     started = time.perf_counter()
@@ -78,9 +79,11 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
         say(f"model {name}: {what}")
     runs = list(range(1, args.runs + 1))
     audit(home, [m[0] for m in DEMO_MODELS], runs, say=say)
+    demo_debate(home, runs, say=say)
     report, checks = build_report_with_checks(home)
     say("done\n")
     print(render_text(report, checks))
+    print(render_debate_effects(report.debate_effects) + "\n")
     print(f"Next: `lhl report --format json`, `lhl verify`, `lhl ui --home {home.root}` to inspect lineage.")
     return 0
 
