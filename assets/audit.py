@@ -19,13 +19,12 @@ from dagster import (
 from pydantic import Field
 
 from assets.corpus import contracts, oracle
-from assets.partitions import audit_partitions, model_and_run
+from assets.partitions import audit_partitions, model_and_run, partition_settings
 from checks.results import to_check_result
 from lhl_platform.audit import resolve, run_extraction, run_judging
-from lhl_platform.corpus.store import load_corpus
+from lhl_platform.corpus.store import CORPUS_STREAM, load_corpus
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.extraction.engine import extraction_stream
-from lhl_platform.home import Home
 from lhl_platform.judging.engine import verdict_stream
 from lhl_platform.progress import ProgressBar
 from lhl_platform.quality.checks import (
@@ -41,12 +40,15 @@ from resources import LhlHome
 
 
 class ExtractionConfig(Config):  # type: ignore[misc]
-    contracts: int | None = Field(default=None, description="audit only the first N contracts (by id)")
-    subset: str | None = Field(default=None, description="audit a stored subset of contracts")
+    contracts: int | None = Field(default=None, description="audit only the first N contracts (by id); "
+                                                            "default: the model's registered audit settings")
+    subset: str | None = Field(default=None, description="audit a stored subset of contracts; default: the "
+                                                         "model's registered audit settings (else every contract)")
 
 
 class JudgeConfig(Config):  # type: ignore[misc]
-    judge: str = Field(default="rubric", description="registered judge model (built-in: rubric)")
+    judge: str | None = Field(default=None, description="registered judge model; default: the model's registered "
+                                                        "audit judge, else the primary judge (built-in: rubric)")
 
 
 def _bar(spec: ModelSpec, label: str) -> ProgressBar | None:
@@ -54,13 +56,16 @@ def _bar(spec: ModelSpec, label: str) -> ProgressBar | None:
     return None if spec.provider == "offline" else ProgressBar(label, spec.price)
 
 
-def _partition_checks(home: Home, streams: list[str], model: str, run: int,
-                      checks: list[Callable[..., CheckOutcome]]) -> Iterator[AssetCheckResult]:
-    """Checks computed from this partition's own events (an in-memory warehouse over its streams)."""
-    con = partition_connection(home, streams)
+def _partition_checks(lhl: LhlHome, asset: str, streams: list[str], model: str, run: int,
+                      checks: list[Callable[..., CheckOutcome]], judge: str | None = None
+                      ) -> Iterator[AssetCheckResult]:
+    """Checks computed from this partition's own events (an in-memory warehouse over its streams and the
+    corpus stream, which names the corpus the partition was audited on)."""
+    con = partition_connection(lhl.home(), [CORPUS_STREAM, *streams], judge=judge)
+    partition = f"{model}|{run}"
     try:
         for check in checks:
-            yield to_check_result(check(con, model, run), named=True)
+            yield to_check_result(check(con, model, run), named=True, lhl=lhl, asset=asset, partition=partition)
     finally:
         con.close()
 
@@ -76,13 +81,14 @@ def _partition_checks(home: Home, streams: list[str], model: str, run: int,
 def extractions(context: AssetExecutionContext, config: ExtractionConfig, lhl: LhlHome) -> Iterator[object]:
     home = lhl.home()
     model, run = model_and_run(context.partition_key)  # type: ignore[arg-type]
-    inputs = resolve(home, model, config.contracts, config.subset)
+    settings = partition_settings(home, model, contracts=config.contracts, subset=config.subset)
+    inputs = resolve(home, model, settings.contracts, settings.subset)
     context.log.info(f"extracting {len(inputs.contracts)} contracts with {model}, run {run}")
     summary = run_extraction(home, inputs, run, progress=_bar(inputs.spec, f"{model} run {run} extraction:"))
     for contract_id, reason in summary.failures[:20]:
         context.log.warning(f"{contract_id}: {reason}")
     yield MaterializeResult(metadata=summary.metadata())
-    yield from _partition_checks(home, [extraction_stream(model, run)], model, run,
+    yield from _partition_checks(lhl, "extractions", [extraction_stream(model, run)], model, run,
                                  [completeness, no_duplicate_instances])
 
 
@@ -96,11 +102,12 @@ def extractions(context: AssetExecutionContext, config: ExtractionConfig, lhl: L
 def judge_verdicts(context: AssetExecutionContext, config: JudgeConfig, lhl: LhlHome) -> Iterator[object]:
     home = lhl.home()
     model, run = model_and_run(context.partition_key)  # type: ignore[arg-type]
-    judge = get_model(home, config.judge)
-    bar = _bar(judge, f"{model} run {run} judging ({config.judge}):")
+    judge = get_model(home, partition_settings(home, model, judge=config.judge).judge)
+    context.log.info(f"judging {model}, run {run} with {judge.name}")
+    bar = _bar(judge, f"{model} run {run} judging ({judge.name}):")
     summary = run_judging(home, model, run, judge, load_corpus(home), progress=bar)
     for subject, reason in summary.failures[:20]:
         context.log.warning(f"{subject}: {reason}")
-    yield MaterializeResult(metadata=summary.metadata())
-    yield from _partition_checks(home, [extraction_stream(model, run), verdict_stream(model, run)], model, run,
-                                 [every_tp_judged, labels_in_domain])
+    yield MaterializeResult(metadata={**summary.metadata(), "judge": judge.name})
+    yield from _partition_checks(lhl, "judge_verdicts", [extraction_stream(model, run), verdict_stream(model, run)],
+                                 model, run, [every_tp_judged, labels_in_domain], judge=judge.name)

@@ -26,7 +26,7 @@ def _warehouse_check(name: str, check: Callable[[duckdb.DuckDBPyConnection], Che
     @asset_check(asset="instance_outcomes", name=name, description=description)
     def _check(context: AssetCheckExecutionContext, lhl: LhlHome) -> AssetCheckResult:
         with read_warehouse(lhl.home()) as con:
-            return to_check_result(check(con))
+            return to_check_result(check(con), lhl=lhl, asset="instance_outcomes")
 
     return _check
 
@@ -49,7 +49,7 @@ outcome_checks = [
 def great_expectations_suite(lhl: LhlHome) -> AssetCheckResult:
     with read_warehouse(lhl.home()) as con:
         frame = con.execute("select * from instance_rows").df()
-    return to_check_result(validate_instance_rows(frame))
+    return to_check_result(validate_instance_rows(frame), lhl=lhl, asset="instance_outcomes")
 
 
 all_checks = [*outcome_checks, great_expectations_suite]

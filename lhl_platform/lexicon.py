@@ -160,6 +160,8 @@ _EQUIVALENTS: dict[str, str] = {
     "shall not be permitted to": PROHIBITION, "is prohibited from": PROHIBITION,
     "are prohibited from": PROHIBITION, "shall be prohibited from": PROHIBITION,
     "is not allowed to": PROHIBITION, "are not allowed to": PROHIBITION,
+    "shall not be prohibited from": PERMISSION, "is not prohibited from": PERMISSION,
+    "are not prohibited from": PERMISSION, "will not be prohibited from": PERMISSION,
     "agrees not to": PROHIBITION, "agree not to": PROHIBITION, "undertakes not to": PROHIBITION,
     "covenants not to": PROHIBITION, "covenant not to": PROHIBITION,
     "shall refrain from": PROHIBITION, "will refrain from": PROHIBITION, "must refrain from": PROHIBITION,
@@ -223,8 +225,9 @@ _RAW_TOKEN = re.compile(
     r"(?P<paren>\(\s*(?:US\$|USD\s?|\$)?\s?\d+(?:,\d{3})*(?:\.\d+)?\s?%?\s*\)(?:\s?%)?)"
     r"|(?P<enum>\((?:[a-z]|[ivxlc]{1,6})\))"
     r"|(?P<num>\$?\s?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?%)?)"
-    r"|(?P<word>[a-z]+(?:'[a-z]+)?)"
-    r"|(?P<stop>[,;:.!?])", re.IGNORECASE)
+    r"|(?P<word>[a-z]+(?:\d+[a-z]*)*(?:'[a-z]+)?)"
+    r"|(?P<stop>[,;:!?]|\.(?!(?-i:\s*[a-z0-9])))", re.IGNORECASE)
+_US = re.compile(r"\bU\.S\.(?:A\.)?")
 _CANONICAL_QUOTES = str.maketrans({"‘": "'", "’": "'", "‚": "'", "′": "'", "`": "'", "“": '"', "”": '"', "„": '"',
                                    "″": '"', "–": "-", "—": "-", "\u00a0": " "})
 
@@ -244,7 +247,7 @@ class _Raw:
 
 
 def _raw_terms(text: str) -> list[_Raw]:
-    text = _LEADING_ENUMERATOR.sub(" ", _CROSS_REF.sub(" ", text.translate(_CANONICAL_QUOTES)))
+    text = _US.sub("US", _LEADING_ENUMERATOR.sub(" ", _CROSS_REF.sub(" ", text.translate(_CANONICAL_QUOTES))))
     raws: list[_Raw] = []
     clause = 0
     for m in _RAW_TOKEN.finditer(text):
@@ -314,9 +317,9 @@ def _spell_numbers(raws: list[_Raw]) -> list[_Raw]:
                 prev.surface += " " + r.surface
                 i += 1
                 continue
-            if [x.key for x in raws[i:i + 3]] == ["u", "s", "dollars"]:
-                prev.surface += " U.S. " + raws[i + 2].surface
-                i += 3
+            if [x.key for x in raws[i:i + 2]] == ["us", "dollars"]:
+                prev.surface += f" {r.surface} {raws[i + 1].surface}"
+                i += 2
                 continue
         if r.key in ("usd", "us") and i + 1 < len(raws) and raws[i + 1].numeric:
             i += 1
@@ -327,7 +330,7 @@ def _spell_numbers(raws: list[_Raw]) -> list[_Raw]:
 
 
 _BEFORE_MONTH = {"of", "in", "during", "until", "since", "from", "through", "before", "after", "mid", "early", "late"}
-_AFTER_MONTH = {"and", "or", "of", "to", "through", "until", "each", "every", "only"}
+_AFTER_MONTH = {"and", "or", "of", "to", "through", "until", "each", "every"}
 
 
 def _is_month(raws: list[_Raw], i: int) -> bool:

@@ -1,4 +1,5 @@
-"""Dagster resources: the platform home (event log, corpora, warehouse) injected into assets and checks."""
+"""Dagster resources: the platform home (event log, corpora, warehouse) injected into assets and checks,
+and where failing checks are reported (see `resources.alerts`)."""
 
 
 import os
@@ -7,6 +8,7 @@ from dagster import ConfigurableResource
 from pydantic import Field
 
 from lhl_platform.home import Home
+from resources.alerts import AlertHook, hook_for
 
 
 class LhlHome(ConfigurableResource):  # type: ignore[misc]
@@ -14,6 +16,12 @@ class LhlHome(ConfigurableResource):  # type: ignore[misc]
 
     path: str = Field(default_factory=lambda: os.environ.get("LHL_HOME", ".lhl"),
                       description="folder holding the event log, stored corpora and the DuckDB warehouse")
+    alerts: str = Field(default_factory=lambda: os.environ.get("LHL_ALERTS", "log"),
+                        description="where failing checks are reported: 'log', a webhook URL (JSON POST) or "
+                                    "'module:attribute' naming a hook of your own (env LHL_ALERTS)")
 
     def home(self) -> Home:
         return Home.resolve(self.path).ensure()
+
+    def alert_hook(self) -> AlertHook:
+        return hook_for(self.alerts)

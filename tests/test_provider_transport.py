@@ -46,7 +46,7 @@ def test_dropped_connections_lose_nothing(server, monkeypatch, fake, client):
     if client:
         monkeypatch.setenv("GOOGLE_GENAI_HTTP_CLIENT", client)
     server.script(default=fake.ok(ANSWER))
-    server.drop(DROP_RATE, seed=7)
+    server.drop(DROP_RATE, seed=0)
     spec = ModelSpec(name="m", provider=fake.provider, model_id=MODEL_IDS[fake.provider],
                      base_url=server.url + fake.base, params=LOAD)
     model = build_model(spec)
@@ -61,7 +61,7 @@ def test_dropped_connections_lose_nothing(server, monkeypatch, fake, client):
     lost = [r.error for r in responses if r.content != ANSWER]
     assert lost == [], f"{len(lost)} of {CALLS} calls lost, e.g. {lost[0]}"
     dropped = server.dropped
-    assert dropped >= 3, "the server should have hung up on some requests"
+    assert dropped >= 5, "the server should have hung up on some requests"
     assert len(server.requests) == CALLS + dropped  # each hang-up was retried once, nothing else was
 
 

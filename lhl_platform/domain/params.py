@@ -14,6 +14,19 @@ from pydantic import BaseModel, ConfigDict, Field
 SAMPLING_FIELDS = ("temperature", "top_p", "seed", "max_output_tokens")
 
 
+class AuditSettings(BaseModel):
+    """How this model is audited when nobody says otherwise: by `lhl audit` without flags, by the recurring
+    post-deployment audit and by a backfill launched in the UI. None of it is part of a request key."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    judge: str | None = Field(default=None, description="registered judge; None: the primary judge")
+    subset: str | None = Field(default=None, description="stored subset of contracts; None: all contracts")
+    contracts: int | None = Field(default=None, ge=1, description="only the first N contracts (by id)")
+    cadence_hours: float = Field(default=168.0, gt=0, le=24 * 366,
+                                 description="recurring audits: hours between two rounds (monitored models)")
+
+
 class ModelParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -44,8 +57,9 @@ class ModelParams(BaseModel):
     # Credentials are never parameters: this names the environment variable that holds the key.
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
-    # Recurring post-deployment audits include this model.
+    # Recurring post-deployment audits include this model, with these settings (which every launch uses).
     monitor: bool = False
+    audit: AuditSettings = Field(default_factory=AuditSettings)
 
     def sampling(self) -> dict[str, Any]:
         """The sampling parameters an LLM request carries (and its key covers)."""

@@ -170,8 +170,8 @@ _HEDGE_BEFORE = re.compile(r"\b(?:as|case|which|that|what|whatever|whichever|it|
                            re.IGNORECASE)
 _NAMING_AFTER = re.compile(r"^\s+(?:\w+\s+)?be\s+(?:referred|known|called|designated)\b", re.IGNORECASE)
 _PERMISSION_AFTER = re.compile(r"^\s+(?:\([a-z0-9]{1,4}\)\s+)?(?:be\s+entitled|have\s+the\s+(?:right|option)|"
-                               r"be\s+permitted|be\s+allowed|be\s+free|not|never|in\s+no\s+event|only|have\s+no|"
-                               r"be\s+under\s+no)\b", re.IGNORECASE)
+                               r"be\s+permitted|be\s+allowed|be\s+free|be\s+authori[sz]ed|be\s+prohibited|not|never|"
+                               r"in\s+no\s+event|only|have\s+no|be\s+under\s+no)\b", re.IGNORECASE)
 
 
 def int_to_words(n: int) -> str:
@@ -454,7 +454,8 @@ def _before_after(text: str, rng: random.Random) -> str | None:
 def _all_some(text: str, rng: random.Random) -> str | None:
     options = []
     for m in re.finditer(r"\b(?:all|every)\b", text, re.IGNORECASE):
-        before, after = text[max(0, m.start() - 10):m.start()].lower(), text[m.end():m.end() + 20].lower()
+        before = " ".join(text[max(0, m.start() - 40):m.start()].lower().split()[-2:])
+        after = " " + " ".join(text[m.end():m.end() + 60].lower().split()[:3])
         if re.search(r"\b(?:and|or)\s*$", before) or re.match(r"\s+or\s+(?:substantially|any)\b", after):
             continue  # "any and all", "all or substantially all", "all or any part": fixed phrases
         if re.match(rf"\s+(?:\d|{_NUMWORD}\b)", after, re.IGNORECASE):
@@ -682,6 +683,7 @@ _ADVERBS = {"not", "and", "or", "nor", "after", "before", "during", "upon", "unt
             "thereafter", "hereafter", "therein", "thereof", "otherwise", "also", "then",
             "now", "thereby", "hereby", "further", "together", "jointly", "severally"}
 _QUANTITIES = {*_WORD_VALUES, *_SCALES, "more", "less", "fewer", "greater", "lesser", "most", "least"}
+_PREPOSITIONS = {"in", "of", "for", "with", "under", "from", "by", "on", "at", "into"}
 _DETERMINERS = {"the", "a", "an", "any", "all", "its", "their", "such", "each", "this", "these", "those", "his", "her"}
 _VERB_SLOTS = {"shall", "may", "will", "must", "is", "are", "has", "have", "can", "agrees", "agree"}
 _CONJ = re.compile(r"(?:^|(?<=[\s(,]))(?P<a>[A-Za-z]{3,})\s+(?P<conj>and|or)\s+(?P<b>[A-Za-z]{3,})(?=$|[\s,;.):])")
@@ -701,8 +703,8 @@ def _reorder(text: str, rng: random.Random) -> str | None:
         after = re.findall(r"[A-Za-z0-9']+|[,;:.()\[\]]", text[m.end():])
         if before and before[-1].lower() not in _FUNCTION_WORDS and before[-1] not in ",;:(":
             continue
-        bare = [w for w in before if w.lower() not in ("the", "a", "an")]
-        closed = [w for w in after if w not in ")]"]
+        bare = [w for w in before if w.lower() not in ("the", "a", "an") and w not in "()[]"]
+        closed = [w for w in after if w not in "()[]"]
         conjunctions = ("and", "or", "nor")
         if (bare and bare[-1].lower() in conjunctions) or (closed and closed[0].lower() in conjunctions):
             continue  # "A or the B and C": the grouping is unclear
@@ -710,6 +712,8 @@ def _reorder(text: str, rng: random.Random) -> str | None:
             continue
         if (before and before[-1].lower() in ("a", "an")) or (after and after[0].lower() == "of"):
             continue  # "an agreement or series of agreements": the second word heads a longer phrase
+        if before and after and before[-1].lower() in _PREPOSITIONS and after[0].lower() == "to":
+            continue  # "in litigation and agrees to": a noun and the next verb
         if text[m.end():m.end() + 1] == "'" or text[m.end():m.end() + 2] == "/o" or a[0].isupper() != b[0].isupper():
             continue
         if before and after and before[-1].lower() in _VERB_SLOTS and after[0].lower() in _VERB_SLOTS:

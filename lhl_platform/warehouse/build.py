@@ -25,9 +25,9 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from lhl_platform.corpus.store import CORPUS_STREAM
 from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
 from lhl_platform.events.log import SCHEMA
-from lhl_platform.corpus.store import CORPUS_STREAM
 from lhl_platform.home import Home
 from lhl_platform.registry import primary_judge
 from lhl_platform.warehouse.scope import ScopeRequest, apply_scope

@@ -1,0 +1,529 @@
+"""The typed result model: one SQLModel class per SQL mart, plus the rows the report computes in Python.
+
+Every mart in `sql/marts/` has exactly one row class here (`MARTS`); `tests/test_mart_contract.py` checks each
+class against its mart's columns and types, so a column added in SQL without its field here fails. The report
+reads every section through these classes, `lhl report --schema` prints their JSON schema, and `lhl publish`
+writes them to a database as tables (one table class per row class, see `publish.py`).
+
+Fields marked `derived` are not mart columns: the report adds them (bootstrap intervals). The field order is
+the order of the report's JSON and must stay as it is (consumers compare the JSON byte for byte).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON
+from sqlmodel import Field, SQLModel
+
+RATES = ("far", "frr", "acc", "hal_tp", "hal_gen", "jeq")
+METRIC_COLUMNS = ("runs", "n", "tp", "fp", "fn", "tn", "supported", "contradicted", "n_missing_condition",
+                  "n_extra_condition", "far", "frr", "acc", "hal_tp", "hal_gen", "jeq", "rdi")
+
+
+def derived(description: str) -> Any:
+    """A field the report computes (not a column of the mart); null until computed."""
+    return Field(default=None, description=description, schema_extra={"json_schema_extra": {"derived": True}})
+
+
+def is_derived(cls: type[SQLModel], field: str) -> bool:
+    extra = cls.model_fields[field].json_schema_extra
+    return isinstance(extra, dict) and bool(extra.get("derived"))
+
+
+# --- the report's sections -------------------------------------------------------------------------------------
+
+
+class MetricRow(SQLModel):
+    """Counts and rates of one group of returned instances (docs/method.md, section 5)."""
+
+    model: str
+    runs: int
+    n: int
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    supported: int
+    contradicted: int
+    n_missing_condition: int
+    n_extra_condition: int
+    far: float | None
+    frr: float | None
+    acc: float | None
+    hal_tp: float | None
+    hal_gen: float | None
+    jeq: float | None
+    rdi: float | None
+    rdi_ci_low: float | None = derived("lower end of the 95% bootstrap interval of RDI")
+    rdi_ci_high: float | None = derived("upper end of the 95% bootstrap interval of RDI")
+    missing_rows: int
+
+
+class LeaderboardRow(MetricRow):
+    """`leaderboard`: one row per model, pooled over runs, on the model's own instances."""
+
+    contracts: int
+    coverage_differs: bool
+
+
+class RunRow(MetricRow):
+    """`per_run_metrics`: one row per (model, run)."""
+
+    run: int
+
+
+class CategoryRow(MetricRow):
+    """`typed_profiles`: one row per (model, category), pooled over runs."""
+
+    category: str
+
+
+class ClauseRow(MetricRow):
+    """`clause_profiles`: one row per (model, clause type), pooled over runs."""
+
+    category: str
+    clause_type: str
+
+
+class GapRow(SQLModel):
+    """`category_gaps`: the spread of HalTP across a model's categories."""
+
+    model: str
+    gap: float | None
+    max_category: str | None
+    min_category: str | None
+
+
+class CompositeRow(SQLModel):
+    """`composite_ranks`: weighted mean rank per scheme over the matched cells (lower is better)."""
+
+    scheme: str
+    model: str
+    score: float | None
+    rank: int | None
+
+
+class UsageRow(SQLModel):
+    """`usage_costs`: calls, tokens and cost per (model, run)."""
+
+    model: str
+    run: int
+    extraction_calls: int
+    judge_calls: int
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    extraction_cost_usd: float | None
+    judge_cost_usd: float | None
+    cost_usd: float | None
+
+
+class RdiRow(SQLModel):
+    """`rdi`: the Risk Direction Index per model (category null) and per (model, category)."""
+
+    model: str
+    category: str | None
+    contradicted: int
+    n_missing_condition: int
+    n_extra_condition: int
+    n_scope: int
+    p_missing: float | None
+    p_extra: float | None
+    p_scope: float | None
+    rdi: float | None
+    rdi_ci_low: float | None = derived("lower end of the 95% bootstrap interval of RDI")
+    rdi_ci_high: float | None = derived("upper end of the 95% bootstrap interval of RDI")
+
+
+class RunSummaryRow(SQLModel):
+    """`run_summary`: mean and sample SD across runs of each per-run rate (SD null with one run)."""
+
+    model: str
+    runs: int
+    far_mean: float | None
+    far_sd: float | None
+    frr_mean: float | None
+    frr_sd: float | None
+    acc_mean: float | None
+    acc_sd: float | None
+    hal_tp_mean: float | None
+    hal_tp_sd: float | None
+    hal_gen_mean: float | None
+    hal_gen_sd: float | None
+    jeq_mean: float | None
+    jeq_sd: float | None
+    rdi_mean: float | None
+    rdi_sd: float | None
+
+
+class DebateEffectRow(SQLModel):
+    """`debate_effects`: base versus debate on the same instances, per (backbone, run, subset, configuration)."""
+
+    backbone: str
+    run: int
+    subset: str | None
+    config: str
+    decisions: int
+    fp_base: int
+    fp_debate: int
+    contradicted_base: int
+    contradicted_debate: int
+    far_base: float | None
+    far_debate: float | None
+    hal_gen_base: float | None
+    hal_gen_debate: float | None
+    rdi_base: float | None
+    rdi_debate: float | None
+    mean_rounds: float | None
+    share_round1: float | None
+    consensus_rate: float | None
+    flip_rate: float | None
+    calls_per_decision: float | None
+    tokens_per_decision: float | None
+
+
+class DebateCategoryRow(SQLModel):
+    """`debate_by_category`: the debate's effect in one category (debate minus base on the same instances)."""
+
+    backbone: str
+    run: int
+    subset: str | None
+    config: str
+    category: str
+    delta_far: float | None
+    delta_hal_gen: float | None
+    rdi_shift: float | None
+    flip_rate: float | None
+
+
+# --- statistics marts ----------------------------------------------------------------------------------------
+
+
+class RunSpreadRow(SQLModel):
+    """`run_spread`: mean, sample SD, min and max across runs of one rate, pooled (category null) or per category."""
+
+    model: str
+    category: str | None
+    metric: str
+    runs: int
+    runs_with_value: int
+    mean: float | None
+    sd: float | None
+    min_value: float | None
+    max_value: float | None
+
+
+class MissingSummaryRow(SQLModel):
+    """`missing_summary`: missing rows per model and how they fall on contracts (persistent or not)."""
+
+    model: str
+    runs: int
+    contracts: int
+    nominal_rows: int
+    missing_rows: int
+    missing_fraction: float | None
+    contracts_incomplete: int
+    contracts_persistent: int
+    persistent_fraction: float | None
+    persistent_missing_rows: int
+    persistent_row_share: float | None
+
+
+class ClauseTypeMeanRow(SQLModel):
+    """`clause_type_means`: per clause type, the mean across models of each rate."""
+
+    clause_type: str
+    category: str
+    models: int
+    far_mean: float | None
+    frr_mean: float | None
+    acc_mean: float | None
+    hal_tp_mean: float | None
+    hal_gen_mean: float | None
+    jeq_mean: float | None
+    rdi_mean: float | None
+
+
+class ProvenanceRow(SQLModel):
+    """`provenance`: who produced the figures of one (model, run): extractor, judge or an import."""
+
+    model: str
+    run: int
+    role: str
+    name: str
+    model_id: str | None
+    prompt_version: str | None
+    items: int
+
+
+class ContractCountsRow(SQLModel):
+    """`contract_counts`: per (model, run, category, contract) counts, the contract-cluster bootstraps' input."""
+
+    model: str
+    run: int
+    category: str
+    contract_id: str
+    matched: bool
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    supported: int
+    contradicted: int
+    n_extra_condition: int
+    n_missing_condition: int
+    n_scope: int
+
+
+# --- the other marts (instance level, scope and intermediate results) ----------------------------------------
+
+
+class AuditScopeRow(SQLModel):
+    """`audit_scope`: the (model, run, contract) cells in scope."""
+
+    model: str
+    run: int
+    contract_id: str
+
+
+class MatchedCellRow(SQLModel):
+    """`matched_cells`: contracts every compared model covers in every selected run, times those runs."""
+
+    contract_id: str
+    run: int
+
+
+class ScopeCoverageRow(SQLModel):
+    """`scope_coverage`: per model, the contracts it covers and whether its cells differ from the matched cells."""
+
+    model: str
+    contracts: int
+    contracts_complete: int
+    contracts_lacking: int
+    matched_contracts: int
+    coverage_differs: bool
+
+
+class InstanceRow(SQLModel):
+    """`instance_rows`: every recorded instance in scope before de-duplication."""
+
+    model: str
+    run: int
+    contract_id: str
+    clause_type: str
+    category: str
+    gt_present: bool
+    predicted_present: bool
+    outcome: str
+    verdict: str | None
+    mismatch_type: str | None
+    source: str
+    time: str
+
+
+class InstanceOutcomeRow(SQLModel):
+    """`instance_outcomes`: one row per instance in scope with its outcome, verdict and mismatch type."""
+
+    model: str
+    run: int
+    contract_id: str
+    clause_type: str
+    category: str
+    gt_present: bool
+    predicted_present: bool
+    outcome: str
+    verdict: str | None
+    mismatch_type: str | None
+    source: str
+
+
+class MissingRow(SQLModel):
+    """`missing_rows`: an instance the model never returned."""
+
+    model: str
+    run: int
+    contract_id: str
+    clause_type: str
+    category: str
+
+
+class MissingByContractRow(SQLModel):
+    """`missing_by_contract`: missing rows attributed to a contract; persistent when incomplete in every run."""
+
+    model: str
+    contract_id: str
+    runs_audited: int
+    runs_incomplete: int
+    missing_instances: int
+    incomplete_runs: list[int] = Field(sa_type=JSON)
+    persistent: bool
+
+
+class MetricCubeRow(SQLModel):
+    """`metric_cube`: counts and rates at every reporting grain (`level`)."""
+
+    level: str
+    model: str
+    run: int | None
+    category: str | None
+    clause_type: str | None
+    runs: int
+    n: int
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    supported: int
+    contradicted: int
+    n_missing_condition: int
+    n_extra_condition: int
+    n_scope: int
+    missing_rows: int
+    far: float | None
+    frr: float | None
+    acc: float | None
+    hal_tp: float | None
+    hal_gen: float | None
+    jeq: float | None
+    rdi: float | None
+
+
+class RdiUnitRow(SQLModel):
+    """`rdi_units`: contradicted TPs and their direction labels per (model, run, category, contract)."""
+
+    model: str
+    run: int
+    category: str
+    contract_id: str
+    contradicted: int
+    n_extra: int
+    n_missing: int
+
+
+class DriftCellRow(SQLModel):
+    """`drift_cells`: a model's newest run against its earlier runs pooled, overall and per category."""
+
+    model: str
+    category: str | None
+    is_newest: bool
+    newest: int
+    n_runs: int
+    tp: int
+    contradicted: int
+    extra: int
+    missing: int
+
+
+class DebateInstanceRow(SQLModel):
+    """`debate_instances`: one debated instance with the base and debate outcomes and the report judge's verdicts."""
+
+    backbone: str
+    system: str
+    run: int
+    subset: str | None
+    config: str
+    config_hash: str
+    contract_id: str
+    clause_type: str
+    category: str
+    outcome_base: str
+    outcome_debate: str
+    verdict_base: str | None
+    mismatch_base: str | None
+    verdict_debate: str | None
+    mismatch_debate: str | None
+    flipped: bool
+    text_changed: bool
+    rounds: int
+    consensus: bool
+    re_extracted: bool
+    arbitrated: bool
+    calls: int
+    reused_calls: int
+    input_tokens: int
+    output_tokens: int
+
+
+# --- rows the report computes in Python ----------------------------------------------------------------------
+
+
+class RateIntervalRow(SQLModel):
+    """A rate with its 95% bootstrap interval, for a model pooled over runs (run null), one run, or one category
+    (category null means all categories). `numerator` / `denominator` are the counts behind the rate."""
+
+    model: str
+    run: int | None
+    category: str | None
+    metric: str
+    value: float | None
+    numerator: int
+    denominator: int
+    ci_low: float | None
+    ci_high: float | None
+
+
+class RankStabilityRow(SQLModel):
+    """How firmly a model holds its composite rank under one scheme: the share of contract-cluster bootstrap
+    resamples (matched cells) in which it keeps the rank it has on the full data, and its mean resampled rank."""
+
+    scheme: str
+    model: str
+    rank: int | None
+    stability: float | None
+    mean_rank: float | None
+    resamples: int
+
+
+# Every SQL mart and its row class. A mart without a class here fails the contract test.
+MARTS: dict[str, type[SQLModel]] = {
+    "audit_scope": AuditScopeRow,
+    "category_gaps": GapRow,
+    "clause_profiles": ClauseRow,
+    "clause_type_means": ClauseTypeMeanRow,
+    "composite_ranks": CompositeRow,
+    "contract_counts": ContractCountsRow,
+    "debate_by_category": DebateCategoryRow,
+    "debate_effects": DebateEffectRow,
+    "debate_instances": DebateInstanceRow,
+    "drift_cells": DriftCellRow,
+    "instance_outcomes": InstanceOutcomeRow,
+    "instance_rows": InstanceRow,
+    "leaderboard": LeaderboardRow,
+    "matched_cells": MatchedCellRow,
+    "metric_cube": MetricCubeRow,
+    "missing_by_contract": MissingByContractRow,
+    "missing_rows": MissingRow,
+    "missing_summary": MissingSummaryRow,
+    "per_run_metrics": RunRow,
+    "provenance": ProvenanceRow,
+    "rdi": RdiRow,
+    "rdi_units": RdiUnitRow,
+    "run_spread": RunSpreadRow,
+    "run_summary": RunSummaryRow,
+    "scope_coverage": ScopeCoverageRow,
+    "typed_profiles": CategoryRow,
+    "usage_costs": UsageRow,
+}
+
+# Rows computed by the report rather than read from a mart (published as tables of these names).
+COMPUTED: dict[str, type[SQLModel]] = {
+    "rate_intervals": RateIntervalRow,
+    "rank_stability": RankStabilityRow,
+}
+
+
+def schema_document() -> dict[str, Any]:
+    """One JSON Schema (2020-12) for every row class: `$defs` holds the classes, `properties` names each mart
+    (and each computed table) as an array of its rows. Fields the report adds are marked `"derived": true`."""
+    from pydantic.json_schema import models_json_schema
+
+    tables = {**MARTS, **COMPUTED}
+    classes = list(dict.fromkeys(tables.values()))
+    _, defs = models_json_schema([(cls, "serialization") for cls in classes], ref_template="#/$defs/{model}")
+    properties = {name: {"type": "array", "description": (cls.__doc__ or "").split("\n")[0],
+                         "items": {"$ref": f"#/$defs/{cls.__name__}"}} for name, cls in tables.items()}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "lhl result rows",
+            "description": "The row type of every SQL mart and of the rows the report computes, as used by "
+                           "`lhl report --format json` and `lhl publish`.",
+            "type": "object", "properties": properties, "$defs": defs.get("$defs", {})}

@@ -1,0 +1,41 @@
+-- depends_on: events, stg_verdicts, instance_outcomes, audit_scope, scope
+-- Where the figures in scope come from, per (model, run): the extracting model's id and prompt version of its
+-- recorded calls (role `extractor`), the report judge's model id and prompt version of its verdicts (role
+-- `judge`), and outcomes brought in by `lhl import outcomes` (role `imported`, no prompt). `items` counts calls,
+-- verdicts or imported instances. The prompt version of a call is read from the call's payload because the
+-- staging model of calls does not carry it.
+with cells as (select distinct model, run, contract_id from audit_scope),
+calls as (
+    select
+        json_extract_string(payload, '$.model') as model,
+        cast(json_extract(payload, '$.run') as integer) as run,
+        json_extract_string(payload, '$.subject') as contract_id,
+        json_extract_string(payload, '$.model_id') as model_id,
+        json_extract_string(payload, '$.prompt_version') as prompt_version
+    from events
+    where type = 'model.call'
+),
+extraction as (
+    select c.model, c.run, 'extractor' as role, c.model as name, c.model_id, c.prompt_version, count(*) as items
+    from calls c
+    semi join cells s on s.model = c.model and s.run = c.run and s.contract_id = c.contract_id
+    group by all
+),
+judging as (
+    select v.model, v.run, 'judge' as role, v.judge as name, v.judge_model_id as model_id, v.prompt_version,
+           count(*) as items
+    from stg_verdicts v
+    semi join cells s on s.model = v.model and s.run = v.run and s.contract_id = v.contract_id
+    where v.judge = (select judge from scope)
+    group by all
+),
+imported as (
+    select model, run, 'imported' as role, model as name, null::varchar as model_id, null::varchar as prompt_version,
+           count(*) as items
+    from instance_outcomes
+    where source = 'import'
+    group by all
+)
+select model, run, role, name, model_id, prompt_version, items
+from (select * from extraction union all select * from judging union all select * from imported)
+order by model, run, role, name, prompt_version
