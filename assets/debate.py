@@ -5,7 +5,9 @@
   records it as an event. Partitioned rather than one asset over the default-scope marts because a
   calibration belongs to one backbone: it is measured in a scope holding that backbone alone (so no other
   model and no debate system shifts it), each backbone's calibration is its own materialization, and
-  recalibrating one backbone touches no other.
+  recalibrating one backbone touches no other. Its declared inputs are the backbone's audit partitions
+  (every run): the marts it reads are a projection of those events, and declaring the marts instead would
+  close a cycle once the debate marts sit downstream of the debate.
 - `debate_outcomes`, partitioned like the audit (backbone x run): debates every instance of a stored subset
   from the backbone's extractions of that run, with the calibrated or the generic configuration.
 - `debate_verdicts`, the same partitions: the evaluation judge (the primary judge unless configured) labels
@@ -29,7 +31,6 @@ from dagster import (
     AssetCheckSeverity,
     AssetCheckSpec,
     AssetExecutionContext,
-    AssetKey,
     AssetSelection,
     Config,
     MaterializeResult,
@@ -39,7 +40,7 @@ from dagster import (
 )
 from pydantic import Field
 
-from assets.audit import extractions
+from assets.audit import extractions, judge_verdicts
 from assets.corpus import oracle
 from assets.partitions import audit_partitions, model_and_run, model_partitions
 from lhl_platform.audit import resolve
@@ -184,9 +185,10 @@ def _profile_table(calibration: DebateCalibration) -> str:
 
 @asset(
     group_name="debate", partitions_def=model_partitions,
-    deps=[AssetKey("typed_profiles"), AssetKey("leaderboard")],
+    deps=[extractions, judge_verdicts],
     description="The calibrated debate configuration of a backbone, derived from its measured Experiment 1 "
-                "profile (per-category FAR, FRR, HalTP and RDI); recorded as a debate.calibrated event.",
+                "profile (per-category FAR, FRR, HalTP and RDI, read from the warehouse in a scope holding the "
+                "backbone alone); recorded as a debate.calibrated event.",
 )
 def debate_calibration(context: AssetExecutionContext, config: CalibrationConfig, lhl: LhlHome) -> MaterializeResult:
     home = lhl.home()

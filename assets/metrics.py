@@ -7,12 +7,13 @@ from collections.abc import Iterator
 
 from dagster import AssetExecutionContext, AssetKey, AssetSpec, MaterializeResult, multi_asset
 
-from assets.audit import extractions, judge_verdicts
 from assets.corpus import clause_taxonomy, oracle
+from assets.profiles import model_profiles
 from lhl_platform.warehouse.build import SOURCES, SqlModel, build_warehouse, read_warehouse, sql_models
 from resources import LhlHome
 
-_UPSTREAM = [extractions.key, judge_verdicts.key, oracle.key, clause_taxonomy.key]
+# Lineage: extractions[m|r] -> judge_verdicts[m|r] -> model_profiles[m|r] -> the SQL models.
+_UPSTREAM = [model_profiles.key, oracle.key, clause_taxonomy.key]
 MODELS = sql_models()
 
 

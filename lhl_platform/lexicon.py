@@ -119,7 +119,7 @@ class Term:
         return _NUMERIC_KEY.fullmatch(self.key) is not None
 
 
-_NUMERIC_KEY = re.compile(r"\d+(?:\.\d+)?%?")
+_NUMERIC_KEY = re.compile(r"\$?\d+(?:\.\d+)?%?")
 _UNIT_WORDS = {w: v for w, v in NUMBER_WORDS.items() if w not in ("half", "hundred")}
 _SCALE_WORDS = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 DURATION_UNITS = {"day", "days", "week", "weeks", "month", "months", "year", "years", "quarter", "quarters",
@@ -227,14 +227,19 @@ _RAW_TOKEN = re.compile(
     r"|(?P<num>\$?\s?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?%)?)"
     r"|(?P<word>[a-z]+(?:\d+[a-z]*)*(?:'[a-z]+)?)"
     r"|(?P<stop>[,;:!?]|\.(?!(?-i:\s*[a-z0-9])))", re.IGNORECASE)
-_US = re.compile(r"\bU\.S\.(?:A\.)?")
+_US = re.compile(r"\bU\.S\.(?:A\.)?", re.IGNORECASE)
 _CANONICAL_QUOTES = str.maketrans({"‘": "'", "’": "'", "‚": "'", "′": "'", "`": "'", "“": '"', "”": '"', "„": '"',
                                    "″": '"', "–": "-", "—": "-", "\u00a0": " "})
 
 
-def _number_key(value: float, percent: bool = False) -> str:
+def _number_key(value: float, percent: bool = False, money: bool = False) -> str:
+    """The key of a figure: its value, with "$" for an amount of money and "%" for a percentage."""
     text = str(int(value)) if value == int(value) else f"{value:g}"
-    return text + ("%" if percent else "")
+    return ("$" if money else "") + text + ("%" if percent else "")
+
+
+def _value(key: str) -> float:
+    return float(key.strip("$%"))
 
 
 @dataclass
@@ -247,7 +252,8 @@ class _Raw:
 
 
 def _raw_terms(text: str) -> list[_Raw]:
-    text = _US.sub("US", _LEADING_ENUMERATOR.sub(" ", _CROSS_REF.sub(" ", text.translate(_CANONICAL_QUOTES))))
+    # A cross-reference is dropped but still separates what stood on either side of it.
+    text = _US.sub("US", _LEADING_ENUMERATOR.sub(" ", _CROSS_REF.sub(" ; ", text.translate(_CANONICAL_QUOTES))))
     raws: list[_Raw] = []
     clause = 0
     for m in _RAW_TOKEN.finditer(text):
@@ -260,7 +266,8 @@ def _raw_terms(text: str) -> list[_Raw]:
             digits = re.sub(r"[^\d.]", "", surface)
             if not digits or digits == ".":
                 continue
-            raws.append(_Raw(_number_key(float(digits), "%" in surface), surface.strip("() "), clause, True,
+            money = "$" in surface or "usd" in surface.lower()
+            raws.append(_Raw(_number_key(float(digits), "%" in surface, money), surface.strip("() "), clause, True,
                              kind == "paren"))
         else:
             raws.append(_Raw(surface.lower(), surface, clause))
@@ -271,8 +278,9 @@ def _emit(out: list[_Raw], r: _Raw) -> None:
     """Append a term; a figure restated in words or parentheses next to itself ("thirty (30)") is kept once."""
     prev = out[-1] if out else None
     if (r.numeric and prev is not None and prev.numeric and prev.clause == r.clause
-            and prev.key.rstrip("%") == r.key.rstrip("%") and (r.spelled or prev.spelled)):
-        prev.key = prev.key if prev.key.endswith("%") else r.key
+            and _value(prev.key) == _value(r.key) and (r.spelled or prev.spelled)):
+        both = prev.key + r.key
+        prev.key = _number_key(_value(prev.key), "%" in both, "$" in both)
         prev.surface += f" ({r.surface})" if r.spelled else " " + r.surface
         prev.spelled = False
         return
@@ -285,11 +293,21 @@ def _spell_numbers(raws: list[_Raw]) -> list[_Raw]:
     i = 0
     while i < len(raws):
         r = raws[i]
+        prev = out[-1] if out else None
+        if r.key in _SCALE_WORDS and prev is not None and prev.numeric and prev.clause == r.clause:
+            prev.key = _number_key(_value(prev.key) * _SCALE_WORDS[r.key], "%" in prev.key, "$" in prev.key)
+            prev.surface += " " + r.surface
+            i += 1
+            continue
         if r.key in _UNIT_WORDS or r.key in _SCALE_WORDS:
             total = current = 0.0
             j = i
             while j < len(raws) and raws[j].clause == r.clause:
                 w = raws[j].key
+                if w in _UNIT_WORDS and j > i and raws[j - 1].key in _UNIT_WORDS and not (
+                        _UNIT_WORDS[raws[j - 1].key] % 10 == 0 and _UNIT_WORDS[raws[j - 1].key] >= 20
+                        and _UNIT_WORDS[w] < 10):
+                    break  # "one twelve-month period" is two numbers; "twenty four" is one
                 if w in _UNIT_WORDS:
                     current += _UNIT_WORDS[w]
                 elif w == "hundred":
@@ -309,17 +327,20 @@ def _spell_numbers(raws: list[_Raw]) -> list[_Raw]:
         if prev is not None and prev.numeric and prev.clause == r.clause:
             if r.key in ("percent", "percentum") or (r.key == "per" and i + 1 < len(raws)
                                                      and raws[i + 1].key == "cent"):
-                prev.key = prev.key.rstrip("%") + "%"
+                prev.key = _number_key(_value(prev.key), True, "$" in prev.key)
                 prev.surface += " " + r.surface
                 i += 2 if r.key == "per" else 1
                 continue
-            if r.key in ("dollars", "dollar", "usd", "st", "nd", "rd", "th"):
-                prev.surface += " " + r.surface
+            if r.key in ("st", "nd", "rd", "th"):
+                prev.surface += r.surface
                 i += 1
                 continue
-            if [x.key for x in raws[i:i + 2]] == ["us", "dollars"]:
-                prev.surface += f" {r.surface} {raws[i + 1].surface}"
-                i += 2
+            currency = 2 if [x.key for x in raws[i:i + 2]] == ["us", "dollars"] else int(
+                r.key in ("dollars", "dollar", "usd"))
+            if currency:
+                prev.key = _number_key(_value(prev.key), "%" in prev.key, True)
+                prev.surface += " " + " ".join(x.surface for x in raws[i:i + currency])
+                i += currency
                 continue
         if r.key in ("usd", "us") and i + 1 < len(raws) and raws[i + 1].numeric:
             i += 1
@@ -359,17 +380,30 @@ def _expand(raws: list[_Raw]) -> list[_Raw]:
     return out
 
 
+_PHRASE_ADVERBS = {"only", "also", "further", "then", "thereafter", "still", "immediately", "promptly", "each"}
+
+
 def _apply_equivalents(raws: list[_Raw]) -> list[Term]:
     terms: list[Term] = []
     i = 0
     while i < len(raws):
         r = raws[i]
         match: tuple[int, tuple[str, ...]] | None = None
+        inserted: _Raw | None = None
+        window = raws[i:i + 8]
         for words, target in _PHRASES.get(r.key, ()):
             n = len(words)
-            if tuple(x.key for x in raws[i:i + n]) == words:
+            if tuple(x.key for x in window[:n]) == words:
                 match = n, target
                 break
+        if len(window) > 2 and window[1].key in _PHRASE_ADVERBS:
+            # "shall only be allowed to" reads as "shall be allowed to" + "only"
+            rest = [window[0], *window[2:]]
+            for words, target in _PHRASES.get(r.key, ()):
+                n = len(words)
+                if n > 1 and tuple(x.key for x in rest[:n]) == words and (match is None or n + 1 > match[0]):
+                    match, inserted = (n + 1, target), window[1]
+                    break
         if match and r.key == "may" and _is_month(raws, i):
             match = None  # "May 2, 2024": the month, not the modal
         if match is None:
@@ -379,6 +413,8 @@ def _apply_equivalents(raws: list[_Raw]) -> list[Term]:
         n, target = match
         surface = " ".join(x.surface for x in raws[i:i + n])
         terms.extend(Term(key, surface, r.clause) for key in target)
+        if inserted is not None:
+            terms.append(Term(inserted.key, inserted.surface, inserted.clause))
         if not target and terms:  # a dropped phrase keeps its words visible in the reasons
             last = terms[-1]
             terms[-1] = Term(last.key, f"{last.surface} {surface}", last.clause)
@@ -389,8 +425,7 @@ def _apply_equivalents(raws: list[_Raw]) -> list[Term]:
 def _is_plain_word(key: str) -> bool:
     function_word = key in STOPWORDS and key not in ("agreement", "party", "parties")
     return (key.isalpha() and len(key) > 2 and not function_word and key not in NEGATIONS and key not in NEGATORS
-            and key not in ORDER_BEFORE | ORDER_AFTER | UNIVERSAL | PARTIAL
-            and not any(key == m for m in CONDITION_KEYS))
+            and key not in ORDER_BEFORE | ORDER_AFTER | UNIVERSAL | PARTIAL)
 
 
 def canonical_terms(text: str) -> list[Term]:
@@ -414,7 +449,9 @@ def canonical_terms(text: str) -> list[Term]:
         a, conj, b = terms[i - 1], terms[i], terms[i + 1]
         alone = (i < 2 or terms[i - 2].key not in conjunctions or terms[i - 2].clause != a.clause) and (
             i + 2 >= len(terms) or terms[i + 2].key not in conjunctions or terms[i + 2].clause != b.clause) and (
-            i < 2 or not terms[i - 2].is_number)  # "for 1-3 years or terminate": the unit stays with its figure
+            i < 2 or not terms[i - 2].is_number or terms[i - 2].clause != a.clause) and (
+            i + 2 >= len(terms) or not terms[i + 2].is_number or terms[i + 2].clause != b.clause
+        ) and a.clause == conj.clause == b.clause  # "for 1-3 years or terminate": a unit stays with its figure
         if conj.key in ("and", "or") and alone and _is_plain_word(a.key) and _is_plain_word(b.key) and a.key > b.key:
             terms[i - 1], terms[i + 1] = b, a
     return terms
@@ -442,7 +479,7 @@ def polarity(keys: list[str]) -> int:
 def is_temporal_number(keys: list[str], i: int) -> bool:
     """True when the figure at `i` counts time (a duration) or is part of a date."""
     key = keys[i]
-    if key.endswith("%"):
+    if key.endswith("%") or key.startswith("$"):
         return False
     after = keys[i + 1: i + 5]
     while after and after[0] in _DURATION_QUALIFIERS:
@@ -454,6 +491,6 @@ def is_temporal_number(keys: list[str], i: int) -> bool:
     if any(k in MONTHS for k in near):
         return True
     window = keys[max(0, i - 3): i + 4]
-    value = float(key)
+    value = _value(key)
     return value == int(value) and 1900 <= value <= 2100 and any(
         k in ("day", "dated", "year", "fiscal", "calendar") for k in window)

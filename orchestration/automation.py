@@ -1,62 +1,198 @@
-"""Recurring post-deployment audits and registry sync.
+"""Sensors and the schedule: what keeps the platform current without anyone at the keyboard.
 
-Schedules cannot add dynamic partitions, so the sensors do: one keeps the `model` dimension in step
-with the registry; one opens a new audit round (`run` key) on a cadence and requests a partition run
-for every monitored model. A nightly schedule rebuilds the cheap SQL models.
+They run in the Dagster daemon (`lhl daemon`, or the one `lhl ui` starts); `lhl schedule list|enable|disable`
+switches them without the UI.
+
+* `model_registry_sensor` keeps the `model` partitions in step with the registry.
+* `recurring_audit_sensor` audits every model registered with `params.monitor`, each on its own cadence
+  (`params.audit.cadence_hours`) and with its own audit settings (judge, subset or contracts): a due model
+  gets the next audit round (`run` key; schedules cannot add partitions, hence a sensor), through the same
+  launch request as `lhl audit`.
+* `metrics_refresh_sensor` rebuilds the SQL models, checks and drift once partitions have landed that are
+  newer than them, whoever launched those partitions (CLI, sensor, UI backfill), after in-flight partition
+  runs have finished.
+* `active_corpus_sensor` re-materializes `contracts` and `oracle` when the active corpus is not the one
+  their latest materialization shows (after `lhl ingest`).
+* `profiles_automation` evaluates `model_profiles`' eager condition (a partition whose verdicts landed
+  without its profile gets one).
+* `nightly_metrics_schedule` rebuilds the SQL models and checks at 02:00 (off by default).
 """
 
+from __future__ import annotations
 
-import os
+import json
+import time
+from typing import Any
 
 from dagster import (
     AddDynamicPartitionsRequest,
+    AssetKey,
+    AssetSelection,
+    AutomationConditionSensorDefinition,
+    DagsterInstance,
+    DagsterRunStatus,
     DefaultScheduleStatus,
     DefaultSensorStatus,
     RunRequest,
+    RunsFilter,
     ScheduleEvaluationContext,
     SensorEvaluationContext,
     SensorResult,
+    SkipReason,
     schedule,
     sensor,
 )
 
-from assets.partitions import audit_key, model_partitions, run_partitions
-from lhl_platform.registry import list_models
+from assets.partitions import model_partitions, run_partitions
+from assets.profiles import model_profiles
+from lhl_platform.corpus.store import active_corpus_id
+from lhl_platform.domain.models import ModelSpec
+from lhl_platform.registry import RegistryError, list_models
+from orchestration.runs import (
+    AUDIT_JOB,
+    CORPUS_JOB,
+    METRICS_JOB,
+    PARTITION_JOBS,
+    Launch,
+    audit_launch,
+    corpus_launch,
+    metrics_launch,
+)
 from resources import LhlHome
 
-AUDIT_INTERVAL_SECONDS = int(os.environ.get("LHL_AUDIT_INTERVAL_SECONDS", str(7 * 24 * 3600)))
+MODEL_DIM = model_partitions.name or "model"
+RUN_DIM = run_partitions.name or "run"
+RECURRING_TICK_SECONDS = 60
+REFRESH_TICK_SECONDS = 30
+IN_FLIGHT = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING,
+             DagsterRunStatus.STARTED]
+# What a partition run leaves behind last; the marts are current when `model_drift` is newer than all of them.
+PARTITION_OUTPUTS = (AssetKey("model_profiles"), AssetKey("debate_verdicts"))
+MARTS_DONE = AssetKey("model_drift")
 
 
-def monitored_models(lhl: LhlHome) -> list[str]:
-    return [m.name for m in list_models(lhl.home()) if m.role == "extractor" and m.params.monitor]
+def run_request(launch: Launch) -> RunRequest:
+    return RunRequest(run_key=launch.run_key, job_name=launch.job, run_config=launch.run_config, tags=launch.tags,
+                      partition_key=launch.partition_key)
+
+
+def monitored_models(lhl: LhlHome) -> list[ModelSpec]:
+    return [m for m in list_models(lhl.home()) if m.role == "extractor" and m.params.monitor]
 
 
 @sensor(minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING,
         description="Adds a `model` partition for every model registered with `lhl models add`.")
 def model_registry_sensor(context: SensorEvaluationContext, lhl: LhlHome) -> SensorResult:
-    known = set(context.instance.get_dynamic_partitions(model_partitions.name or "model"))
+    known = set(context.instance.get_dynamic_partitions(MODEL_DIM))
     new = [m.name for m in list_models(lhl.home()) if m.name not in known]
-    requests = [AddDynamicPartitionsRequest(model_partitions.name or "model", new)] if new else []
+    requests = [AddDynamicPartitionsRequest(MODEL_DIM, new)] if new else []
     return SensorResult(dynamic_partitions_requests=requests)
 
 
-@sensor(job_name="audit_partition", minimum_interval_seconds=AUDIT_INTERVAL_SECONDS,
+@sensor(job_name=AUDIT_JOB, minimum_interval_seconds=RECURRING_TICK_SECONDS,
         default_status=DefaultSensorStatus.STOPPED,
-        description="Post-deployment monitoring: on each tick opens the next audit round and audits every "
-                    "model registered with params.monitor=true (cadence: LHL_AUDIT_INTERVAL_SECONDS).")
+        description="Post-deployment monitoring: audits each model registered with params.monitor=true once its "
+                    "cadence (params.audit.cadence_hours, default weekly) has passed, in a new audit round, with "
+                    "its registered audit settings (judge, subset). Enable with `lhl schedule enable "
+                    "recurring_audit_sensor`.")
 def recurring_audit_sensor(context: SensorEvaluationContext, lhl: LhlHome) -> SensorResult:
+    home = lhl.home()
     models = monitored_models(lhl)
     if not models:
         return SensorResult(skip_reason="no model is registered with params.monitor=true")
-    runs = [int(r) for r in context.instance.get_dynamic_partitions(run_partitions.name or "run")]
+    last: dict[str, float] = json.loads(context.cursor) if context.cursor else {}
+    now = time.time()
+    due = [m for m in models if now - last.get(m.name, 0.0) >= m.params.audit.cadence_hours * 3600]
+    if not due:
+        return SensorResult(skip_reason="no monitored model is due (cadence: params.audit.cadence_hours)")
+    runs = [int(r) for r in context.instance.get_dynamic_partitions(RUN_DIM)]
     next_run = max(runs, default=0) + 1
-    return SensorResult(
-        dynamic_partitions_requests=[AddDynamicPartitionsRequest(run_partitions.name or "run", [str(next_run)])],
-        run_requests=[RunRequest(run_key=f"audit:{m}:{next_run}", partition_key=audit_key(m, next_run))
-                      for m in models])
+    known = set(context.instance.get_dynamic_partitions(MODEL_DIM))
+    requests, skipped = [], []
+    for spec in due:
+        try:
+            requests.append(run_request(audit_launch(home, spec.name, next_run, "sensor")))
+        except (RegistryError, LookupError, ValueError) as exc:  # e.g. its audit judge is not registered
+            skipped.append(f"{spec.name}: {exc}")
+            continue
+        last[spec.name] = now
+    for note in skipped:
+        context.log.warning(f"recurring audit skipped {note}")
+    if not requests:
+        return SensorResult(skip_reason="; ".join(skipped), cursor=json.dumps(last))
+    partitions = [AddDynamicPartitionsRequest(RUN_DIM, [str(next_run)])]
+    new_models = [r.tags["lhl/model"] for r in requests if r.tags["lhl/model"] not in known]
+    if new_models:
+        partitions.append(AddDynamicPartitionsRequest(MODEL_DIM, new_models))
+    return SensorResult(run_requests=requests, dynamic_partitions_requests=partitions, cursor=json.dumps(last))
 
 
-@schedule(cron_schedule="0 2 * * *", job_name="metrics", default_status=DefaultScheduleStatus.STOPPED,
+def latest_storage_id(instance: DagsterInstance, key: AssetKey) -> int:
+    records = instance.fetch_materializations(key, limit=1, ascending=False).records
+    return records[0].storage_id if records else 0
+
+
+def _in_flight(instance: DagsterInstance) -> list[Any]:
+    return list(instance.get_run_records(RunsFilter(statuses=IN_FLIGHT)))
+
+
+@sensor(job_name=METRICS_JOB, minimum_interval_seconds=REFRESH_TICK_SECONDS,
+        default_status=DefaultSensorStatus.RUNNING,
+        description="Rebuilds the SQL models, checks and drift when partitions newer than them have landed "
+                    "(whoever launched them), once no partition run is queued or in progress.")
+def metrics_refresh_sensor(context: SensorEvaluationContext) -> SensorResult | SkipReason:
+    instance = context.instance
+    landed = max(latest_storage_id(instance, key) for key in PARTITION_OUTPUTS)
+    built = latest_storage_id(instance, MARTS_DONE)
+    if landed <= built:
+        return SkipReason("the marts, checks and drift are newer than every partition")
+    busy = [r.dagster_run for r in _in_flight(instance)]
+    if any(run.job_name == METRICS_JOB for run in busy):
+        return SkipReason("a metrics run is already queued or running")
+    partition_runs = [run for run in busy if run.job_name in PARTITION_JOBS or run.tags.get("dagster/partition")]
+    if partition_runs:
+        return SkipReason(f"waiting for {len(partition_runs)} partition run(s) to finish")
+    return SensorResult(run_requests=[run_request(metrics_launch("sensor", run_key=f"refresh:{landed}"))])
+
+
+@sensor(job_name=CORPUS_JOB, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING,
+        description="Re-materializes contracts and oracle when the active corpus (the one ingested last) is not "
+                    "the one their latest materialization shows.")
+def active_corpus_sensor(context: SensorEvaluationContext, lhl: LhlHome) -> SensorResult | SkipReason:
+    try:
+        active = active_corpus_id(lhl.home())
+    except (RuntimeError, LookupError):
+        return SkipReason("no corpus ingested yet")
+    shown = shown_corpus(context.instance)
+    if shown == active:
+        return SkipReason(f"contracts and oracle show the active corpus {active}")
+    key = f"corpus:{active}:{latest_storage_id(context.instance, AssetKey('contracts'))}"
+    return SensorResult(run_requests=[run_request(corpus_launch("sensor", run_key=key))])
+
+
+def shown_corpus(instance: DagsterInstance) -> str | None:
+    """The corpus id the latest materialization of `contracts` recorded."""
+    event = instance.get_latest_materialization_event(AssetKey("contracts"))
+    materialization = event.asset_materialization if event is not None else None
+    value = materialization.metadata.get("corpus_id") if materialization is not None else None
+    return str(value.value) if value is not None else None
+
+
+profiles_automation = AutomationConditionSensorDefinition(
+    "profiles_automation", target=AssetSelection.assets(model_profiles), default_status=DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=REFRESH_TICK_SECONDS,
+    description="Declarative automation of the cheap per-partition SQL (model_profiles is eager): never the "
+                "assets that spend money on model calls.")
+
+
+@schedule(cron_schedule="0 2 * * *", job_name=METRICS_JOB, default_status=DefaultScheduleStatus.STOPPED,
           description="Rebuild the SQL models and run the outcome checks nightly.")
 def nightly_metrics_schedule(context: ScheduleEvaluationContext) -> RunRequest:
-    return RunRequest(run_key=f"metrics:{context.scheduled_execution_time:%Y-%m-%d}")
+    return run_request(metrics_launch("schedule", run_key=f"metrics:{context.scheduled_execution_time:%Y-%m-%d}"))
+
+
+SENSORS = [model_registry_sensor, recurring_audit_sensor, metrics_refresh_sensor, active_corpus_sensor,
+           profiles_automation]
+SCHEDULES = [nightly_metrics_schedule]
+
+

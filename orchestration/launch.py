@@ -1,28 +1,47 @@
-"""Materialize the asset graph in the home's own Dagster instance (used by `lhl demo` and `lhl audit`).
+"""Launch the Definitions' own jobs for the CLI, on the home's Dagster instance (`<home>/dagster`).
 
-Runs go through real Dagster (`materialize` on a persistent instance under `<home>/dagster`), so
-`lhl ui` afterwards shows their runs, partitions, lineage and check results.
+There is one run path. Every run is a job of `orchestration.definitions` (`defs.resolve_job_def`) with a request
+built by `orchestration.runs` (the same run config and tags the sensors, the schedule and job backfills use).
+The embedded default executes that job in-process (`job.execute_in_process`), so `lhl demo` and `lhl audit`
+need no daemon; `submit` instead queues the same request on the instance's run coordinator, for a deployment
+whose daemon launches runs (queued per provider, on Kubernetes in production).
 """
 
+from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from dagster import DagsterInstance, materialize
+from dagster import DagsterInstance, JobDefinition
 
-from assets.audit import extractions, judge_verdicts
-from assets.corpus import clause_taxonomy, contracts, oracle
-from assets.metrics import sql_model_assets
-from assets.monitoring import model_drift
-from assets.partitions import audit_key, model_partitions, run_partitions
-from checks.outcomes import all_checks
+from lhl_platform.corpus.store import active_corpus_id
 from lhl_platform.home import Home
-from lhl_platform.registry import get_model
+from orchestration.runs import Launch, audit_launch, corpus_launch, metrics_launch
 from resources import LhlHome
 
-ALL_ASSETS = [contracts, oracle, clause_taxonomy, extractions, judge_verdicts, sql_model_assets, model_drift,
-              *all_checks]
 Say = Callable[[str], None]
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+CODE_LOCATION = "orchestration.definitions"
+
+# The embedded instance `lhl` keeps under <home>/dagster (deployments/local/dagster.yaml is the same text): SQLite
+# storage under the home, no telemetry, and a run queue that lets the daemon run two runs at once but only one
+# per provider. Written over the bare file `Home.ensure` creates, never over one you edited.
+LOCAL_INSTANCE_YAML = """\
+# Local (embedded) instance: what `lhl` creates under <home>/dagster. SQLite storage under the home, no telemetry.
+# CLI runs execute in-process; runs the daemon launches (sensors, schedules, UI) wait in this queue.
+telemetry:
+  enabled: false
+run_queue:
+  max_concurrent_runs: 2
+  tag_concurrency_limits:
+    - key: lhl/provider
+      value:
+        applyLimitPerUniqueValue: true
+      limit: 1
+"""
+_BARE_INSTANCE_YAML = "telemetry:\n  enabled: false\n"
 
 
 class LaunchError(RuntimeError):
@@ -31,64 +50,141 @@ class LaunchError(RuntimeError):
 
 def instance_for(home: Home) -> DagsterInstance:
     home.ensure()
+    config = home.dagster_dir / "dagster.yaml"
+    if config.read_text() == _BARE_INSTANCE_YAML:
+        config.write_text(LOCAL_INSTANCE_YAML)
     return DagsterInstance.from_config(str(home.dagster_dir))
 
 
+def job(name: str) -> JobDefinition:
+    from orchestration.definitions import defs
+
+    return defs.resolve_job_def(name)
+
+
 def ensure_partitions(instance: DagsterInstance, models: Sequence[str], runs: Sequence[int]) -> None:
-    for name, keys in ((model_partitions.name, list(models)), (run_partitions.name, [str(r) for r in runs])):
-        assert name is not None
+    for name, keys in (("model", list(models)), ("run", [str(r) for r in runs])):
         missing = [k for k in keys if not instance.has_dynamic_partition(name, k)]
         if missing:
             instance.add_dynamic_partitions(name, missing)
 
 
-QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+@contextlib.contextmanager
+def _home_env(home: Home) -> Iterator[None]:
+    """The code location reads LHL_HOME (job backfill config, resource defaults): point it at this home."""
+    before = os.environ.get("LHL_HOME")
+    os.environ["LHL_HOME"] = str(home.root)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("LHL_HOME", None)
+        else:
+            os.environ["LHL_HOME"] = before
 
 
-def _run(home: Home, instance: DagsterInstance, selection: list[Any], what: str,
-         run_config: dict[str, Any] | None = None, tags: dict[str, str] | None = None, **kwargs: Any) -> None:
-    result = materialize(ALL_ASSETS, selection=selection, instance=instance,
-                         resources={"lhl": LhlHome(path=str(home.root))}, run_config={**QUIET, **(run_config or {})},
-                         raise_on_error=False, tags={"lhl/launched_by": "cli", **(tags or {})}, **kwargs)
+def execute(home: Home, instance: DagsterInstance, launch: Launch) -> Any:
+    """Execute the Definitions' job in this process, recorded in the home's instance like any other run."""
+    with _home_env(home):
+        result = job(launch.job).execute_in_process(
+            run_config={**QUIET, **launch.run_config}, instance=instance, partition_key=launch.partition_key,
+            tags=launch.tags, resources={"lhl": LhlHome(path=str(home.root))}, raise_on_error=False)
     if not result.success:
         failure = next((e for e in result.all_events if e.is_failure), None)
         detail = failure.message if failure is not None and failure.message else "see `lhl ui` for the run's logs"
-        raise LaunchError(f"{what} failed: {detail}")
+        raise LaunchError(f"{launch.what or launch.job} failed: {detail}")
+    return result
+
+
+def corpus_is_current(instance: DagsterInstance, home: Home) -> bool:
+    from orchestration.automation import shown_corpus
+
+    try:
+        return shown_corpus(instance) == active_corpus_id(home)
+    except (RuntimeError, LookupError):
+        return True  # nothing ingested: the corpus job will load the demo corpus when asked
 
 
 def materialize_corpus(home: Home, instance: DagsterInstance, path: str | None = None) -> None:
-    config = {"ops": {"contracts": {"config": {"path": path}}}} if path else None
-    _run(home, instance, [contracts, oracle, clause_taxonomy], "corpus", run_config=config)
+    execute(home, instance, corpus_launch("cli", path))
 
 
 def materialize_partition(home: Home, instance: DagsterInstance, model: str, run: int, *,
-                          contracts_limit: int | None = None, subset: str | None = None, judge: str = "rubric") -> None:
+                          contracts_limit: int | None = None, subset: str | None = None,
+                          judge: str | None = None) -> None:
     ensure_partitions(instance, [model], [run])
-    config = {"ops": {"extractions": {"config": {"contracts": contracts_limit, "subset": subset}},
-                      "judge_verdicts": {"config": {"judge": judge}}}}
-    # The provider tag lets a production run queue cap concurrent runs per provider (deployments/production).
-    _run(home, instance, [extractions, judge_verdicts], f"partition {model}/run {run}",
-         partition_key=audit_key(model, run), run_config=config, tags={"lhl/provider": get_model(home, model).provider})
+    execute(home, instance, audit_launch(home, model, run, "cli", judge=judge, contracts=contracts_limit,
+                                         subset=subset))
 
 
 def materialize_metrics(home: Home, instance: DagsterInstance) -> None:
-    _run(home, instance, [sql_model_assets, *all_checks, model_drift], "SQL models, checks and drift")
+    execute(home, instance, metrics_launch("cli"))
 
 
 def audit(home: Home, models: Sequence[str], runs: Sequence[int], *, contracts_limit: int | None = None,
-          subset: str | None = None, judge: str = "rubric", say: Say = print) -> None:
+          subset: str | None = None, judge: str | None = None, say: Say = print) -> None:
+    """Each (model, run) partition, then the cross-model marts, checks and drift; first the corpus assets
+    when they do not show the active corpus (after `lhl ingest`)."""
     instance = instance_for(home)
     try:
+        if not corpus_is_current(instance, home):
+            say("recording the active corpus (contracts, oracle) ...")
+            materialize_corpus(home, instance)
         ensure_partitions(instance, models, runs)
         total = len(models) * len(runs)
         step = 0
         for run in runs:
             for model in models:
                 step += 1
-                say(f"[{step}/{total}] extracting and judging {model}, run {run} ...")
+                say(f"[{step}/{total}] extracting, judging and profiling {model}, run {run} ...")
                 materialize_partition(home, instance, model, run, contracts_limit=contracts_limit, subset=subset,
                                       judge=judge)
-        say("building SQL models and running checks ...")
+        say("building the cross-model SQL models, checks and drift ...")
         materialize_metrics(home, instance)
     finally:
         instance.dispose()
+
+
+def submit(home: Home, launches: Sequence[Launch]) -> list[str]:
+    """Queue these runs on the home's instance, for its daemon to launch (the run queue's tag limits apply);
+    returns their run ids. The code location is loaded under the name the daemon gives it."""
+    from dagster._core.definitions.selector import JobSubsetSelector
+    from dagster._core.workspace.context import WorkspaceProcessContext
+    from dagster._core.workspace.load_target import ModuleTarget
+
+    from orchestration.definitions import defs
+
+    instance = instance_for(home)
+    ids: list[str] = []
+    try:
+        target = ModuleTarget(module_name=CODE_LOCATION, attribute=None, working_directory=None,
+                              location_name=CODE_LOCATION)
+        with _home_env(home), WorkspaceProcessContext(instance, target) as context:
+            workspace = context.create_request_context()
+            location = workspace.get_code_location(CODE_LOCATION)
+            repository = next(iter(location.get_repositories().values()))
+            for launch in launches:
+                tags = dict(launch.tags)
+                if launch.partition_key is not None:
+                    keys = launch.partition_key.keys_by_dimension
+                    ensure_partitions(instance, [keys["model"]], [int(keys["run"])])
+                    partition_tags = defs.resolve_job_def(launch.job).get_tags_for_partition_key(launch.partition_key)
+                    tags = {**partition_tags, **launch.tags}
+                remote = location.get_job(JobSubsetSelector(location_name=location.name,
+                                                            repository_name=repository.name,
+                                                            job_name=launch.job, op_selection=None))
+                plan = location.get_execution_plan(remote, launch.run_config, step_keys_to_execute=None,
+                                                   known_state=None, instance=instance)
+                run = instance.create_run(
+                    job_name=remote.name, run_id=None, run_config=launch.run_config,
+                    resolved_op_selection=remote.resolved_op_selection,
+                    step_keys_to_execute=plan.execution_plan_snapshot.step_keys_to_execute, op_selection=None,
+                    status=None, root_run_id=None, parent_run_id=None, tags={**remote.tags, **tags},
+                    job_snapshot=remote.job_snapshot, execution_plan_snapshot=plan.execution_plan_snapshot,
+                    parent_job_snapshot=remote.parent_job_snapshot, remote_job_origin=remote.get_remote_origin(),
+                    job_code_origin=remote.get_python_origin(), asset_selection=None, asset_check_selection=None,
+                    asset_graph=repository.asset_graph)
+                ids.append(instance.submit_run(run.run_id, workspace).run_id)
+    finally:
+        instance.dispose()
+    return ids

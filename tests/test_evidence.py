@@ -351,8 +351,6 @@ def test_a_report_over_damaged_evidence_fails_with_one_line(home, capsys, kind):
     assert err.count("\n") == 1 and err.startswith("lhl: ") and named in err and "lhl verify" in err
 
 
-@pytest.mark.xfail(strict=True, reason="build_warehouse skips the build (and so the check) while the "
-                   "manifests are unchanged; it needs to check the segments before that shortcut")
 def test_a_report_from_an_up_to_date_warehouse_notices_a_segment_changed_since(home, capsys):
     assert _cli(capsys, home, "report")[0] == 0
     _damage(home, "changed segment byte")

@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Lowest first. A group is a subpackage or a top-level module of lhl_platform.
 LAYERS: list[set[str]] = [
     {"lhl_platform", "domain", "lexicon", "stats"},  # typed records and pure functions
+    {"debate.records"},  # the debate's typed records (types, config, events): low, so the event log can name them
     {"events"},  # the append-only log
     {"home"},  # the home folder
     {"corpus", "providers", "progress"},  # corpora; the model protocol, LLM providers and offline extractors
@@ -35,9 +36,15 @@ OUTER: dict[str, set[str]] = {
 OURS = {"lhl_platform", *OUTER, "sql"}
 
 
+# Modules that belong to a group other than their package's.
+REGROUPED = {"debate.types": "debate.records", "debate.config": "debate.records", "debate.events": "debate.records"}
+
+
 def _group(module: str) -> str:
     parts = module.split(".")
-    return parts[1] if parts[0] == "lhl_platform" and len(parts) > 1 else parts[0]
+    if parts[0] != "lhl_platform" or len(parts) == 1:
+        return parts[0]
+    return REGROUPED.get(".".join(parts[1:3]), parts[1])
 
 
 def _imports(package: str) -> set[tuple[str, str]]:

@@ -12,7 +12,7 @@ import asyncio
 import hashlib
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -57,10 +57,12 @@ class PartitionSummary(CallTally):
     skipped_contracts: int = 0
     instances: int = 0
     reused_calls: int = 0
+    cache_errors: list[str] = field(default_factory=list)
 
     def metadata(self) -> dict[str, Any]:
+        cache = {"cache_errors": "; ".join(self.cache_errors)} if self.cache_errors else {}
         return {"contracts": self.contracts, "skipped_contracts": self.skipped_contracts,
-                "instances_recorded": self.instances, "reused_calls": self.reused_calls, **self.tally()}
+                "instances_recorded": self.instances, "reused_calls": self.reused_calls, **self.tally(), **cache}
 
 
 def scope_key(corpus_id: str, contract_ids: Sequence[str]) -> str:
@@ -142,6 +144,8 @@ async def extract_partition(log: EventLog, spec: ModelSpec, run: int, corpus_id:
         finally:
             await close_model(model)
     summary.contracts = len(contracts)
+    # A provider cache that could not be created is not a failure (calls carry the instructions) but costs more.
+    summary.cache_errors = list(getattr(model, "cache_errors", []))
     return summary
 
 

@@ -111,7 +111,7 @@ def _words(terms: list[Term]) -> str:
 
 
 def _numbers(keys: list[str]) -> set[str]:
-    return {k for k in keys if k[:1].isdigit()}
+    return {k for k in keys if k[:1].isdigit() or (k[:1] == "$" and k[1:2].isdigit())}
 
 
 def _temporal(keys: list[str], start: int, end: int) -> bool:

@@ -169,7 +169,8 @@ _NEGATORS = re.compile(r"\b(?:no|not|neither|nor|nothing|none|never)\b", re.IGNO
 _HEDGE_BEFORE = re.compile(r"\b(?:as|case|which|that|what|whatever|whichever|it|there|this|they|who)\s*$",
                            re.IGNORECASE)
 _NAMING_AFTER = re.compile(r"^\s+(?:\w+\s+)?be\s+(?:referred|known|called|designated)\b", re.IGNORECASE)
-_PERMISSION_AFTER = re.compile(r"^\s+(?:\([a-z0-9]{1,4}\)\s+)?(?:be\s+entitled|have\s+the\s+(?:right|option)|"
+_PERMISSION_AFTER = re.compile(r"^\s+(?:\([a-z0-9]{1,4}\)\s+)?(?:(?:only|also|further|then|thereafter|still)\s+)?"
+                               r"(?:be\s+entitled|have\s+the\s+(?:right|option)|"
                                r"be\s+permitted|be\s+allowed|be\s+free|be\s+authori[sz]ed|be\s+prohibited|not|never|"
                                r"in\s+no\s+event|only|have\s+no|be\s+under\s+no)\b", re.IGNORECASE)
 
@@ -233,9 +234,15 @@ def _tidy(text: str) -> str:
     return text[:1].upper() + text[1:] if text[:1].islower() and text[:1].isalpha() else text
 
 
+def _squash(text: str) -> str:
+    """Runs of whitespace as one space (a leading space is kept, as the patterns expect one)."""
+    return re.sub(r"\s+", " ", text)
+
+
 def _negated_context(text: str, start: int) -> bool:
     """A negator earlier in the same clause (within a few words): the modal sits in a prohibition."""
-    clause = re.split(r"[,;:(]|\.(?!\d)", text[max(0, start - 60):start])[-1]
+    window = re.sub(r"\([a-z0-9]{1,4}\)", " ", text[max(0, start - 80):start], flags=re.IGNORECASE)
+    clause = re.split(r"[,;:(]|\.(?!\d)", window)[-1]
     return bool(_NEGATORS.search(" ".join(clause.split()[-5:])))
 
 
@@ -251,7 +258,7 @@ def _binding_modals(text: str) -> list[re.Match[str]]:
     """Modal verbs used to bind or permit: not a month, not hedged, not under a negation."""
     found = []
     for m in _MODALS.finditer(text):
-        word, after, before = m.group(1).lower(), text[m.end():m.end() + 30], text[:m.start()]
+        word, after, before = m.group(1).lower(), _squash(text[m.end():m.end() + 120]), text[:m.start()]
         if word == "may" and (re.match(r"^\s*,?\s*\d", after) or re.search(r"(?:\d|\bday\s+of)\s*$", before)):
             continue  # the month
         if word == "will" and not re.match(r"^\s+[a-z]", after):
@@ -313,7 +320,7 @@ def _modality(text: str, rng: random.Random) -> str | None:
     options = []
     for m in _binding_modals(text):
         word = m.group(1).lower()
-        if word == "will" or _PERMISSION_AFTER.match(text[m.end():]):
+        if word == "will" or _PERMISSION_AFTER.match(_squash(text[m.end():m.end() + 120])):
             continue
         options.append((m.start(), m.end(), _match_case(m.group(1), "shall" if word == "may" else "may")))
     return _choose(rng, options, text)
@@ -640,13 +647,13 @@ def _modal_synonym(text: str, rng: random.Random) -> str | None:
             if m.start() in used:
                 continue
             used.add(m.start())
-            before, after = text[:m.start()], text[m.end():m.end() + 30]
+            before, after = text[:m.start()], _squash(text[m.end():m.end() + 120])
             if _HEDGE_BEFORE.search(before) or _negated_context(text, m.start()):
                 continue
             word = m.group(0).lower()
             if word in ("shall", "must") and _PERMISSION_AFTER.match(after):
                 continue
-            if word.endswith("not") and re.match(r"^\s+be\s+(?:obligated|required|liable)\b", after):
+            if word.endswith("not") and re.match(r"^\s+be\s+(?:obligated|required|liable|prohibited)\b", after):
                 continue  # "may not be obligated" also reads as "might not be obligated"
             if word == "may" and (not re.match(r"^\s+[a-z]", after) or re.match(
                     r"^\s+(?:be|have|also|only|from|in|at|not|never|elect)\b", after) or re.search(r"\d\s*$", before)):

@@ -24,6 +24,7 @@ from lhl_platform.report.rows import (
     RunSummaryRow,
     UsageRow,
 )
+from lhl_platform.report.stats import provenance_from, statistics_from
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, rdi_cluster_interval, rdi_interval
 from lhl_platform.warehouse.build import read_warehouse
 from lhl_platform.warehouse.scope import ScopeRequest, resolved_scope
@@ -87,13 +88,14 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
             out.append(_nan_to_none({**row, "rdi_ci_low": low, "rdi_ci_high": high}))
         return out
 
+    composite = [CompositeRow(**_nan_to_none(r)) for r in _rows(con, "select * from composite_ranks")]
     return Report(
         scope=scope,
         leaderboard=[LeaderboardRow(**r) for r in with_ci("select * from leaderboard", ("model",))],
         per_run=[RunRow(**r) for r in with_ci("select * from per_run_metrics", ("model", "run"))],
         typed_profiles=[CategoryRow(**r) for r in with_ci("select * from typed_profiles", ("model", "category"))],
         gaps=[GapRow(**_nan_to_none(r)) for r in _rows(con, "select * from category_gaps")],
-        composite=[CompositeRow(**_nan_to_none(r)) for r in _rows(con, "select * from composite_ranks")],
+        composite=composite,
         usage=[UsageRow(**_nan_to_none(r)) for r in _rows(con, "select * from usage_costs")],
         rdi=[RdiRow(**r) for r in with_ci("select * from rdi", ("model", "category"))],
         run_summary=[RunSummaryRow(**_nan_to_none(r)) for r in _rows(con, "select * from run_summary")],
@@ -101,6 +103,8 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
         debate_effects=[DebateEffectRow(**_nan_to_none(r)) for r in _rows(con, "select * from debate_effects")],
         debate_by_category=[DebateCategoryRow(**_nan_to_none(r))
                             for r in _rows(con, "select * from debate_by_category")],
+        provenance=provenance_from(con),
+        statistics=statistics_from(con, composite, resamples=resamples, seed=seed, cluster=cluster),
     )
 
 

@@ -11,14 +11,12 @@ the order of the report's JSON and must stay as it is (consumers compare the JSO
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import JSON
 from sqlmodel import Field, SQLModel
 
-RATES = ("far", "frr", "acc", "hal_tp", "hal_gen", "jeq")
-METRIC_COLUMNS = ("runs", "n", "tp", "fp", "fn", "tn", "supported", "contradicted", "n_missing_condition",
-                  "n_extra_condition", "far", "frr", "acc", "hal_tp", "hal_gen", "jeq", "rdi")
+_Row = TypeVar("_Row", bound=SQLModel)
 
 
 def derived(description: str) -> Any:
@@ -527,3 +525,11 @@ def schema_document() -> dict[str, Any]:
             "description": "The row type of every SQL mart and of the rows the report computes, as used by "
                            "`lhl report --format json` and `lhl publish`.",
             "type": "object", "properties": properties, "$defs": defs.get("$defs", {})}
+
+
+def rows_of(con: Any, mart: str, cls: type[_Row]) -> list[_Row]:
+    """Every row of a mart (or any query's result named `mart`) through its row class; NaN becomes null."""
+    cursor = con.execute(f"select * from {mart}")
+    names = [d[0] for d in cursor.description]
+    return [cls.model_validate({k: (None if isinstance(v, float) and v != v else v)
+                                for k, v in zip(names, row, strict=True)}) for row in cursor.fetchall()]

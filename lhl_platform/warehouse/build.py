@@ -114,6 +114,9 @@ def _load_sources(con: duckdb.DuckDBPyConnection, home: Home, streams: list[str]
 def build_warehouse(home: Home, *, force: bool = False) -> bool:
     """Rebuild sources and SQL models from the events; returns False when already up to date."""
     with _locked(home):
+        # Check what the results rest on even when nothing changed since the last build (hashes of unchanged
+        # files are cached), so damage made since is never read silently.
+        home.events.segments(corpora_dir=home.corpora_dir)
         current = fingerprint(home)
         con = connect(home.warehouse_path)
         try:

@@ -33,15 +33,12 @@ class DebateLaunchError(RuntimeError):
 
 
 def _all_assets() -> list[Any]:
-    from assets.audit import extractions, judge_verdicts
-    from assets.corpus import clause_taxonomy, contracts, oracle
+    """The code location's assets and checks, with the debate's (should the code location not list them)."""
     from assets.debate import DEBATE_ASSETS
-    from assets.metrics import sql_model_assets
-    from assets.monitoring import model_drift
-    from checks.outcomes import all_checks
+    from orchestration.definitions import defs
 
-    return [contracts, oracle, clause_taxonomy, extractions, judge_verdicts, sql_model_assets, model_drift,
-            *all_checks, *DEBATE_ASSETS]
+    listed: list[Any] = [*(defs.assets or []), *(defs.asset_checks or [])]
+    return listed + [a for a in DEBATE_ASSETS if not any(a is b for b in listed)]
 
 
 def _materialize(home: Home, instance: DagsterInstance, selection: list[Any], what: str,
@@ -65,12 +62,9 @@ def launch_debate(home: Home, backbone: str, runs: Sequence[int], subset: str, c
                   judge: str | None = None, say: Say = print) -> None:
     """Materialize the debate of `backbone` over `subset` for each run, then the SQL models and checks."""
     from assets.debate import debate_calibration, debate_outcomes, debate_verdicts
-    from assets.metrics import sql_model_assets
-    from assets.monitoring import model_drift
     from assets.partitions import audit_key
-    from checks.outcomes import all_checks
     from lhl_platform.registry import get_model
-    from orchestration.launch import ensure_partitions, instance_for
+    from orchestration.launch import ensure_partitions, instance_for, materialize_metrics
 
     spec = get_model(home, backbone)
     tags = {"lhl/provider": spec.provider, "lhl/model": backbone}
@@ -87,9 +81,9 @@ def launch_debate(home: Home, backbone: str, runs: Sequence[int], subset: str, c
             _materialize(home, instance, [debate_outcomes, debate_verdicts], f"debate {backbone}/run {run}",
                          run_config={"ops": {"debate_outcomes": {"config": {"subset": subset, "config": config}},
                                              "debate_verdicts": {"config": {"judge": judge}}}},
-                         tags=tags, partition_key=audit_key(backbone, run))
+                         tags={**tags, "lhl/run": str(run)}, partition_key=audit_key(backbone, run))
         say("building SQL models and running checks ...")
-        _materialize(home, instance, [sql_model_assets, *all_checks, model_drift], "SQL models, checks and drift")
+        materialize_metrics(home, instance)
     finally:
         instance.dispose()
 

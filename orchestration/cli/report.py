@@ -1,4 +1,5 @@
-"""`lhl report`: the audit's results as tables, JSON, CSV or Markdown."""
+"""`lhl report`: the audit's results as tables, JSON, CSV, Markdown or one self-contained HTML file; `--schema`
+prints the JSON schema of every result row."""
 
 from __future__ import annotations
 
@@ -10,6 +11,14 @@ from orchestration.cli.app import Cli, CliError, parse_list, parse_runs, write_o
 
 
 def cmd_report(args: argparse.Namespace, home: Home) -> int:
+    if args.schema:
+        import json
+
+        from lhl_platform.report.marts import schema_document
+
+        write_out(json.dumps(schema_document(), indent=2), args.out, "JSON schema")
+        return 0
+
     from lhl_platform.report.build import build_report, build_report_with_checks
     from lhl_platform.report.render import render_csv, render_json, render_text
 
@@ -21,6 +30,11 @@ def cmd_report(args: argparse.Namespace, home: Home) -> int:
         text = render_json(build_report(home, request, **options))
     elif args.format == "csv":
         text = render_csv(build_report(home, request, **options))
+    elif args.format == "html":
+        from lhl_platform.report.html import render_html
+
+        report, checks = build_report_with_checks(home, request, **options)
+        text = render_html(report, checks)
     else:
         report, checks = build_report_with_checks(home, request, **options)
         text = render_text(report, checks, markdown=args.format == "md")
@@ -45,9 +59,12 @@ def add_scope_options(p: argparse.ArgumentParser) -> None:
 def register(cli: Cli) -> None:
     rep = cli.add("report", cmd_report, "leaderboard, per-run, typed profiles, gaps, RDI intervals, composite ranks")
     add_scope_options(rep)
-    rep.add_argument("--format", choices=["table", "json", "csv", "md"], default="table")
+    rep.add_argument("--format", choices=["table", "json", "csv", "md", "html"], default="table",
+                     help="html: one self-contained file with figures (best with --out FILE)")
     rep.add_argument("--out", help="write to FILE instead of stdout")
     rep.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     rep.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     rep.add_argument("--bootstrap", choices=["instance", "contract"], default="instance",
-                     help="resampling unit for RDI intervals: contradicted instances (default) or contracts")
+                     help="resampling unit for the intervals: instances (default) or contracts")
+    rep.add_argument("--schema", action="store_true",
+                     help="print the JSON schema of every result row (the marts' SQLModel classes) and exit")

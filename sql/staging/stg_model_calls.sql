@@ -4,6 +4,7 @@ select
     cast(json_extract(payload, '$.run') as integer) as run,
     json_extract_string(payload, '$.subject') as contract_id,
     json_extract_string(payload, '$.request_key') as request_key,
+    json_extract_string(payload, '$.served_model') as served_model,  -- the response's model field, when recorded
     coalesce(cast(json_extract(payload, '$.usage.input_tokens') as bigint), 0) as input_tokens,
     coalesce(cast(json_extract(payload, '$.usage.output_tokens') as bigint), 0) as output_tokens,
     coalesce(cast(json_extract(payload, '$.usage.cached_tokens') as bigint), 0) as cached_tokens,

@@ -1,0 +1,104 @@
+"""`lhl compare A B`: two models on the same instances, with a paired contract-cluster interval per metric.
+
+The comparison is paired on the (contract, run) cells both models were audited on within the scope (a run one
+of them lacks, or a contract only one covers, is left out). Each metric is computed for both on those cells,
+`diff` is a - b, and its 95% interval comes from resampling the shared contracts with replacement: every
+resample draws the contracts once and recomputes both models on the same draw, so contract-to-contract
+variation that affects both alike cancels out of the difference. An interval that excludes 0 separates the two
+models on that metric beyond contract sampling noise.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, Field
+
+from lhl_platform.home import Home
+from lhl_platform.report.stats import CountCube, paired_differences
+from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES
+from lhl_platform.warehouse.build import read_warehouse
+from lhl_platform.warehouse.scope import Scope, ScopeRequest, resolved_scope
+
+
+class PairedScope(Scope):
+    paired_contracts: int = Field(description="contracts with at least one (contract, run) cell both models have")
+    paired_cells: int = Field(description="(contract, run) cells both models were audited on")
+
+
+class ComparedMetric(BaseModel):
+    metric: str
+    a: float | None
+    b: float | None
+    diff: float | None = Field(description="a - b on the paired cells")
+    ci_low: float | None = Field(description="2.5th percentile of the paired contract-cluster bootstrap of diff")
+    ci_high: float | None = Field(description="97.5th percentile of the paired contract-cluster bootstrap of diff")
+
+
+class Comparison(BaseModel):
+    a: str
+    b: str
+    scope: PairedScope
+    metrics: list[ComparedMetric]
+
+
+class NothingToCompare(LookupError):
+    pass
+
+
+def compare_models(home: Home, a: str, b: str, request: ScopeRequest | None = None, *,
+                   resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> Comparison:
+    if a == b:
+        raise ValueError(f"compare needs two different models, got {a!r} twice")
+    base = request or ScopeRequest()
+    with read_warehouse(home, base.model_copy(update={"models": (a, b)})) as con:
+        scope = resolved_scope(con)
+        cube = CountCube.read(con)
+        absent = [m for m in (a, b) if m not in cube.models]
+        if absent:
+            raise NothingToCompare(f"no outcomes of {' or '.join(absent)} in scope (corpus "
+                                   f"{scope.corpus_name or 'none'}, runs {scope.runs or 'any'}); see `lhl models list`")
+        rows, contracts, cells = paired_differences(cube, a, b, resamples=resamples, seed=seed)
+    if cells == 0:
+        raise NothingToCompare(f"{a} and {b} share no (contract, run) cell in scope: nothing to pair")
+    return Comparison(a=a, b=b, scope=PairedScope(**scope.model_dump(), paired_contracts=contracts,
+                                                  paired_cells=cells),
+                      metrics=[ComparedMetric(metric=r.metric, a=r.a, b=r.b, diff=r.diff, ci_low=r.ci_low,
+                                              ci_high=r.ci_high) for r in rows])
+
+
+def render_comparison_json(c: Comparison) -> str:
+    return json.dumps(c.model_dump(mode="json"), indent=2)
+
+
+def _fmt(metric: str, value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    if metric == "rdi":
+        return f"{value:+.3f}"
+    return f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
+
+
+def render_comparison_table(c: Comparison, markdown: bool = False) -> str:
+    """Rates in % (differences in percentage points), RDI as a signed number."""
+    headers = ["metric", c.a, c.b, "diff (a - b)", "95% CI", "separated"]
+    rows = []
+    for m in c.metrics:
+        separated = ("-" if m.ci_low is None or m.ci_high is None
+                     else "yes" if m.ci_low > 0 or m.ci_high < 0 else "no")
+        rows.append([m.metric, _fmt(m.metric, m.a), _fmt(m.metric, m.b), _fmt(m.metric, m.diff, True),
+                     f"[{_fmt(m.metric, m.ci_low, True)}, {_fmt(m.metric, m.ci_high, True)}]", separated])
+    sc = c.scope
+    head = (f"{c.a} vs {c.b}: paired on {sc.paired_cells} (contract, run) cells over {sc.paired_contracts} contracts "
+            f"of {sc.corpus_name} (runs {', '.join(map(str, sc.runs))}, judge {sc.judge}"
+            + (f", subset {sc.subset}" if sc.subset else "") + "); rates in %, differences in points")
+    if markdown:
+        lines = [head, "", "| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+    else:
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+        fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
+        lines = [head, "", fmt.format(*headers), fmt.format(*("-" * w for w in widths))]
+        lines += [fmt.format(*r) for r in rows]
+    lines += ["", "separated: the 95% paired contract-cluster interval of the difference excludes 0."]
+    return "\n".join(lines) + "\n"

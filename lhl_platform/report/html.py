@@ -1,0 +1,503 @@
+"""The report as one self-contained HTML file for the people who act on an audit.
+
+Everything is inline: the CSS, and the figures as SVG (see `figures.py`); there is no script and nothing is
+fetched, so the file opens offline and can be mailed or archived as it is. Every number in a table carries its
+exact value in `data-value` (rates as fractions, as in the JSON report), so a test or a scraper can check the
+page against `lhl report --format json` without parsing the rounded text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from html import escape
+from typing import Any
+
+from pydantic import BaseModel
+
+from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.report.figures import CATEGORY_ORDER, category_sizes, report_figures
+from lhl_platform.report.marts import RateIntervalRow
+from lhl_platform.report.rows import Report
+from lhl_platform.report.stats import INTERVAL_METRICS
+
+RATE_LABELS = {"far": "FAR", "frr": "FRR", "acc": "Acc", "hal_tp": "HalTP", "hal_gen": "HalGen", "jeq": "JEq",
+               "rdi": "RDI", "p_scope": "scope share", "p_missing": "missing share", "p_extra": "extra share"}
+SMALL_TP = 30  # below this many found clauses a category's HalTP is flagged as resting on few instances
+
+_CSS = """
+:root { --ink: #1d2329; --muted: #5b6670; --line: #d8dde2; --accent: #1f4e79; --warn: #8a4b00; --bg: #ffffff; }
+* { box-sizing: border-box; }
+body { font-family: "DejaVu Sans", "Liberation Sans", Arial, Helvetica, sans-serif; color: var(--ink);
+       background: var(--bg); margin: 0 auto; max-width: 1100px; padding: 24px 28px 48px; line-height: 1.45;
+       font-size: 14px; }
+h1 { font-size: 24px; margin: 0 0 4px; color: var(--accent); }
+h2 { font-size: 18px; margin: 32px 0 8px; padding-bottom: 4px; border-bottom: 2px solid var(--accent); }
+h3 { font-size: 15px; margin: 18px 0 6px; }
+p.lede { color: var(--muted); margin-top: 0; }
+nav ol { columns: 3; font-size: 13px; padding-left: 18px; }
+table { border-collapse: collapse; margin: 8px 0 12px; font-size: 12.5px; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: right; vertical-align: top; }
+th { background: #f2f5f8; font-weight: 600; }
+th:first-child, td:first-child, td.text, th.text { text-align: left; }
+tr.group td { background: #fafbfc; font-weight: 600; }
+td.ci { color: var(--muted); white-space: nowrap; }
+td.weak { color: var(--warn); }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 3px 16px; margin: 8px 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; }
+.note { border-left: 4px solid var(--accent); background: #f3f7fb; padding: 8px 12px; margin: 10px 0; }
+.note.warn { border-color: var(--warn); background: #fdf6ec; }
+figure { margin: 10px 0 16px; }
+figure svg { max-width: 100%; height: auto; }
+figcaption { color: var(--muted); font-size: 12.5px; }
+details summary { cursor: pointer; color: var(--accent); margin: 6px 0; }
+code { background: #f2f5f8; padding: 0 3px; border-radius: 2px; }
+.pass { color: #1a7f37; font-weight: 600; }
+.fail { color: #b42318; font-weight: 600; }
+footer { margin-top: 40px; color: var(--muted); font-size: 12px; border-top: 1px solid var(--line);
+         padding-top: 8px; }
+@media print { nav, details summary { display: none; } details { display: block; } }
+"""
+
+
+def pct(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{100 * value:.{digits}f}"
+
+
+def signed(value: float | None) -> str:
+    return "–" if value is None else f"{value:+.3f}"
+
+
+def interval(low: float | None, high: float | None, fmt: Any = pct) -> str:
+    return "–" if low is None or high is None else f"[{fmt(low)}, {fmt(high)}]"
+
+
+def _value(value: Any) -> str:
+    return "" if value is None else escape(repr(value) if isinstance(value, float) else str(value), quote=True)
+
+
+class Cell:
+    """A table cell: the text shown, and optionally the exact value and metric it stands for."""
+
+    def __init__(self, text: str, value: Any = None, metric: str | None = None, css: str = "") -> None:
+        self.text, self.value, self.metric, self.css = text, value, metric, css
+
+    def html(self, header: bool = False) -> str:
+        tag = "th" if header else "td"
+        attrs = f' class="{self.css}"' if self.css else ""
+        if self.metric is not None:
+            attrs += f' data-metric="{escape(self.metric)}" data-value="{_value(self.value)}"'
+        return f"<{tag}{attrs}>{escape(self.text)}</{tag}>"
+
+
+def table(name: str, headers: Sequence[str], rows: Iterable[tuple[dict[str, str], Sequence[Cell | str]]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    body = []
+    for attrs, cells in rows:
+        row_attrs = "".join(f' data-{k}="{escape(v, quote=True)}"' for k, v in attrs.items())
+        body.append(f"<tr{row_attrs}>" + "".join((c if isinstance(c, Cell) else Cell(c)).html() for c in cells)
+                    + "</tr>")
+    return (f'<table data-table="{escape(name)}"><thead><tr>{head}</tr></thead><tbody>'
+            + "".join(body) + "</tbody></table>")
+
+
+def _facts(items: Sequence[tuple[str, str]]) -> str:
+    return '<dl class="facts">' + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items) + "</dl>"
+
+
+def _section(anchor: str, title: str, *parts: str) -> str:
+    return f'<section id="{anchor}"><h2>{escape(title)}</h2>' + "".join(parts) + "</section>"
+
+
+def _note(text: str, warn: bool = False) -> str:
+    return f'<div class="note{" warn" if warn else ""}">{text}</div>'
+
+
+def _figure(svg: str, caption: str, name: str) -> str:
+    return f'<figure data-figure="{name}">{svg}<figcaption>{escape(caption)}</figcaption></figure>'
+
+
+def _intervals(report: Report) -> dict[tuple[str, int | None, str | None, str], RateIntervalRow]:
+    rows = report.statistics.rate_intervals if report.statistics else []
+    return {(r.model, r.run, r.category, r.metric): r for r in rows}
+
+
+# --- sections ------------------------------------------------------------------------------------------------
+
+
+def _scope(report: Report) -> str:
+    sc = report.scope
+    prov = report.provenance
+    sources = prov.sources if prov else []
+    extract = sorted({f"{s.model_id or s.name} ({s.prompt_version})" for s in sources if s.role == "extractor"})
+    judges = sorted({f"{s.name}: {s.model_id or '?'} ({s.prompt_version or 'no prompt version'})"
+                     for s in sources if s.role == "judge"})
+    imported = sorted({s.model for s in sources if s.role == "imported"})
+    run_keys = sorted({f"{s.model}|{s.run}" for s in sources}) or [f"{m}|{r}" for m in sc.models for r in sc.runs]
+    boot = report.statistics.bootstrap if report.statistics else None
+    facts = [
+        ("corpus", f"{sc.corpus_name or '–'}"),
+        ("corpus id (content hash)", sc.corpus_id or "–"),
+        ("contracts", f"{sc.contracts}" + (f" (subset {sc.subset})" if sc.subset else "")
+         + f"; matched across every model and run: {sc.matched_contracts}"),
+        ("runs", ", ".join(map(str, sc.runs)) or "–"),
+        ("models", ", ".join(sc.models)),
+        ("evaluation judge", sc.judge),
+        ("judge identity and prompt", "; ".join(judges) or "no recorded judge calls (imported verdicts)"),
+        ("extraction prompts", "; ".join(extract) or "none recorded"),
+        ("imported outcomes", ", ".join(imported) or "none"),
+        ("run keys (model|run)", ", ".join(run_keys)),
+        ("code version", f"lhl_platform {prov.code_version}" if prov else "–"),
+    ]
+    if boot is not None:
+        facts.append(("intervals", f"{int(boot.level * 100)}% percentile bootstrap, {boot.resamples} resamples, "
+                                   f"seed {boot.seed}, resampling {boot.unit}s"))
+    return _section("scope", "Scope and provenance",
+                    "<p>Every figure below is computed within this scope: one corpus, these contracts and runs, "
+                    "one evaluation judge. Cross-model figures (composite ranks) use the matched contracts only."
+                    "</p>", _facts(facts))
+
+
+def _notes(report: Report) -> str:
+    notes = [
+        "<b>Rates</b> are shares of instances; higher FAR, FRR, HalTP and HalGen are worse, higher Acc and JEq "
+        "better. Missing rows (instances a model never returned) are excluded from every denominator and "
+        "reported separately.",
+        "<b>RDI is a direction, not a magnitude.</b> It is the net share of contradictions that add a condition "
+        "(+) rather than drop one (−). Most contradictions are usually scope errors, which carry no direction, so "
+        "RDI sits near zero even for a model that gets much wrong; compare HalTP for how much is wrong.",
+    ]
+    crossing = [f"{r.model} ({r.category or 'overall'})" for r in report.rdi
+                if r.rdi_ci_low is not None and r.rdi_ci_high is not None and r.rdi_ci_low <= 0 <= r.rdi_ci_high]
+    if crossing:
+        notes.append("<b>Intervals that cross zero.</b> For " + escape(", ".join(crossing)) + " the 95% interval "
+                     "of RDI includes 0: the data do not establish a direction there (hollow markers in the "
+                     "forest plot).")
+    sizes = category_sizes()
+    small = [c for c in CATEGORY_ORDER if sizes.get(c, 0) <= 5]
+    thin = sorted({f"{r.model} / {r.category} ({r.tp} found)" for r in report.typed_profiles if r.tp < SMALL_TP})
+    notes.append("<b>Small categories.</b> " + escape(", ".join(f"{c} has {sizes[c]} clause types" for c in small))
+                 + " (obligation has 27), so their per-category figures rest on far fewer instances and have "
+                 "wider intervals." + (" Fewer than 30 found clauses behind HalTP: " + escape("; ".join(thin)) + "."
+                                       if thin else ""))
+    if any(r.coverage_differs for r in report.leaderboard):
+        notes.append("<b>Coverage differs.</b> Some models were not audited on the same contracts and runs; the "
+                     "leaderboard uses each model's own instances, the composite ranks only the "
+                     f"{report.scope.matched_contracts} matched contracts.")
+    notes.append("<b>The judge.</b> HalTP, HalGen, JEq and RDI depend on the evaluation judge "
+                 f"(<code>{escape(report.scope.judge)}</code>); the intervals show sampling noise only, not the "
+                 "judge's own errors.")
+    return _section("notes", "How to read this report", "".join(_note(n) for n in notes))
+
+
+def _leaderboard(report: Report) -> str:
+    iv = _intervals(report)
+    headers = ["model", "runs", "contracts", "n", "FAR %", "FRR %", "Acc %", "HalTP %", "HalTP 95% CI", "HalGen %",
+               "JEq %", "RDI", "RDI 95% CI", "missing rows"]
+    rows = []
+    for r in report.leaderboard:
+        hal = iv.get((r.model, None, None, "hal_tp"))
+        rows.append(({"model": r.model}, [
+            Cell(r.model + (" *" if r.coverage_differs else ""), r.model, "model"),
+            Cell(str(r.runs), r.runs, "runs"), Cell(str(r.contracts), r.contracts, "contracts"),
+            Cell(str(r.n), r.n, "n"),
+            Cell(pct(r.far), r.far, "far"), Cell(pct(r.frr), r.frr, "frr"), Cell(pct(r.acc), r.acc, "acc"),
+            Cell(pct(r.hal_tp), r.hal_tp, "hal_tp"),
+            Cell(interval(hal.ci_low, hal.ci_high) if hal else "–", css="ci"),
+            Cell(pct(r.hal_gen), r.hal_gen, "hal_gen"), Cell(pct(r.jeq), r.jeq, "jeq"),
+            Cell(signed(r.rdi), r.rdi, "rdi"),
+            Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed), css="ci"),
+            Cell(str(r.missing_rows), r.missing_rows, "missing_rows")]))
+    extra = ""
+    if any(r.coverage_differs for r in report.leaderboard):
+        extra = "<p>* coverage differs from the matched contracts; the composite uses only the matched cells.</p>"
+    return _section("leaderboard", "Leaderboard (pooled over runs)", table("leaderboard", headers, rows), extra)
+
+
+def _typed(report: Report, svg: str) -> str:
+    iv = _intervals(report)
+    sizes = category_sizes()
+    typed = {(r.model, r.category): r for r in report.typed_profiles}
+    gaps = {g.model: g for g in report.gaps}
+    headers = ["model", *(f"{c} ({sizes.get(c, 0)} types)" for c in CATEGORY_ORDER), "gap (pp)", "worst / best"]
+    rows = []
+    for lb in report.leaderboard:
+        cells: list[Cell | str] = [Cell(lb.model)]
+        for c in CATEGORY_ORDER:
+            row, ci = typed.get((lb.model, c)), iv.get((lb.model, None, c, "hal_tp"))
+            value = row.hal_tp if row else None
+            text = pct(value) + ("" if ci is None or ci.ci_low is None else f" {interval(ci.ci_low, ci.ci_high)}")
+            weak = row is not None and row.tp < SMALL_TP
+            cells.append(Cell(text, value, f"hal_tp:{c}", "weak" if weak else ""))
+        gap = gaps.get(lb.model)
+        cells.append(Cell(pct(gap.gap) if gap else "–", gap.gap if gap else None, "gap"))
+        cells.append(Cell(f"{gap.max_category} / {gap.min_category}" if gap and gap.max_category else "–",
+                          css="text"))
+        rows.append(({"model": lb.model}, cells))
+    return _section(
+        "typed-haltp", "Typed HalTP by category",
+        _figure(svg, "HalTP per model, overall and per category; bars are 95% bootstrap intervals.", "typed_haltp"),
+        table("typed_haltp", headers, rows),
+        "<p>Cells in brown rest on fewer than 30 found clauses. Gap is the spread of HalTP across a model's "
+        "categories, in percentage points.</p>")
+
+
+def _rdi(report: Report, svg: str) -> str:
+    headers = ["model", "category", "contradicted", "missing %", "extra %", "scope %", "scope share 95% CI", "RDI",
+               "RDI 95% CI", "direction"]
+    iv = _intervals(report)
+    rows = []
+    for r in report.rdi:
+        crosses = r.rdi_ci_low is not None and r.rdi_ci_high is not None and r.rdi_ci_low <= 0 <= r.rdi_ci_high
+        direction = ("–" if r.rdi is None else "not established (interval includes 0)" if crosses
+                     else "invention" if (r.rdi or 0) > 0 else "omission")
+        share = iv.get((r.model, None, r.category, "p_scope"))
+        rows.append(({"model": r.model, "category": r.category or ""}, [
+            Cell(r.model), Cell(r.category or "all", css="text"), Cell(str(r.contradicted), r.contradicted,
+                                                                          "contradicted"),
+            Cell(pct(r.p_missing), r.p_missing, "p_missing"), Cell(pct(r.p_extra), r.p_extra, "p_extra"),
+            Cell(pct(r.p_scope), r.p_scope, "p_scope"),
+            Cell(interval(share.ci_low, share.ci_high) if share else "–", css="ci"),
+            Cell(signed(r.rdi), r.rdi, "rdi"),
+            Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed), css="ci"),
+            Cell(direction, css="text" + (" weak" if crosses else ""))]))
+    return _section(
+        "rdi", "Risk Direction Index",
+        _figure(svg, "RDI with 95% bootstrap intervals, overall and per category. Left of the dashed line: the "
+                     "model drops conditions the contract has; right: it adds conditions the contract lacks. Hollow "
+                     "markers: the interval includes 0.", "rdi_forest"),
+        _note("RDI says which way a model's content errors lean, not how many there are: with most contradictions "
+              "being scope errors (see the scope share), RDI is compressed towards 0."),
+        table("rdi", headers, rows))
+
+
+def _composite(report: Report, svg: str) -> str:
+    schemes = list(dict.fromkeys(c.scheme for c in report.composite))
+    score = {(c.scheme, c.model): c for c in report.composite}
+    stab = {(s.scheme, s.model): s for s in (report.statistics.rank_stability if report.statistics else [])}
+    rows = []
+    for lb in report.leaderboard:
+        cells: list[Cell | str] = [Cell(lb.model)]
+        for s in schemes:
+            c, st = score.get((s, lb.model)), stab.get((s, lb.model))
+            if c is None or c.score is None:
+                cells.append(Cell("–", None, f"rank:{s}"))
+                continue
+            keep = "" if st is None or st.stability is None else f", kept in {pct(st.stability, 0)}%"
+            cells.append(Cell(f"#{c.rank} ({c.score:.2f}{keep})", c.rank, f"rank:{s}"))
+        rows.append(({"model": lb.model}, cells))
+    boot = report.statistics.bootstrap if report.statistics else None
+    return _section(
+        "composite", "Composite ranks",
+        _figure(svg, "Rank per scheme (1 = best); the percentage is the share of contract-cluster bootstrap "
+                     "resamples in which the model keeps that rank.", "composite_ranks"),
+        table("composite", ["model", *schemes], rows),
+        "<p>Schemes weight FAR, FRR, Acc, HalGen and JEq (equal 1:1:1:1:1; fp_heavy 2:1:1:2:1; recall_heavy "
+        "1:2:1:1:2; halluc_only HalGen alone; detection_only FAR, FRR, Acc). Ranks are computed on the matched "
+        "contracts; a rank kept in under half of the resamples"
+        + (f" ({boot.resamples} resamples)" if boot else "") + " is not a firm ordering.</p>")
+
+
+def _statistics(report: Report) -> str:
+    stats = report.statistics
+    if stats is None:
+        return ""
+    metrics = list(INTERVAL_METRICS)
+    groups: dict[tuple[str, int | None, str | None], dict[str, RateIntervalRow]] = {}
+    for r in stats.rate_intervals:
+        groups.setdefault((r.model, r.run, r.category), {})[r.metric] = r
+    rows = []
+    for (model, run, category), by_metric in groups.items():
+        label = "all" if run is None and category is None else f"run {run}" if run is not None else str(category)
+        cells: list[Cell | str] = [Cell(model), Cell(label, css="text")]
+        for m in metrics:
+            r = by_metric.get(m)
+            text = "–" if r is None or r.value is None else f"{pct(r.value)} {interval(r.ci_low, r.ci_high)}"
+            cells.append(Cell(text, r.value if r else None, m))
+        rows.append(({"model": model, "run": "" if run is None else str(run), "category": category or ""}, cells))
+    intervals_table = table("rate_intervals", ["model", "group", *(RATE_LABELS[m] + " %" for m in metrics)], rows)
+    spread_rows = []
+    spread: dict[tuple[str, str | None], dict[str, Any]] = {}
+    for s in stats.run_spread:
+        spread.setdefault((s.model, s.category), {})[s.metric] = s
+    spread_metrics = ["far", "frr", "acc", "hal_tp", "hal_gen", "jeq", "rdi"]
+    for (model, category), by_metric in spread.items():
+        cells = [Cell(model), Cell(category or "all", css="text")]
+        for m in spread_metrics:
+            s = by_metric.get(m)
+            fmt = signed if m == "rdi" else pct
+            if s is None or s.mean is None:
+                cells.append(Cell("–", None, f"{m}_mean"))
+            else:
+                sd = "" if s.sd is None else f" ± {fmt(s.sd) if m != 'rdi' else f'{s.sd:.3f}'}"
+                cells.append(Cell(f"{fmt(s.mean)}{sd}", s.mean, f"{m}_mean"))
+        runs = next(iter(by_metric.values())).runs
+        cells.append(Cell(str(runs), runs, "runs"))
+        spread_rows.append(({"model": model, "category": category or ""}, cells))
+    spread_table = table("run_spread", ["model", "category", *(f"{RATE_LABELS[m]} mean ± SD" for m in spread_metrics),
+                                        "runs"], spread_rows)
+    scope_rows = [({"model": r.model, "category": r.category or ""},
+                   [Cell(r.model), Cell(r.category or "all", css="text"), Cell(str(r.numerator), r.numerator, "n_scope"),
+                    Cell(str(r.denominator), r.denominator, "contradicted"), Cell(pct(r.value), r.value, "p_scope"),
+                    Cell(interval(r.ci_low, r.ci_high), css="ci")])
+                  for r in stats.rate_intervals if r.metric == "p_scope" and r.run is None]
+    scope_table = table("scope_share", ["model", "category", "scope errors", "contradicted", "scope share %",
+                                        "95% CI"], scope_rows)
+    return _section(
+        "statistics", "Statistics",
+        "<h3>Run-to-run spread</h3><p>Mean and sample standard deviation of each rate across runs (SD is blank "
+        "with a single run), pooled over categories and per category.</p>", spread_table,
+        "<h3>Scope errors among contradictions</h3><p>The share of contradicted clauses whose error is a wrong or "
+        "partial passage; these carry no direction, which is why RDI stays near zero.</p>", scope_table,
+        "<h3>Every rate with its 95% interval</h3>",
+        f"<details><summary>Show {len(rows)} rows (model pooled, per category and per run)</summary>"
+        f"{intervals_table}</details>",
+        _clause_profiles(report))
+
+
+def _clause_profiles(report: Report) -> str:
+    stats = report.statistics
+    models = [r.model for r in report.leaderboard]
+    by = {(r.model, r.clause_type): r for r in report.clause_profiles}
+    means = {m.clause_type: m for m in (stats.clause_type_means if stats else [])}
+    rows = []
+    for clause, mean in means.items():
+        cells: list[Cell | str] = [Cell(clause), Cell(mean.category, css="text")]
+        for model in models:
+            r = by.get((model, clause))
+            cells.append(Cell(pct(r.hal_tp) if r else "–", r.hal_tp if r else None, f"hal_tp:{model}"))
+        cells += [Cell(pct(mean.hal_tp_mean), mean.hal_tp_mean, "hal_tp_mean"),
+                  Cell(pct(mean.frr_mean), mean.frr_mean, "frr_mean"),
+                  Cell(pct(mean.far_mean), mean.far_mean, "far_mean")]
+        rows.append(({"clause-type": clause}, cells))
+    headers = ["clause type", "category", *(f"HalTP % {m}" for m in models), "HalTP % mean", "FRR % mean",
+               "FAR % mean"]
+    return ("<h3>Clause-type profiles</h3><p>HalTP per clause type and model, with the mean across models "
+            "(models without a found clause of that type are left out of the mean).</p>"
+            f"<details><summary>Show {len(rows)} clause types</summary>"
+            + table("clause_profiles", headers, rows) + "</details>")
+
+
+def _missing(report: Report, svg: str | None) -> str:
+    stats = report.statistics
+    summary = stats.missing_summary if stats else []
+    rows = [({"model": m.model}, [
+        Cell(m.model), Cell(str(m.nominal_rows), m.nominal_rows, "nominal_rows"),
+        Cell(str(m.missing_rows), m.missing_rows, "missing_rows"),
+        Cell(pct(m.missing_fraction, 2), m.missing_fraction, "missing_fraction"),
+        Cell(str(m.contracts_incomplete), m.contracts_incomplete, "contracts_incomplete"),
+        Cell(str(m.contracts_persistent), m.contracts_persistent, "contracts_persistent"),
+        Cell(pct(m.persistent_fraction), m.persistent_fraction, "persistent_fraction"),
+        Cell(pct(m.persistent_row_share), m.persistent_row_share, "persistent_row_share")]) for m in summary]
+    per_run = table("missing_per_run", ["model", "run", "n returned", "missing rows"],
+                    [({"model": r.model, "run": str(r.run)}, [Cell(r.model), Cell(str(r.run), r.run, "run"),
+                                                              Cell(str(r.n), r.n, "n"),
+                                                              Cell(str(r.missing_rows), r.missing_rows,
+                                                                   "missing_rows")])
+                     for r in report.per_run])
+    total = sum(m.missing_rows for m in summary)
+    lead = ("<p>No missing rows: every model returned every instance in scope.</p>" if total == 0 else
+            "<p>Missing rows are instances a model never returned (failed or refused calls, contracts too long, "
+            "clause types skipped). They are excluded from every denominator. A contract is <i>persistent</i> when "
+            "it is incomplete in every audited run (an input the model cannot process); the persistent fraction is "
+            "their share of the incomplete contracts.</p>")
+    parts = [lead, table("missing_summary", ["model", "nominal rows", "missing rows", "missing %",
+                                             "incomplete contracts", "persistent contracts", "persistent fraction %",
+                                             "rows in persistent contracts %"], rows), per_run]
+    if svg is not None:
+        parts.insert(1, _figure(svg, "Missing rows per model, split by whether their contract is incomplete in "
+                                     "every run.", "missing_rows"))
+    return _section("missing", "Missing rows", *parts)
+
+
+def _usage(report: Report) -> str:
+    rows = [({"model": u.model, "run": str(u.run)}, [
+        Cell(u.model), Cell(str(u.run), u.run, "run"), Cell(str(u.extraction_calls), u.extraction_calls,
+                                                            "extraction_calls"),
+        Cell(str(u.judge_calls), u.judge_calls, "judge_calls"), Cell(f"{u.input_tokens:,}", u.input_tokens,
+                                                                     "input_tokens"),
+        Cell(f"{u.cached_tokens:,}", u.cached_tokens, "cached_tokens"),
+        Cell(f"{u.output_tokens:,}", u.output_tokens, "output_tokens"),
+        Cell(f"${u.cost_usd or 0:.2f}", u.cost_usd, "cost_usd")]) for u in report.usage]
+    return _section("usage", "Usage and cost", table("usage", ["model", "run", "extraction calls", "judge calls",
+                                                              "input tokens", "cached tokens", "output tokens",
+                                                              "cost (USD)"], rows))
+
+
+def _generic_rows(name: str, items: Sequence[BaseModel]) -> str:
+    """Any list of typed rows as a table of its fields (rates shown as they are, to three decimals)."""
+    fields = list(type(items[0]).model_fields)
+
+    def text(v: Any) -> str:
+        return "–" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
+
+    rows = [({}, [Cell(text(getattr(i, f)), getattr(i, f), f) for f in fields]) for i in items]
+    return table(name, fields, rows)
+
+
+def _debate(report: Report) -> str:
+    effects = list(getattr(report, "debate_effects", []) or [])
+    by_category = list(getattr(report, "debate_by_category", []) or [])
+    if not effects and not by_category:
+        return ""
+    parts = ["<p>Baseline versus the typed debate on the same instances, scored by the same judge. A debate that "
+             "mainly removes fabrications lowers FP, FAR and HalGen while contradictions barely move.</p>"]
+    if effects:
+        parts.append(_generic_rows("debate_effects", effects))
+    if by_category:
+        parts += ["<h3>Per category (debate minus baseline)</h3>", _generic_rows("debate_by_category", by_category)]
+    return _section("debate", "Debate effects", *parts)
+
+
+def _judge_validation(report: Report) -> str:
+    status = getattr(report, "judge_validation", None)
+    if not status:
+        return _section("judge-validation", "Judge validation",
+                        "<p>No validation result of the judge is part of this report: its verdicts have not been "
+                        "checked against the dissociation suite (<code>lhl judge validate</code>) in this scope. Read "
+                        "content metrics as depending on an unvalidated judge.</p>")
+    if isinstance(status, list) and status and isinstance(status[0], BaseModel):
+        return _section("judge-validation", "Judge validation", _generic_rows("judge_validation", status))
+    if isinstance(status, BaseModel):
+        return _section("judge-validation", "Judge validation",
+                        _facts([(k, str(v)) for k, v in status.model_dump().items()]))
+    return _section("judge-validation", "Judge validation", f"<p>{escape(str(status))}</p>")
+
+
+def _checks(checks: Sequence[CheckOutcome]) -> str:
+    if not checks:
+        return ""
+    rows = [({"check": c.name}, [Cell(c.name), Cell("PASS" if c.passed else "FAIL", c.passed, "passed",
+                                                    "pass" if c.passed else "fail"),
+                                 Cell(c.summary, css="text")]) for c in checks]
+    return _section("checks", "Checks", table("checks", ["check", "result", "summary"], rows))
+
+
+SECTIONS = (("scope", "Scope and provenance"), ("notes", "How to read this report"), ("leaderboard", "Leaderboard"),
+            ("typed-haltp", "Typed HalTP"), ("rdi", "Risk Direction Index"), ("composite", "Composite ranks"),
+            ("statistics", "Statistics"), ("missing", "Missing rows"), ("usage", "Usage and cost"),
+            ("debate", "Debate effects"), ("judge-validation", "Judge validation"), ("checks", "Checks"))
+
+
+def render_html(report: Report, checks: Sequence[CheckOutcome] = ()) -> str:
+    figures = report_figures(report)
+    body = [
+        _scope(report), _notes(report), _leaderboard(report), _typed(report, figures["typed_haltp"]),
+        _rdi(report, figures["rdi_forest"]), _composite(report, figures["composite_ranks"]), _statistics(report),
+        _missing(report, figures.get("missing_rows")), _usage(report), _debate(report), _judge_validation(report),
+        _checks(checks),
+    ]
+    present = [(a, t) for a, t in SECTIONS if any(f'<section id="{a}">' in part for part in body)]
+    nav = "<nav><ol>" + "".join(f'<li><a href="#{a}">{escape(t)}</a></li>' for a, t in present) + "</ol></nav>"
+    sc = report.scope
+    title = f"LegalHalluLens audit: {sc.corpus_name or 'report'}"
+    version = report.provenance.code_version if report.provenance else ""
+    lede = (f"{len(sc.models)} models, {sc.contracts} contracts, runs {', '.join(map(str, sc.runs))}, judge "
+            f"{sc.judge}. Typed hallucination audit of contract clause extraction.")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
+            f"<header><h1>{escape(title)}</h1><p class=\"lede\">{escape(lede)}</p></header>{nav}"
+            + "".join(body)
+            + f"<footer>Generated by <code>lhl report --format html</code>, lhl_platform {escape(version)}. "
+              "Self-contained: no script, nothing fetched.</footer></body></html>\n")

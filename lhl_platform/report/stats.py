@@ -1,0 +1,332 @@
+"""The statistics the report adds to the marts, computed with numpy in a few array operations.
+
+- **Rate intervals.** A 95% percentile interval for every rate (FAR, FRR, Acc, HalTP, HalGen, JEq and the
+  shares of contradictions labelled scope, missing and extra) per model pooled over runs, per (model, category)
+  and per (model, run). With instance resampling (the default) a rate k/n is a binomial draw; with contract
+  resampling the model's contracts are drawn with replacement once per resample and every group's rate is a
+  ratio of sums over the drawn contracts, so all of a model's intervals come from the same draws.
+- **Rank stability.** The composite ranks are recomputed on contract-cluster resamples of the matched cells
+  (every model on the same drawn contracts); a model's stability under a scheme is the share of resamples in
+  which it keeps its rank.
+- **Paired differences** (`lhl compare`): both models' rates on the same drawn contracts, their difference per
+  resample, and its percentile interval.
+
+Random streams are derived from the seed and a name (as in `lhl_platform.stats.bootstrap`), so an interval
+does not move when another model joins the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+from pydantic import BaseModel, Field
+
+from lhl_platform.report.marts import (
+    ClauseTypeMeanRow,
+    CompositeRow,
+    MissingSummaryRow,
+    ProvenanceRow,
+    RankStabilityRow,
+    RateIntervalRow,
+    RunSpreadRow,
+    rows_of,
+)
+from lhl_platform.stats.bootstrap import LEVEL, _rng, proportion_interval
+
+# Count columns of `contract_counts`, in this order along the last axis of every count array.
+COUNTS = ("tp", "fp", "fn", "tn", "supported", "contradicted", "n_extra_condition", "n_missing_condition", "n_scope")
+_C = {name: i for i, name in enumerate(COUNTS)}
+
+# Each rate as (numerator counts, denominator counts); docs/method.md, section 5.
+RATE_PARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "far": (("fp",), ("fp", "tn")),
+    "frr": (("fn",), ("fn", "tp")),
+    "acc": (("tp", "tn"), ("tp", "fp", "fn", "tn")),
+    "hal_tp": (("contradicted",), ("tp",)),
+    "hal_gen": (("contradicted", "fp"), ("tp", "fp")),
+    "jeq": (("supported",), ("tp", "fn")),
+    "p_scope": (("n_scope",), ("contradicted",)),
+    "p_missing": (("n_missing_condition",), ("contradicted",)),
+    "p_extra": (("n_extra_condition",), ("contradicted",)),
+}
+INTERVAL_METRICS = tuple(RATE_PARTS)
+COMPARED_METRICS = ("hal_tp", "hal_gen", "far", "frr", "acc", "jeq", "rdi")
+
+# Composite schemes (docs/method.md, section 9): weights in the order FAR, FRR, Acc, HalGen, JEq.
+COMPOSITE_METRICS = ("far", "frr", "acc", "hal_gen", "jeq")
+SCHEMES: dict[str, tuple[int, int, int, int, int]] = {
+    "equal": (1, 1, 1, 1, 1), "fp_heavy": (2, 1, 1, 2, 1), "recall_heavy": (1, 2, 1, 1, 2),
+    "halluc_only": (0, 0, 0, 1, 0), "detection_only": (1, 1, 1, 0, 0),
+}
+
+
+def _combine(parts: tuple[str, ...]) -> np.ndarray:
+    vector = np.zeros(len(COUNTS))
+    vector[[_C[p] for p in parts]] = 1.0
+    return vector
+
+
+_NUM = np.stack([_combine(RATE_PARTS[m][0]) for m in INTERVAL_METRICS], axis=1)  # (counts, metrics)
+_DEN = np.stack([_combine(RATE_PARTS[m][1]) for m in INTERVAL_METRICS], axis=1)
+
+
+def rates(sums: np.ndarray, metrics: Sequence[str] = INTERVAL_METRICS) -> np.ndarray:
+    """Rates from count sums (last axis COUNTS): NaN where the denominator is zero. `rdi` is allowed too."""
+    out = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for metric in metrics:
+            if metric == "rdi":
+                num = sums[..., _C["n_extra_condition"]] - sums[..., _C["n_missing_condition"]]
+                den = sums[..., _C["contradicted"]]
+            else:
+                num, den = sums @ _combine(RATE_PARTS[metric][0]), sums @ _combine(RATE_PARTS[metric][1])
+            out.append(np.where(den > 0, num / np.where(den > 0, den, 1), np.nan))
+    return np.stack(out, axis=-1)
+
+
+def percentile_intervals(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval along axis 0, ignoring undefined (NaN) resamples; NaN where none is defined."""
+    alpha = (1 - LEVEL) / 2
+    flat = samples.reshape(samples.shape[0], -1)
+    low, high = np.full(flat.shape[1], np.nan), np.full(flat.shape[1], np.nan)
+    defined = np.isfinite(flat)
+    complete = defined.all(axis=0)
+    if complete.any():
+        low[complete], high[complete] = np.quantile(flat[:, complete], [alpha, 1 - alpha], axis=0)
+    for j in np.flatnonzero(~complete & defined.any(axis=0)):  # groups with some undefined resamples
+        low[j], high[j] = np.quantile(flat[defined[:, j], j], [alpha, 1 - alpha])
+    return low.reshape(samples.shape[1:]), high.reshape(samples.shape[1:])
+
+
+def cluster_weights(n_clusters: int, resamples: int, seed: int, key: str) -> np.ndarray:
+    """How often each of n clusters is drawn in each resample (resamples x n): n draws with replacement."""
+    picks = _rng(seed, key).integers(0, n_clusters, size=(resamples, n_clusters))
+    offsets = (np.arange(resamples) * n_clusters)[:, None]
+    return np.bincount((picks + offsets).ravel(), minlength=resamples * n_clusters).reshape(
+        resamples, n_clusters).astype(float)
+
+
+def _none(value: float) -> float | None:
+    return None if value != value else float(value)
+
+
+@dataclass
+class CountCube:
+    """`contract_counts` as a dense array counts[model, run, category, contract, COUNTS], with the audited cells
+    cells[model, run, contract] (a cell may hold no returned instance at all) and the matched cells."""
+
+    models: list[str]
+    runs: list[int]
+    categories: list[str]
+    contracts: list[str]
+    counts: np.ndarray
+    cells: np.ndarray
+    matched: np.ndarray
+
+    @classmethod
+    def read(cls, con: duckdb.DuckDBPyConnection) -> CountCube:
+        rows = con.execute(f"select model, run, category, contract_id, {', '.join(COUNTS)} from contract_counts"
+                           ).fetchnumpy()
+        scope = con.execute("select model, run, contract_id from audit_scope").fetchnumpy()
+        matched = con.execute("select run, contract_id from matched_cells").fetchnumpy()
+        models = sorted(set(scope["model"].tolist()) | set(rows["model"].tolist()))
+        runs = sorted({int(r) for r in scope["run"].tolist()} | {int(r) for r in rows["run"].tolist()})
+        categories = sorted(set(rows["category"].tolist()))
+        contracts = sorted(set(scope["contract_id"].tolist()) | set(rows["contract_id"].tolist()))
+        mi, ri = {m: i for i, m in enumerate(models)}, {r: i for i, r in enumerate(runs)}
+        gi, ci = {g: i for i, g in enumerate(categories)}, {c: i for i, c in enumerate(contracts)}
+
+        def index(values: np.ndarray, lookup: dict[object, int]) -> np.ndarray:
+            return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=len(values))
+
+        counts = np.zeros((len(models), len(runs), len(categories), len(contracts), len(COUNTS)))
+        if len(rows["model"]):
+            where = (index(rows["model"], mi), index(rows["run"], ri), index(rows["category"], gi),
+                     index(rows["contract_id"], ci))
+            counts[where] = np.stack([np.asarray(rows[c], dtype=float) for c in COUNTS], axis=1)
+        cells = np.zeros((len(models), len(runs), len(contracts)), dtype=bool)
+        if len(scope["model"]):
+            cells[index(scope["model"], mi), index(scope["run"], ri), index(scope["contract_id"], ci)] = True
+        matched_cells = np.zeros((len(runs), len(contracts)), dtype=bool)
+        known = [i for i, r in enumerate(matched["run"].tolist()) if r in ri]
+        if known:
+            matched_cells[index(matched["run"][known], ri), index(matched["contract_id"][known], ci)] = True
+        return cls(models, runs, categories, contracts, counts, cells, matched_cells)
+
+
+# --- rate intervals ------------------------------------------------------------------------------------------
+
+
+def rate_intervals(cube: CountCube, *, resamples: int, seed: int, cluster: bool) -> list[RateIntervalRow]:
+    out: list[RateIntervalRow] = []
+    for m, model in enumerate(cube.models):
+        population = np.flatnonzero(cube.cells[m].any(axis=0))
+        per_contract = cube.counts[m][:, :, population]  # (runs, categories, contracts, COUNTS)
+        # groups pooled over runs: all categories, then each category; they share the model's contract draws
+        pooled = np.concatenate([per_contract.sum(axis=(0, 1))[None], per_contract.sum(axis=0)])
+        labels: list[tuple[int | None, str | None]] = [(None, None), *((None, g) for g in cube.categories)]
+        out += _group_intervals(model, labels, pooled, resamples, seed, cluster, f"rates|{model}")
+        for r, run in enumerate(cube.runs):
+            in_run = np.flatnonzero(cube.cells[m, r])
+            if in_run.size == 0:
+                continue
+            run_counts = cube.counts[m, r][:, in_run].sum(axis=0)[None]  # (1, contracts, COUNTS)
+            out += _group_intervals(model, [(run, None)], run_counts, resamples, seed, cluster,
+                                    f"rates|{model}|{run}")
+    return out
+
+
+def _group_intervals(model: str, labels: list[tuple[int | None, str | None]], per_contract: np.ndarray,
+                     resamples: int, seed: int, cluster: bool, key: str) -> list[RateIntervalRow]:
+    """Intervals of every rate for groups sharing one population of contracts: per_contract (groups, k, COUNTS)."""
+    totals = per_contract.sum(axis=1)  # (groups, COUNTS)
+    numerators, denominators = totals @ _NUM, totals @ _DEN
+    values = rates(totals)
+    if cluster and per_contract.shape[1] > 0:
+        weights = cluster_weights(per_contract.shape[1], resamples, seed, key)
+        sums = np.einsum("rk,gkc->rgc", weights, per_contract)
+        low, high = percentile_intervals(rates(sums))
+    else:
+        low, high = np.full(values.shape, np.nan), np.full(values.shape, np.nan)
+        for g, (run, category) in enumerate(labels):
+            for j, metric in enumerate(INTERVAL_METRICS):
+                lo, hi = proportion_interval(int(numerators[g, j]), int(denominators[g, j]), resamples=resamples,
+                                             seed=seed, key=f"{model}|{run}|{category}|{metric}")
+                low[g, j], high[g, j] = (np.nan if lo is None else lo), (np.nan if hi is None else hi)
+    return [RateIntervalRow(model=model, run=run, category=category, metric=metric, value=_none(values[g, j]),
+                            numerator=int(numerators[g, j]), denominator=int(denominators[g, j]),
+                            ci_low=_none(low[g, j]), ci_high=_none(high[g, j]))
+            for g, (run, category) in enumerate(labels) for j, metric in enumerate(INTERVAL_METRICS)]
+
+
+# --- composite ranks and their stability ---------------------------------------------------------------------
+
+
+def composite_ranks(sums: np.ndarray) -> np.ndarray:
+    """Composite ranks from count sums (..., models, COUNTS) -> (..., schemes, models), NaN where a scheme has no
+    weight left. Same rules as `sql/marts/composite_ranks.sql`: average ranks for ties per metric, metrics
+    undefined for any model dropped, weighted mean rank per scheme, equal scores sharing the better rank."""
+    values = rates(sums, COMPOSITE_METRICS)  # (..., M, 5)
+    cost = np.where(np.isin(np.array(COMPOSITE_METRICS), ["acc", "jeq"]), -values, values)
+    usable = ~np.isnan(cost).any(axis=-2)  # (..., 5)
+    mine, other = cost[..., :, None, :], cost[..., None, :, :]  # (..., M, 1, 5) against (..., 1, M, 5)
+    metric_rank = 1 + (other < mine).sum(axis=-2) + ((other == mine).sum(axis=-2) - 1) / 2  # (..., M, 5)
+    weights = np.array(list(SCHEMES.values()), dtype=float)  # (S, 5)
+    effective = weights * usable[..., None, :]  # (..., S, 5)
+    totals = effective.sum(axis=-1)  # (..., S)
+    numerators = np.einsum("...sj,...mj->...sm", effective, np.where(np.isnan(metric_rank), 0, metric_rank))
+    # equal scores <=> equal weighted sums (the divisor is shared within a scheme), compared exactly
+    ranks = 1 + (numerators[..., None, :] < numerators[..., :, None]).sum(axis=-1)
+    return np.where(totals[..., None] > 0, ranks, np.nan)
+
+
+def rank_stability(cube: CountCube, composite: list[CompositeRow], *, resamples: int, seed: int
+                   ) -> list[RankStabilityRow]:
+    """Share of contract-cluster resamples of the matched cells in which each model keeps its composite rank."""
+    models = [m for m in dict.fromkeys(c.model for c in composite)]
+    index = [cube.models.index(m) for m in models if m in cube.models]
+    if not composite or len(index) != len(models):
+        return []
+    matched = cube.matched  # (runs, contracts)
+    population = np.flatnonzero(matched.any(axis=0))
+    per_contract = (cube.counts[index].sum(axis=2) * matched[None, :, :, None]).sum(axis=1)[:, population]
+    if population.size == 0:
+        return [RankStabilityRow(scheme=c.scheme, model=c.model, rank=c.rank, stability=None, mean_rank=None,
+                                 resamples=0) for c in composite]
+    weights = cluster_weights(population.size, resamples, seed, "rank_stability")
+    ranks = composite_ranks(np.einsum("rk,mkc->rmc", weights, per_contract))  # (R, S, M)
+    schemes = list(SCHEMES)
+    out = []
+    for c in composite:
+        s, m = schemes.index(c.scheme), models.index(c.model)
+        drawn = ranks[:, s, m]
+        defined = ~np.isnan(drawn)
+        out.append(RankStabilityRow(
+            scheme=c.scheme, model=c.model, rank=c.rank, resamples=resamples,
+            stability=None if c.rank is None else float(np.mean(drawn == c.rank)),
+            mean_rank=float(drawn[defined].mean()) if defined.any() else None))
+    return out
+
+
+# --- paired differences --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Paired:
+    metric: str
+    a: float | None
+    b: float | None
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+def paired_differences(cube: CountCube, a: str, b: str, *, resamples: int, seed: int
+                       ) -> tuple[list[Paired], int, int]:
+    """Rates of a and b on the (contract, run) cells both have, a - b, and a contract-cluster interval of the
+    difference (both models on the same drawn contracts). Returns the rows, paired contracts and paired cells."""
+    ia, ib = cube.models.index(a), cube.models.index(b)
+    both = cube.cells[ia] & cube.cells[ib]  # (runs, contracts)
+    population = np.flatnonzero(both.any(axis=0))
+    sides = [(cube.counts[i].sum(axis=1) * both[:, :, None]).sum(axis=0)[population] for i in (ia, ib)]
+    values = [rates(side.sum(axis=0), COMPARED_METRICS) for side in sides]
+    if population.size:
+        weights = cluster_weights(population.size, resamples, seed, f"compare|{a}|{b}")
+        diffs = rates(weights @ sides[0], COMPARED_METRICS) - rates(weights @ sides[1], COMPARED_METRICS)
+        low, high = percentile_intervals(diffs)
+    else:
+        low = high = np.full(len(COMPARED_METRICS), np.nan)
+    rows = [Paired(metric=metric, a=_none(values[0][j]), b=_none(values[1][j]),
+                   diff=_none(values[0][j] - values[1][j]), ci_low=_none(low[j]), ci_high=_none(high[j]))
+            for j, metric in enumerate(COMPARED_METRICS)]
+    return rows, int(population.size), int(both.sum())
+
+
+# --- what the report adds ------------------------------------------------------------------------------------
+
+
+class BootstrapSettings(BaseModel):
+    unit: str = Field(description="resampling unit of the rate and RDI intervals: instance or contract")
+    resamples: int
+    seed: int
+    level: float = LEVEL
+
+
+class Statistics(BaseModel):
+    """Uncertainty and spread beyond the marts (docs/method.md, sections 6 to 9)."""
+
+    bootstrap: BootstrapSettings
+    rate_intervals: list[RateIntervalRow]
+    run_spread: list[RunSpreadRow]
+    missing_summary: list[MissingSummaryRow]
+    clause_type_means: list[ClauseTypeMeanRow]
+    rank_stability: list[RankStabilityRow]
+
+
+class Provenance(BaseModel):
+    """What produced the figures: the code version and, per model and run, the extractor, judge or import."""
+
+    code_version: str
+    sources: list[ProvenanceRow]
+
+
+def statistics_from(con: duckdb.DuckDBPyConnection, composite: list[CompositeRow], *, resamples: int, seed: int,
+                    cluster: bool) -> Statistics:
+    cube = CountCube.read(con)
+    return Statistics(
+        bootstrap=BootstrapSettings(unit="contract" if cluster else "instance", resamples=resamples, seed=seed),
+        rate_intervals=rate_intervals(cube, resamples=resamples, seed=seed, cluster=cluster),
+        run_spread=rows_of(con, "run_spread", RunSpreadRow),
+        missing_summary=rows_of(con, "missing_summary", MissingSummaryRow),
+        clause_type_means=rows_of(con, "clause_type_means", ClauseTypeMeanRow),
+        rank_stability=rank_stability(cube, composite, resamples=resamples, seed=seed),
+    )
+
+
+def provenance_from(con: duckdb.DuckDBPyConnection) -> Provenance:
+    from lhl_platform import __version__
+
+    return Provenance(code_version=__version__, sources=rows_of(con, "provenance", ProvenanceRow))
