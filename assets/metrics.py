@@ -4,8 +4,9 @@ audited run and model, the primary judge."""
 
 
 from collections.abc import Iterator
+from typing import Any
 
-from dagster import AssetExecutionContext, AssetKey, AssetSpec, MaterializeResult, multi_asset
+from dagster import AssetExecutionContext, AssetKey, AssetSpec, MaterializeResult, MetadataValue, multi_asset
 
 from assets.corpus import clause_taxonomy, oracle
 from assets.profiles import model_profiles
@@ -31,6 +32,23 @@ def sql_model_assets(context: AssetExecutionContext, lhl: LhlHome) -> Iterator[M
     build_warehouse(home, force=True)
     selected = [m.name for m in MODELS if AssetKey(m.name) in context.selected_asset_keys]
     with read_warehouse(home) as con:
+        figures = _figures(con, selected)
         for name in selected:
             rows = con.execute(f"select count(*) from {name}").fetchone()[0]  # type: ignore[index]
-            yield MaterializeResult(asset_key=name, metadata={"rows": int(rows)})
+            yield MaterializeResult(asset_key=name, metadata={"rows": int(rows), **figures.get(name, {})})
+
+
+def _figures(con: Any, selected: list[str]) -> dict[str, dict[str, Any]]:
+    """The HTML report's figures for the marts they describe, as Markdown images with inline SVG data URIs (the
+    UI's Markdown metadata renders `data:` images; nothing is fetched)."""
+    from lhl_platform.report.build import NothingInScope, report_from
+    from lhl_platform.report.figures import FIGURE_MARTS, data_uri, mart_figures
+
+    if not set(FIGURE_MARTS.values()) & set(selected):
+        return {}
+    try:
+        report = report_from(con)
+    except NothingInScope:
+        return {}
+    return {mart: {title: MetadataValue.md(f"![{title}]({data_uri(svg)})") for title, svg in figures.items()}
+            for mart, figures in mart_figures(report).items()}

@@ -38,7 +38,6 @@ from dagster import (
     ScheduleEvaluationContext,
     SensorEvaluationContext,
     SensorResult,
-    SkipReason,
     schedule,
     sensor,
 )
@@ -140,32 +139,32 @@ def _in_flight(instance: DagsterInstance) -> list[Any]:
         default_status=DefaultSensorStatus.RUNNING,
         description="Rebuilds the SQL models, checks and drift when partitions newer than them have landed "
                     "(whoever launched them), once no partition run is queued or in progress.")
-def metrics_refresh_sensor(context: SensorEvaluationContext) -> SensorResult | SkipReason:
+def metrics_refresh_sensor(context: SensorEvaluationContext) -> SensorResult:
     instance = context.instance
     landed = max(latest_storage_id(instance, key) for key in PARTITION_OUTPUTS)
     built = latest_storage_id(instance, MARTS_DONE)
     if landed <= built:
-        return SkipReason("the marts, checks and drift are newer than every partition")
+        return SensorResult(skip_reason="the marts, checks and drift are newer than every partition")
     busy = [r.dagster_run for r in _in_flight(instance)]
     if any(run.job_name == METRICS_JOB for run in busy):
-        return SkipReason("a metrics run is already queued or running")
+        return SensorResult(skip_reason="a metrics run is already queued or running")
     partition_runs = [run for run in busy if run.job_name in PARTITION_JOBS or run.tags.get("dagster/partition")]
     if partition_runs:
-        return SkipReason(f"waiting for {len(partition_runs)} partition run(s) to finish")
+        return SensorResult(skip_reason=f"waiting for {len(partition_runs)} partition run(s) to finish")
     return SensorResult(run_requests=[run_request(metrics_launch("sensor", run_key=f"refresh:{landed}"))])
 
 
 @sensor(job_name=CORPUS_JOB, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING,
         description="Re-materializes contracts and oracle when the active corpus (the one ingested last) is not "
                     "the one their latest materialization shows.")
-def active_corpus_sensor(context: SensorEvaluationContext, lhl: LhlHome) -> SensorResult | SkipReason:
+def active_corpus_sensor(context: SensorEvaluationContext, lhl: LhlHome) -> SensorResult:
     try:
         active = active_corpus_id(lhl.home())
     except (RuntimeError, LookupError):
-        return SkipReason("no corpus ingested yet")
+        return SensorResult(skip_reason="no corpus ingested yet")
     shown = shown_corpus(context.instance)
     if shown == active:
-        return SkipReason(f"contracts and oracle show the active corpus {active}")
+        return SensorResult(skip_reason=f"contracts and oracle show the active corpus {active}")
     key = f"corpus:{active}:{latest_storage_id(context.instance, AssetKey('contracts'))}"
     return SensorResult(run_requests=[run_request(corpus_launch("sensor", run_key=key))])
 

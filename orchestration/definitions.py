@@ -3,7 +3,7 @@ command that launches a run load this same object. Jobs and their asset selectio
 `orchestration.launch` executes or queues these very jobs, and `orchestration.runs` builds their requests."""
 
 
-from dagster import AssetSelection, Definitions, PartitionedConfig, define_asset_job
+from dagster import AssetSelection, Definitions, PartitionedConfig, define_asset_job, in_process_executor
 
 from assets.audit import extractions, judge_verdicts
 from assets.corpus import clause_taxonomy, contracts, oracle
@@ -22,13 +22,13 @@ from resources import LhlHome
 
 audit_job = define_asset_job(
     AUDIT_JOB, selection=AssetSelection.assets(extractions, judge_verdicts, model_profiles),
-    partitions_def=audit_partitions,
+    partitions_def=audit_partitions, executor_def=in_process_executor,
     # A job backfill from the UI asks this for each partition: the same run config and tags as `lhl audit`.
     config=PartitionedConfig(partitions_def=audit_partitions, run_config_for_partition_key_fn=backfill_run_config,
                              tags_for_partition_key_fn=backfill_tags),
     description="Extract, judge and profile one (model, run) partition with the model's registered audit settings.")
 metrics_job = define_asset_job(
-    METRICS_JOB, selection=AssetSelection.assets(sql_model_assets, model_drift),
+    METRICS_JOB, selection=AssetSelection.assets(sql_model_assets, model_drift), executor_def=in_process_executor,
     description="Rebuild the SQL models (cross-model marts), run the outcome checks and the drift comparison.")
 corpus_job = define_asset_job(
     CORPUS_JOB, selection=AssetSelection.assets(contracts, oracle, clause_taxonomy),

@@ -33,13 +33,14 @@ LOCAL_INSTANCE_YAML = """\
 # CLI runs execute in-process; runs the daemon launches (sensors, schedules, UI) wait in this queue.
 telemetry:
   enabled: false
-run_queue:
-  max_concurrent_runs: 2
-  tag_concurrency_limits:
-    - key: lhl/provider
-      value:
-        applyLimitPerUniqueValue: true
-      limit: 1
+concurrency:
+  runs:
+    max_concurrent_runs: 2
+    tag_concurrency_limits:
+      - key: lhl/provider
+        value:
+          applyLimitPerUniqueValue: true
+        limit: 1
 """
 _BARE_INSTANCE_YAML = "telemetry:\n  enabled: false\n"
 
@@ -168,7 +169,8 @@ def submit(home: Home, launches: Sequence[Launch]) -> list[str]:
                 if launch.partition_key is not None:
                     keys = launch.partition_key.keys_by_dimension
                     ensure_partitions(instance, [keys["model"]], [int(keys["run"])])
-                    partition_tags = defs.resolve_job_def(launch.job).get_tags_for_partition_key(launch.partition_key)
+                    partition_tags = defs.resolve_job_def(launch.job).get_tags_for_partition_key(
+                        launch.partition_key, selected_asset_keys=None)
                     tags = {**partition_tags, **launch.tags}
                 remote = location.get_job(JobSubsetSelector(location_name=location.name,
                                                             repository_name=repository.name,

@@ -1,13 +1,9 @@
-"""The asset graph, materialized by real Dagster on a temporary instance."""
+"""The asset graph, materialized by real Dagster on a temporary instance, through the Definitions' own jobs."""
 
 import pytest
-from dagster import DagsterInstance, Definitions, materialize
+from dagster import AssetKey, DagsterInstance, Definitions
 
-from assets.audit import extractions, judge_verdicts
-from assets.corpus import clause_taxonomy, contracts, oracle
-from assets.metrics import sql_model_assets
 from assets.partitions import audit_key
-from checks.outcomes import all_checks
 from lhl_platform.corpus.demo import DEMO_DIR, load_demo_corpus
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
@@ -15,11 +11,11 @@ from lhl_platform.home import Home
 from lhl_platform.importer import import_outcomes
 from lhl_platform.registry import add_model
 from orchestration.definitions import defs
+from orchestration.launch import LOCAL_INSTANCE_YAML, QUIET
 from resources import LhlHome
 from tests.helpers import outcome, write_outcomes
 
-ASSETS = [contracts, oracle, clause_taxonomy, extractions, judge_verdicts, sql_model_assets, *all_checks]
-QUIET = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
+QUIET_ERRORS = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
 
 
 @pytest.fixture
@@ -32,42 +28,72 @@ def _checks(result):
     return {(e.asset_key.to_user_string(), e.check_name): e for e in result.get_asset_check_evaluations()}
 
 
+def _run(job_name, home, instance, run_config=None, **kwargs):
+    return defs.resolve_job_def(job_name).execute_in_process(
+        run_config={**QUIET_ERRORS, **(run_config or {})}, instance=instance,
+        resources={"lhl": LhlHome(path=str(home.root))}, raise_on_error=False, **kwargs)
+
+
 def test_definitions_load_with_jobs_schedules_and_sensors():
     Definitions.validate_loadable(defs)
     repo = defs.get_repository_def()
-    assert {"audit_partition", "metrics", "corpus"} <= {j.name for j in repo.get_all_jobs()}
-    assert {s.name for s in repo.sensor_defs} == {"model_registry_sensor", "recurring_audit_sensor"}
+    assert {"audit_partition", "metrics", "corpus", "debate_partition"} <= {j.name for j in repo.get_all_jobs()}
+    assert {s.name for s in repo.sensor_defs} == {
+        "model_registry_sensor", "recurring_audit_sensor", "metrics_refresh_sensor", "active_corpus_sensor",
+        "profiles_automation"}
     assert [s.name for s in repo.schedule_defs] == ["nightly_metrics_schedule"]
+
+
+def test_lineage_runs_through_the_partitioned_profiles_to_the_marts_and_drift():
+    graph = defs.resolve_asset_graph()
+
+    def parents(name):
+        return {k.to_user_string() for k in graph.get(AssetKey(name)).parent_keys}
+
+    assert {"contracts", "oracle"} <= parents("extractions")
+    assert "extractions" in parents("judge_verdicts")
+    assert parents("model_profiles") == {"extractions", "judge_verdicts"}
+    assert "model_profiles" in parents("stg_extractions") and "model_profiles" in parents("stg_verdicts")
+    assert "drift_cells" in parents("model_drift")
+    for name in ("extractions", "judge_verdicts", "model_profiles", "debate_outcomes", "debate_verdicts"):
+        assert graph.get(AssetKey(name)).partitions_def == defs.resolve_job_def("audit_partition").partitions_def
+    for name in ("leaderboard", "rdi", "composite_ranks", "model_drift"):
+        assert graph.get(AssetKey(name)).partitions_def is None
+    selected = {k.to_user_string() for k in defs.resolve_job_def("audit_partition").asset_layer.selected_asset_keys}
+    assert selected == {"extractions", "judge_verdicts", "model_profiles"}
+
+
+def test_the_local_instance_file_matches_the_deployment_description():
+    from pathlib import Path
+
+    assert (Path(__file__).parents[1] / "deployments" / "local" / "dagster.yaml").read_text() == LOCAL_INSTANCE_YAML
+    assert QUIET["loggers"]["console"]["config"]["log_level"] == "WARNING"
 
 
 def test_graph_materializes_partition_by_partition_with_checks(tmp_path, instance):
     home = Home.resolve(tmp_path / "home").ensure()
-    resources = {"lhl": LhlHome(path=str(home.root))}
-    corpus = materialize([contracts, oracle, clause_taxonomy], instance=instance, resources=resources,
-                         run_config={**QUIET, "ops": {"contracts": {"config": {"path": str(DEMO_DIR)}}}})
+    corpus = _run("corpus", home, instance, {"ops": {"contracts": {"config": {"path": str(DEMO_DIR)}}}})
     assert corpus.success
     add_model(home, ModelSpec(name="lexical", provider="offline", model_id="lexical"))
     instance.add_dynamic_partitions("model", ["lexical"])
     instance.add_dynamic_partitions("run", ["1"])
-    part = materialize(ASSETS, selection=[extractions, judge_verdicts], partition_key=audit_key("lexical", 1),
-                       instance=instance, resources=resources, run_config=QUIET)
+    part = _run("audit_partition", home, instance, partition_key=audit_key("lexical", 1))
     assert part.success
     meta = part.asset_materializations_for_node("extractions")[0].metadata
     assert meta["instances_recorded"].value == 41 * len(load_demo_corpus().contracts)
+    profile = part.asset_materializations_for_node("model_profiles")[0].metadata
+    assert profile["n"].value == 41 * len(load_demo_corpus().contracts) and profile["judge"].value == "rubric"
     checks = _checks(part)
     assert checks[("extractions", "rows_complete")].passed
+    assert checks[("extractions", "rows_complete")].metadata["nominal_instances"].value == 41 * 12
     assert checks[("judge_verdicts", "every_tp_judged")].passed
-    metrics = materialize(ASSETS, selection=[sql_model_assets, *all_checks], instance=instance, resources=resources,
-                          run_config=QUIET)
+    metrics = _run("metrics", home, instance)
     assert metrics.success
-    assert {k.to_user_string() for k in metrics.asset_materializations_for_node("sql_models")
-            for k in [k.asset_key]} >= {"instance_outcomes", "leaderboard", "rdi", "composite_ranks", "missing_rows"}
-    outcome_checks = _checks(metrics)
+    assert {e.asset_key.to_user_string() for e in metrics.get_asset_materialization_events()} >= {
+        "instance_outcomes", "leaderboard", "rdi", "composite_ranks", "missing_rows", "model_drift"}
+    outcome_checks = {k: e for k, e in _checks(metrics).items() if k[0] == "instance_outcomes"}
     assert all(e.passed for e in outcome_checks.values()), {k: e.description for k, e in outcome_checks.items()}
     assert ("instance_outcomes", "great_expectations_suite") in outcome_checks
-    status = instance.get_status_by_partition(extractions.key, partition_keys=[audit_key("lexical", 1)],
-                                              partitions_def=extractions.partitions_def)
-    assert status is not None
 
 
 def test_dropped_rows_fail_the_completeness_check_naming_contracts(tmp_path, instance):
@@ -81,8 +107,7 @@ def test_dropped_rows_fail_the_completeness_check_naming_contracts(tmp_path, ins
                 if not dropped:
                     rows.append(outcome("byo", run, contract, clause, "TN"))
     import_outcomes(home, write_outcomes(tmp_path / "o.csv", rows))
-    result = materialize(ASSETS, selection=[sql_model_assets, *all_checks], instance=instance,
-                         resources={"lhl": LhlHome(path=str(home.root))}, run_config=QUIET, raise_on_error=False)
+    result = _run("metrics", home, instance)
     check = _checks(result)[("instance_outcomes", "rows_complete")]
     assert not check.passed
     meta = {k: v.value for k, v in check.metadata.items()}

@@ -36,6 +36,7 @@ from lhl_platform.debate.roles import (
     SupporterOutput,
     VerifierOutput,
     VerifierReport,
+    turn_output,
 )
 from lhl_platform.debate.types import ChallengeKind, Position, Role, Route
 from lhl_platform.domain.models import Contract, Extraction
@@ -291,7 +292,7 @@ def test_a_supporter_quote_not_in_the_contract_is_discarded_and_recorded():
     assert [(d.role, d.quote) for d in outcome.discarded_quotes] == [(Role.SUPPORTER, invented)]
     support_turn = next(p for _, _, p in recorded.events if isinstance(p, DebateTurn) and p.role is Role.SUPPORTER)
     assert support_turn.discarded_quotes == (invented,)
-    assert support_turn.parsed() == supporter(quotes=(CAP, invented))  # the answer as given is kept
+    assert turn_output(support_turn) == supporter(quotes=(CAP, invented))  # the answer as given is kept
 
 
 def test_whitespace_and_typographic_quotes_do_not_make_a_quote_non_verbatim():

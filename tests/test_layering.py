@@ -23,7 +23,7 @@ LAYERS: list[set[str]] = [
     {"factory"},  # builds any model: sits above providers and judges so neither knows the other
     {"registry"},
     {"warehouse", "importer", "monitoring", "audit", "estimate"},
-    {"quality"},
+    {"quality", "judges"},
     {"report"},
 ]
 # What each outer package may import (besides the standard library and third parties).

@@ -1,15 +1,24 @@
-"""Drift: a model whose newest run no longer matches its earlier runs fails the no_drift check."""
+"""Drift: a model whose newest run no longer matches its earlier runs fails the no_drift check; a provider
+serving another model version is reported; failing checks reach the alert hook (log line or webhook)."""
 
-from dagster import DagsterInstance, materialize
+import json
+import logging
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from assets.metrics import sql_model_assets
-from assets.monitoring import model_drift
+import duckdb
+import pytest
+from dagster import DagsterInstance
+
+from assets.monitoring import served_model_changes
 from lhl_platform.home import Home
 from lhl_platform.importer import import_outcomes
 from lhl_platform.monitoring import drift
 from lhl_platform.warehouse.build import read_warehouse
-from orchestration.launch import ALL_ASSETS, QUIET
+from orchestration.definitions import defs
+from orchestration.launch import QUIET
 from resources import LhlHome
+from resources.alerts import Alert, LogHook, WebhookHook, hook_for
 from tests.helpers import outcome, write_outcomes
 
 
@@ -35,6 +44,29 @@ def _home(tmp_path):
     return home
 
 
+@pytest.fixture
+def receiver():
+    """A loopback HTTP receiver on 127.0.0.1 that keeps every JSON body POSTed to it."""
+    bodies = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - the http.server protocol
+            length = int(self.headers.get("Content-Length", 0))
+            bodies.append(json.loads(self.rfile.read(length)))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/hook", bodies
+    server.shutdown()
+    server.server_close()
+
+
 def test_newest_run_is_compared_with_the_earlier_runs(tmp_path):
     with read_warehouse(_home(tmp_path)) as con:
         rows = drift(con, resamples=500)
@@ -46,10 +78,65 @@ def test_newest_run_is_compared_with_the_earlier_runs(tmp_path):
     assert not any(r.drifted for r in rows if r.model == "steady")
 
 
-def test_drift_check_fails_in_dagster_naming_the_model(tmp_path):
+def test_drift_check_fails_in_dagster_and_reaches_the_webhook(tmp_path, receiver):
+    url, bodies = receiver
     home = _home(tmp_path)
     with DagsterInstance.ephemeral() as instance:
-        result = materialize(ALL_ASSETS, selection=[sql_model_assets, model_drift], instance=instance,
-                             resources={"lhl": LhlHome(path=str(home.root))}, run_config=QUIET, raise_on_error=False)
+        result = defs.resolve_job_def("metrics").execute_in_process(
+            instance=instance, resources={"lhl": LhlHome(path=str(home.root), alerts=url)}, run_config=QUIET,
+            raise_on_error=False)
     (check,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "no_drift"]
     assert not check.passed and "shifting" in check.description and "steady" not in check.description
+    (sent,) = [b for b in bodies if b["check"] == "no_drift"]
+    assert sent["asset"] == "model_drift" and sent["partition"] is None and "shifting" in sent["summary"]
+    assert sent["figures"]["comparisons"] >= 1 and "shifting" in sent["figures"]["drifted"] and sent["severity"] == "ERROR"
+    assert {b["check"] for b in bodies} <= {"no_drift", "comparable_scope", "rows_complete", "every_tp_judged",
+                                            "labels_in_domain", "no_duplicate_instances", "great_expectations_suite"}
+    (served,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "same_served_model"]
+    assert served.passed  # and says why there is nothing to compare:
+    assert "no model.call event records the served model" in served.description
+
+
+def test_a_failing_partition_check_names_its_partition_in_the_alert(tmp_path, receiver):
+    from lhl_platform.quality.checks import CheckOutcome
+
+    from checks.results import to_check_result
+
+    url, bodies = receiver
+    failing = CheckOutcome(name="rows_complete", passed=False, description="d", summary="3 missing rows: c1",
+                           metadata={"missing_rows": 3, "contracts": ["c1"]})
+    result = to_check_result(failing, named=True, lhl=LhlHome(path=str(tmp_path), alerts=url), asset="extractions",
+                             partition="gpt|2")
+    assert not result.passed
+    (body,) = bodies
+    assert (body["check"], body["asset"], body["partition"]) == ("rows_complete", "extractions", "gpt|2")
+    assert body["figures"] == {"missing_rows": 3, "contracts": "['c1']"} and body["summary"] == "3 missing rows: c1"
+    passing = failing.model_copy(update={"passed": True})
+    to_check_result(passing, lhl=LhlHome(path=str(tmp_path), alerts=url), asset="extractions")
+    assert len(bodies) == 1  # only failures are sent
+
+
+def test_the_default_hook_is_a_log_line_and_a_dead_webhook_never_breaks_the_run(caplog):
+    alert = Alert(check="no_drift", asset="model_drift", partition=None, summary="gpt drifted", figures={"n": 1})
+    assert isinstance(hook_for(None), LogHook) and isinstance(hook_for("log"), LogHook)
+    with caplog.at_level(logging.WARNING, logger="lhl.alerts"):
+        hook_for("log").send(alert)
+        WebhookHook("http://127.0.0.1:9/nothing-listens", timeout_s=1).send(alert)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0] == "lhl alert: check no_drift failed on model_drift: gpt drifted"
+    assert any("could not deliver" in line for line in lines)
+    assert hasattr(hook_for("resources.alerts:LogHook"), "send")  # a hook of your own, by module:attribute
+    with pytest.raises(ValueError):
+        hook_for("not a hook")
+
+
+def test_a_provider_serving_another_model_version_is_reported():
+    con = duckdb.connect()
+    con.execute("create table stg_model_calls (model varchar, run integer, served_model varchar)")
+    con.execute("""insert into stg_model_calls values
+        ('gpt', 1, 'gpt-5.2-2026-01-01'), ('gpt', 2, 'gpt-5.2-2026-01-01'), ('gpt', 3, 'gpt-5.2-2026-06-01'),
+        ('claude', 1, 'claude-x'), ('claude', 2, 'claude-x'), ('old', 1, null), ('old', 2, null)""")
+    recorded, changes = served_model_changes(con)
+    assert recorded == 5
+    assert changes == [{"model": "gpt", "newest_run": 3, "newest": ["gpt-5.2-2026-06-01"],
+                        "earlier": ["gpt-5.2-2026-01-01"]}]

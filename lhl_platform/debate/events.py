@@ -81,7 +81,7 @@ class DiscardedQuote(_Payload):
 
 class DebateTurn(InstanceRef):
     """One role's answer. `output` is the role's validated answer as given (before verbatim filtering;
-    the quotes that filtering removed are in `discarded_quotes`)."""
+    the quotes that filtering removed are in `discarded_quotes`); `roles.turn_output` reads it back typed."""
 
     round: int
     role: Role
@@ -90,12 +90,6 @@ class DebateTurn(InstanceRef):
     output: dict[str, Any]
     discarded_quotes: tuple[str, ...] = ()
     usage: Usage = Field(default_factory=Usage)
-
-    def parsed(self) -> BaseModel:
-        """The output as the role's answer schema."""
-        from lhl_platform.debate.roles import OUTPUT_OF_ROLE  # roles import providers; keep this module light
-
-        return OUTPUT_OF_ROLE[self.role].model_validate(self.output)
 
 
 class RouteDecision(InstanceRef):

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from lhl_platform.debate.config import Emphasis
+from lhl_platform.debate.events import DebateTurn
 from lhl_platform.debate.types import ChallengeKind, Position, Role
 from lhl_platform.domain.taxonomy import Category
 from lhl_platform.providers.base import Task
@@ -193,3 +194,8 @@ ROLE_OF_TASK: dict[str, Role] = {
 OUTPUT_OF_ROLE: dict[Role, type[BaseModel]] = {
     Role.SKEPTIC: SkepticOutput, Role.SUPPORTER: SupporterOutput, Role.REEXTRACTOR: ReExtractOutput,
     Role.ARBITER: ArbiterOutput, Role.VERIFIER: VerifierOutput, Role.JUDGE: DebateJudgeOutput}
+
+
+def turn_output(turn: DebateTurn) -> BaseModel:
+    """A recorded turn's output as its role's answer schema."""
+    return OUTPUT_OF_ROLE[turn.role].model_validate(turn.output)

@@ -89,30 +89,109 @@ def _entry(raw: Any) -> SegmentEntry:
     return SegmentEntry(name=name, sha256=sha, first_seq=first, count=count, last_chain=last)
 
 
-def parse_manifest(stream_dir: Path, root: Path) -> tuple[list[SegmentEntry], bool]:
-    """The manifest's segment list and whether its writer anchored the stream in the checkpoint."""
-    path = stream_dir / "manifest.json"
-    if not path.exists():
-        return [], False
+MANIFEST = "manifest.json"
+MANIFEST_LOG = "manifest.log"
+
+
+def _load_manifest_log(stream_dir: Path, root: Path) -> list[SegmentEntry]:
+    """The entries appended since the manifest was last compacted, one JSON line each. A line is committed
+    once its newline is written: bytes after the last newline are a line torn by a writer that died
+    mid-write, which never counted."""
+    path = stream_dir / MANIFEST_LOG
     try:
-        doc = json.loads(path.read_bytes())
-        if not isinstance(doc, dict) or not isinstance(doc.get("segments"), list):
-            raise ValueError("no segment list")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise DamagedLogError(rel(root, path), f"unreadable manifest log ({exc})") from None
+    entries: list[SegmentEntry] = []
+    for number, raw in enumerate(data[: data.rfind(b"\n") + 1].splitlines(), 1):
+        try:
+            entries.append(_entry(json.loads(raw)))
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            raise DamagedLogError(rel(root, path), f"line {number} is not a segment entry ({exc})") from None
+    return entries
+
+
+def parse_manifest(stream_dir: Path, root: Path) -> tuple[list[SegmentEntry], bool]:
+    """The stream's committed segments and whether its writer anchored the stream in the checkpoint.
+
+    A stream's manifest has two parts: `manifest.json`, the segment list as of the last compaction, and
+    `manifest.log`, one line appended per segment committed since (a commit appends a line and rewrites
+    nothing). A writer folds the log into `manifest.json` when it closes or reopens the stream. The log is
+    read first: a compaction replaces `manifest.json` before it removes the log, so whatever a reader sees
+    in between is a prefix of the stream, and an entry present in both parts is taken once."""
+    logged = _load_manifest_log(stream_dir, root)
+    path = stream_dir / MANIFEST
+    if not path.exists():
+        if not logged:
+            return [], False
+        doc: dict[str, Any] = {"segments": [], "anchored": True}
+    else:
+        try:
+            loaded = json.loads(path.read_bytes())
+            if not isinstance(loaded, dict) or not isinstance(loaded.get("segments"), list):
+                raise ValueError("no segment list")
+            doc = loaded
+        except (ValueError, OSError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            raise DamagedLogError(rel(root, path), f"unreadable manifest ({exc})") from None
+    try:
         entries = [_entry(raw) for raw in doc["segments"]]
-    except (ValueError, OSError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+    except ValueError as exc:
         raise DamagedLogError(rel(root, path), f"unreadable manifest ({exc})") from None
-    return entries, doc.get("anchored") is True
+    known = {e.name: e for e in entries}
+    for entry in logged:
+        seen = known.get(entry.name)
+        if seen is None:
+            entries.append(entry)
+            known[entry.name] = entry
+        elif seen != entry:
+            raise DamagedLogError(rel(root, stream_dir / MANIFEST_LOG),
+                                  f"its entry for {entry.name} differs from the one in {MANIFEST}")
+    return entries, doc.get("anchored") is True or bool(logged)
 
 
 def read_manifest(stream_dir: Path, root: Path | None = None) -> list[SegmentEntry]:
     return parse_manifest(stream_dir, root or stream_dir.parent)[0]
 
 
+def _entry_line(entry: SegmentEntry) -> str:
+    return json.dumps(entry.__dict__, separators=(",", ":"))
+
+
 def write_manifest(stream_dir: Path, entries: list[SegmentEntry]) -> None:
-    """Replace the manifest atomically; `anchored` says this stream's heads go to the checkpoint."""
-    tmp = stream_dir / "manifest.json.tmp"
-    tmp.write_text(json.dumps({"segments": [e.__dict__ for e in entries], "anchored": True}, indent=1))
-    os.replace(tmp, stream_dir / "manifest.json")
+    """Replace `manifest.json` atomically with the whole segment list (one entry a line) and drop the log it
+    now holds; `anchored` says this stream's heads go to the checkpoint. Done once per writer session."""
+    body = ",\n".join(_entry_line(e) for e in entries)
+    tmp = stream_dir / f"{MANIFEST}.tmp"
+    tmp.write_text(f'{{"anchored": true, "segments": [\n{body}\n]}}\n' if entries
+                   else '{"anchored": true, "segments": []}\n')
+    os.replace(tmp, stream_dir / MANIFEST)
+    (stream_dir / MANIFEST_LOG).unlink(missing_ok=True)
+
+
+def append_manifest(stream_dir: Path, entry: SegmentEntry) -> None:
+    """Commit one segment: append its entry to the manifest log (a single write of one whole line)."""
+    fd = os.open(stream_dir / MANIFEST_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, (_entry_line(entry) + "\n").encode())
+    finally:
+        os.close(fd)
+
+
+def repair_manifest_log(stream_dir: Path) -> bool:
+    """For a writer reopening the stream: cut a torn last line off the log (its segment never counted).
+    Returns whether a log is left to compact."""
+    path = stream_dir / MANIFEST_LOG
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return False
+    end = data.rfind(b"\n") + 1
+    if end < len(data):
+        with path.open("r+b") as fh:
+            fh.truncate(end)
+    return True
 
 
 def read_streams(root: Path) -> list[str]:

@@ -3,7 +3,9 @@
 Layout under `<home>/events/`:
 - `STREAMS`: one line per stream ever created (append-only), so a deleted stream is noticed.
 - `<stream>/<seq>.parquet`: segments; events inside are numbered and hash-chained per stream.
-- `<stream>/manifest.json`: the ordered segment list with each file's SHA-256 (the commit point).
+- `<stream>/manifest.json` and `<stream>/manifest.log`: the ordered segment list with each file's SHA-256.
+  A commit appends one line to the log (the commit point); the writer folds the log into manifest.json
+  when it closes, so a commit never rewrites anything (`integrity.parse_manifest`).
 - `CHECKPOINT`: every committed stream head, itself hash-chained (`checkpoint.py`), so a stream cut
   short or put back to an older copy is noticed.
 
@@ -14,15 +16,22 @@ through the manifests and checks the segments' hashes first (`integrity.py`).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import fcntl
+import hashlib
+import json
 import os
+import queue
+import random
+import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -37,6 +46,7 @@ from lhl_platform.events.integrity import (
     DamagedLogError,
     HashCache,
     SegmentEntry,
+    append_manifest,
     check_corpora,
     check_stream,
     file_sha256,
@@ -44,21 +54,45 @@ from lhl_platform.events.integrity import (
     read_manifest,
     read_streams,
     rel,
+    repair_manifest_log,
     stream_head_of,
     write_manifest,
 )
-from lhl_platform.events.model import EVENT_COLUMNS, GENESIS, Event, canonical_json, sha256_hex
+from lhl_platform.events.model import EVENT_COLUMNS, GENESIS, Event
 from lhl_platform.events.payloads import CorpusIngested, EventType, check_payload
 
 __all__ = ["SCHEMA", "STREAM_PATTERN", "DamagedLogError", "EventLog", "SegmentEntry", "StreamWriter",
            "checked_segments", "file_sha256", "read_manifest", "stream_head"]
 
 SCHEMA = pa.schema([(name, pa.int64() if name == "seq" else pa.string()) for name in EVENT_COLUMNS])
+_SEQ, _CHAIN = EVENT_COLUMNS.index("seq"), EVENT_COLUMNS.index("chain_hash")
+# canonical_json's settings in one reusable encoder (json.dumps builds a new encoder on every call)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+# Markers on a background writer's queue (anything else queued is an event to build).
+_UNIT, _FLUSH, _CLOSE = object(), object(), object()
 
 
 @dataclass
 class StreamWriter:
-    """Buffers events for one stream and writes them as segments; use via `EventLog.writer`.
+    """Buffers events for one stream and commits them as segments; use via `EventLog.writer`.
+
+    A commit writes the buffered events as one immutable segment, appends its entry to the stream's
+    manifest log (the commit point) and records the stream's new head in the checkpoint. A commit happens
+    when `flush_every` events are buffered, when the oldest buffered event is `flush_seconds` old, or, for a
+    caller that marks units of work with `end_unit` (a contract, a verdict), when `flush_units` units have
+    ended, whichever comes first (group commit). Nothing is ever rewritten: a commit costs the same on the
+    first segment and on the thousandth.
+
+    A `background` writer does the work of an event (its canonical JSON, hashes, chain) and every commit
+    on its own thread, so a caller on an event loop only hands over the payload object. Its appends return
+    at once and commits happen while the caller keeps working; `pending_units` says how many ended units are
+    not committed yet (what a `kill -9` would cost), and `room` lets an async caller wait while too many are.
 
     An `atomic` writer never flushes on its own: everything appended is committed as one segment when
     the writer closes normally, and nothing at all when it closes with an error."""
@@ -68,14 +102,28 @@ class StreamWriter:
     flush_every: int = 5000
     flush_seconds: float | None = None  # also flush when the oldest buffered event is this old
     atomic: bool = False
+    background: bool = False
+    flush_units: int | None = None  # also flush once this many units (see `end_unit`) have ended
     _entries: list[SegmentEntry] = field(default_factory=list)
     _keys: set[str] = field(default_factory=set)
-    _buffer: list[Event] = field(default_factory=list)
+    _buffer: list[tuple[Any, ...]] = field(default_factory=list)  # rows in EVENT_COLUMNS order
     _next_seq: int = 0
     _prev_hash: str = GENESIS
     _buffered_since: float = 0.0
+    _buffered_units: int = 0
+    _session_commits: int = 0
+    _queue: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue)
+    _thread: threading.Thread | None = None
+    _error: BaseException | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    # event ids: random and unique, not secret (seeded from the OS, drawn without a system call each)
+    _ids: random.Random = field(default_factory=lambda: random.Random(os.urandom(32)))
+    _ended_units: int = 0  # units ended by the caller
+    _committed_units: int = 0  # of those, units whose events are committed
     written: int = 0
     skipped: int = 0
+    commits: int = 0
+    thread_cpu_s: float = 0.0  # CPU time the background thread used (building events and committing)
 
     @property
     def dir(self) -> Path:
@@ -84,6 +132,9 @@ class StreamWriter:
     def _open(self) -> None:
         # A writer extends only a stream that is intact as far as a reader can tell: its manifest
         # readable, its segments matching their hashes, and not behind its checkpointed head.
+        if repair_manifest_log(self.dir):
+            # The previous writer died before folding its manifest log into manifest.json: fold it now.
+            write_manifest(self.dir, parse_manifest(self.dir, self.root)[0])
         anchors = Checkpoint(self.root).anchors({self.stream}).get(self.stream, [])
         cache = HashCache(self.root)
         self._entries = check_stream(self.root, self.stream, anchors, cache)
@@ -97,6 +148,11 @@ class StreamWriter:
         if self._entries:
             self._next_seq, self._prev_hash = stream_head_of(self._entries)
             self._keys = _keys_of(self.root, [self.dir / e.name for e in self._entries])
+        if self.background:
+            if self.atomic:
+                raise ValueError("an atomic writer commits once, on close; it has no background thread")
+            self._thread = threading.Thread(target=self._run, name=f"lhl-writer:{self.stream}", daemon=True)
+            self._thread.start()
 
     def has(self, idempotency_key: str) -> bool:
         return idempotency_key in self._keys
@@ -107,52 +163,184 @@ class StreamWriter:
             self.skipped += 1
             return False
         check_payload(type, payload)
-        body = canonical_json(payload.model_dump(mode="json"))
-        payload_hash = sha256_hex(body)
-        event_id = uuid.uuid4().hex
-        stamp = datetime.now(UTC).isoformat(timespec="microseconds")
-        seq = self._next_seq
-        chain = Event.chain(self._prev_hash, event_id=event_id, stream=self.stream, seq=seq, type=type,
-                            subject=subject, idempotency_key=idempotency_key, payload_hash=payload_hash,
-                            time=stamp, code_version=__version__)
-        self._buffer.append(Event.model_construct(
-            event_id=event_id, stream=self.stream, seq=seq, type=type, subject=subject,
-            idempotency_key=idempotency_key, payload=body, payload_hash=payload_hash,
-            prev_hash=self._prev_hash, chain_hash=chain, time=stamp, code_version=__version__))
         self._keys.add(idempotency_key)
-        self._prev_hash = chain
-        self._next_seq += 1
         self.written += 1
-        if len(self._buffer) == 1:
-            self._buffered_since = time.monotonic()
-        if not self.atomic and (len(self._buffer) >= self.flush_every or (
-                self.flush_seconds is not None and time.monotonic() - self._buffered_since >= self.flush_seconds)):
-            self.flush()
+        if self._thread is not None:
+            self._raise_if_failed()
+            self._queue.put((type, subject, idempotency_key, payload))
+            return True
+        self._build(type, subject, idempotency_key, payload)
+        if not self.atomic and self._due():
+            self._commit()
         return True
 
-    def flush(self) -> None:
-        """Write buffered events as one new immutable segment, record it in the manifest (the commit),
-        then record the stream's new head in the checkpoint."""
-        if not self._buffer:
+    def end_unit(self) -> None:
+        """Mark the end of a unit of work (a contract's events, a verdict): commits happen between units."""
+        with self._lock:
+            self._ended_units += 1
+        if self._thread is not None:
+            self._raise_if_failed()
+            self._queue.put(_UNIT)
             return
-        first = self._buffer[0].seq
-        columns = {name: [getattr(e, name) for e in self._buffer] for name in EVENT_COLUMNS}
-        table = pa.Table.from_pydict(columns, schema=SCHEMA)
-        name = f"{first:010d}.parquet"
-        tmp = self.dir / f".{name}.tmp"
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, self.dir / name)
-        entry = SegmentEntry(name=name, sha256=file_sha256(self.dir / name), first_seq=first,
-                             count=len(self._buffer), last_chain=self._buffer[-1].chain_hash)
-        self._entries.append(entry)
-        write_manifest(self.dir, self._entries)
-        self._buffer.clear()
-        Checkpoint(self.root).append(self.stream, entry.end, entry.last_chain)
+        self._buffered_units += 1
+        if not self.atomic and self._due():
+            self._commit()
+
+    @property
+    def pending_units(self) -> int:
+        """Units ended but not committed yet: at most what a `kill -9` now would cost."""
+        with self._lock:
+            return self._ended_units - self._committed_units
+
+    async def room(self, max_pending_units: int) -> None:
+        """Wait (without blocking the event loop) while more than `max_pending_units` units await their
+        commit, so that a writer that falls behind bounds what a crash can cost."""
+        while self.pending_units > max_pending_units:
+            self._raise_if_failed()
+            await asyncio.sleep(0.002)
+        self._raise_if_failed()
+
+    def flush(self) -> None:
+        """Commit everything appended so far (for a background writer: wait until its thread has)."""
+        if self._thread is None:
+            self._commit()
+            return
+        done = threading.Event()
+        self._queue.put((_FLUSH, done))
+        while not done.wait(0.05):
+            if not self._thread.is_alive():
+                break
+        self._raise_if_failed()
+
+    def close(self) -> None:
+        """Commit what is left, stop the background thread and fold the manifest log into manifest.json."""
+        try:
+            if self._thread is not None:
+                self._queue.put(_CLOSE)
+                self._thread.join()
+                self._thread = None
+                self._raise_if_failed()
+            else:
+                self._commit()
+        finally:
+            if self._session_commits:
+                write_manifest(self.dir, self._entries)
 
     def discard(self) -> None:
         """Drop what is buffered (an atomic writer closed by an error): none of it was committed."""
         self.written -= len(self._buffer)
         self._buffer.clear()
+
+    # --- building and committing (the caller's thread, or the background thread) ------------------------
+
+    def _raise_if_failed(self) -> None:
+        if self._error is not None:
+            raise RuntimeError(f"event writer for {self.stream} failed: {self._error}") from self._error
+
+    def _due(self) -> bool:
+        if not self._buffer:
+            return False
+        return (len(self._buffer) >= self.flush_every
+                or (self.flush_units is not None and self._buffered_units >= self.flush_units)
+                or (self.flush_seconds is not None
+                    and time.monotonic() - self._buffered_since >= self.flush_seconds))
+
+    def _build(self, type: EventType, subject: str, idempotency_key: str, payload: BaseModel,
+               stamp: str | None = None) -> None:
+        """Turn one appended payload into the next event of the chain (a row of the next segment)."""
+        body = _CANONICAL.encode(payload.model_dump(mode="json"))
+        payload_hash = hashlib.sha256(body.encode()).hexdigest()
+        event_id = f"{self._ids.getrandbits(128):032x}"
+        stamp = stamp or _now()
+        seq = self._next_seq
+        # Event.chain, with the same canonical spelling of the same header
+        chain = hashlib.sha256(_CANONICAL.encode(
+            [self._prev_hash, event_id, self.stream, seq, type, subject, idempotency_key, payload_hash, stamp,
+             __version__]).encode()).hexdigest()
+        self._buffer.append((event_id, self.stream, seq, str(type), subject, idempotency_key, body, payload_hash,
+                             self._prev_hash, chain, stamp, __version__))
+        self._prev_hash = chain
+        self._next_seq += 1
+        if len(self._buffer) == 1:
+            self._buffered_since = time.monotonic()
+
+    def _run(self) -> None:
+        """The background thread: build events in order, commit them in groups."""
+        try:
+            self._loop()
+        except BaseException as exc:  # kept for the caller, who raises it at its next append or on close
+            self._error = exc
+            while True:  # release anyone waiting on a flush
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if isinstance(item, tuple) and item[0] is _FLUSH:
+                    item[1].set()
+        finally:
+            self.thread_cpu_s = time.thread_time()
+
+    def _loop(self) -> None:
+        while True:
+            timeout = None
+            if self._buffer and self.flush_seconds is not None:
+                timeout = max(0.0, self._buffered_since + self.flush_seconds - time.monotonic())
+            try:
+                items = [self._queue.get(timeout=timeout)]
+            except queue.Empty:
+                items = []  # the oldest buffered event has waited long enough
+            with contextlib.suppress(queue.Empty):
+                while len(items) < 4096:  # take what has queued up meanwhile: one clock reading for all
+                    items.append(self._queue.get_nowait())
+            stamp = _now()
+            for item in items:
+                if item is _CLOSE:
+                    self._commit()
+                    return
+                if isinstance(item, tuple) and item[0] is _FLUSH:
+                    self._commit()
+                    item[1].set()
+                    continue
+                if item is _UNIT:
+                    self._buffered_units += 1
+                else:
+                    kind, subject, key, payload = item
+                    self._build(kind, subject, key, payload, stamp=stamp)
+                if self._due():
+                    self._commit()
+            if self._due():
+                self._commit()
+
+    def _commit(self) -> None:
+        """Write buffered events as one new immutable segment, append its entry to the manifest log (the
+        commit), then record the stream's new head in the checkpoint."""
+        if not self._buffer:
+            self._settle_units()
+            return
+        first = self._buffer[0][_SEQ]
+        columns = dict(zip(EVENT_COLUMNS, map(list, zip(*self._buffer, strict=True)), strict=True))
+        table = pa.Table.from_pydict(columns, schema=SCHEMA)
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="zstd")
+        data = sink.getvalue().to_pybytes()
+        name = f"{first:010d}.parquet"
+        tmp = self.dir / f".{name}.tmp"
+        tmp.write_bytes(data)
+        os.replace(tmp, self.dir / name)
+        entry = SegmentEntry(name=name, sha256=hashlib.sha256(data).hexdigest(), first_seq=first,
+                             count=len(self._buffer), last_chain=self._buffer[-1][_CHAIN])
+        append_manifest(self.dir, entry)
+        self._entries.append(entry)
+        self._session_commits += 1
+        self.commits += 1
+        self._buffer.clear()
+        self._settle_units()
+        Checkpoint(self.root).append(self.stream, entry.end, entry.last_chain)
+
+    def _settle_units(self) -> None:
+        with self._lock:
+            self._committed_units += self._buffered_units
+        self._buffered_units = 0
 
 
 class EventLog:
@@ -187,7 +375,8 @@ class EventLog:
 
     @contextmanager
     def writer(self, stream: str, flush_every: int = 5000, flush_seconds: float | None = None,
-               atomic: bool = False) -> Iterator[StreamWriter]:
+               atomic: bool = False, background: bool = False,
+               flush_units: int | None = None) -> Iterator[StreamWriter]:
         if not STREAM_PATTERN.fullmatch(stream):
             raise ValueError(f"invalid event stream name {stream!r}")
         stream_dir = self.root / stream
@@ -199,7 +388,8 @@ class EventLog:
                     index.write(stream + "\n")
             self.checkpoint.touch()
             writer = StreamWriter(root=self.root, stream=stream, flush_every=flush_every,
-                                  flush_seconds=flush_seconds, atomic=atomic)
+                                  flush_seconds=flush_seconds, atomic=atomic, background=background,
+                                  flush_units=flush_units)
             writer._open()
             try:
                 yield writer
@@ -208,10 +398,12 @@ class EventLog:
                 # them; an atomic writer commits all or nothing.
                 if atomic:
                     writer.discard()
+                    writer.close()
                 else:
-                    writer.flush()
+                    with contextlib.suppress(Exception):  # the error in hand is the one to report
+                        writer.close()
                 raise
-            writer.flush()
+            writer.close()
 
     def append(self, stream: str, type: EventType, subject: str, idempotency_key: str, payload: BaseModel) -> bool:
         with self.writer(stream) as w:

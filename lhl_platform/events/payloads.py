@@ -49,6 +49,8 @@ class EventType(StrEnum):
     VERDICT_FAILED = "verdict.failed"
     OUTCOME_IMPORTED = "outcome.imported"
     JUDGE_PRIMARY_SET = "judge.primary_set"
+    JUDGE_VALIDATION_ITEM = "judge.validation_item"
+    JUDGE_VALIDATED = "judge.validated"
     # The typed debate (lhl_platform/debate/events.py defines the payloads, a leaf module importing only domain).
     DEBATE_SCOPE = "debate.scope"
     DEBATE_TURN = "debate.turn"
@@ -77,6 +79,37 @@ class CorpusIngested(Payload):
 
 class ModelRemoved(Payload):
     name: str
+
+
+class JudgeValidationItem(Payload):
+    """One suite item as a judge labelled it (kept so a rerun never calls the judge for it again)."""
+
+    judge: str
+    suite_digest: str
+    item_id: str
+    family: str
+    kind: str
+    request_key: str
+    verdict: VerdictLabel | None
+    mismatch_type: MismatchType | None
+    reason: str = ""
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+
+class JudgeValidated(Payload):
+    """A judge's result on the dissociation suite: per family, the share judged as expected."""
+
+    judge: str
+    judge_model_id: str
+    judge_version: str
+    corpus_id: str
+    suite_version: str
+    suite_digest: str
+    seed: int
+    items: int
+    passed: bool
+    families: dict[str, dict[str, Any]]
 
 
 class JudgePrimarySet(Payload):
@@ -177,6 +210,8 @@ PAYLOADS: dict[EventType, type[BaseModel]] = {
     EventType.VERDICT_FAILED: VerdictFailed,
     EventType.OUTCOME_IMPORTED: OutcomeImported,
     EventType.JUDGE_PRIMARY_SET: JudgePrimarySet,
+    EventType.JUDGE_VALIDATION_ITEM: JudgeValidationItem,
+    EventType.JUDGE_VALIDATED: JudgeValidated,
     EventType.DEBATE_SCOPE: DebateScope,
     EventType.DEBATE_TURN: DebateTurn,
     EventType.DEBATE_ROUTE: RouteDecision,

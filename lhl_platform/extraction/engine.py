@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from lhl_platform.domain.models import Contract, Extraction, ModelSpec
+from lhl_platform.domain.models import Contract, ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, canonical_clause_type
 from lhl_platform.events.log import EventLog, StreamWriter
 from lhl_platform.events.payloads import (
@@ -85,32 +85,78 @@ def call_fields(request: ModelRequest, key: str, response: ModelResponse, subjec
             "content": response.content, "raw_text": response.raw_text if response.content is None else ""}
 
 
-def _parse(content: dict[str, Any] | None, model: str, run: int, contract_id: str,
-           ) -> tuple[list[Extraction], list[str]]:
-    """Validate the structured output; returns the instances and a list of problems."""
+_CANONICAL = frozenset(CLAUSE_TYPES)
+
+# Group commit for models that cost money: a partition's events are committed every COMMIT_CONTRACTS
+# contracts or COMMIT_SECONDS, whichever comes first, on the writer's own thread; and no new call starts
+# while MAX_UNCOMMITTED contracts await their commit. So a kill -9 costs at most the calls completed in the
+# last commit interval, never more than MAX_UNCOMMITTED of them (plus the calls in flight, which had not
+# completed). Offline models cost nothing to repeat: they commit in large segments.
+COMMIT_CONTRACTS = 32
+COMMIT_SECONDS = 0.25
+MAX_UNCOMMITTED = 2 * COMMIT_CONTRACTS
+OFFLINE_COMMIT_EVENTS = 5000
+OFFLINE_COMMIT_SECONDS = 10.0
+
+
+def _parse(content: dict[str, Any] | None, model: str, run: int, contract_id: str, corpus_id: str, key: str,
+           ) -> tuple[list[ExtractionRecorded], list[str]]:
+    """Validate the structured output; returns the instances (as recorded) and a list of problems."""
     if content is None:
         return [], ["no structured content in the response"]
     output = ExtractionOutput.model_validate(content)
     problems: list[str] = []
-    instances: dict[str, Extraction] = {}
+    instances: dict[str, ExtractionRecorded] = {}
     for answer in output.clauses:
-        try:
-            clause = canonical_clause_type(answer.clause_type)
-        except ValueError as exc:
-            problems.append(str(exc))
-            continue
+        clause = answer.clause_type
+        if clause not in _CANONICAL:
+            try:
+                clause = canonical_clause_type(clause)
+            except ValueError as exc:
+                problems.append(str(exc))
+                continue
         if clause in instances:
             problems.append(f"clause type {clause!r} answered twice; first answer kept")
             continue
         quotes = tuple(q for q in answer.quotes if q.strip()) if answer.present else ()
         if answer.present and not quotes:
             problems.append(f"{clause!r} said present without a quote; counted as not present")
-        instances[clause] = Extraction(model=model, run=run, contract_id=contract_id, clause_type=clause,
-                                       present=answer.present and bool(quotes), quotes=quotes)
+        # Built without re-validation: the clause type is canonical, quotes exist exactly when present, and
+        # the model name and run were validated once for the partition (`_check_partition`).
+        instances[clause] = ExtractionRecorded.model_construct(
+            model=model, run=run, contract_id=contract_id, clause_type=clause, present=bool(quotes),
+            quotes=quotes, corpus_id=corpus_id, request_key=key)
     missing = [c for c in CLAUSE_TYPES if c not in instances]
     if missing:
         problems.append(f"{len(missing)} clause types not answered: {', '.join(missing[:5])}")
     return list(instances.values()), problems
+
+
+def _check_partition(model: str, run: int, corpus_id: str) -> None:
+    """What every instance of the partition shares, validated once (the instances are built unvalidated)."""
+    ExtractionRecorded(model=model, run=run, contract_id="-", clause_type=CLAUSE_TYPES[0], present=False,
+                       corpus_id=corpus_id, request_key="-")
+
+
+@dataclass(frozen=True)
+class _Partition:
+    """What every contract of a partition shares, resolved once."""
+
+    spec: ModelSpec
+    run: int
+    corpus_id: str
+    params: dict[str, Any]
+
+
+def extraction_request(part: _Partition, contract: Contract) -> ModelRequest:
+    return ModelRequest(
+        provider=part.spec.provider, model_id=part.spec.model_id, prompt_version=EXTRACT_PROMPT_VERSION,
+        run=part.run, params=part.params, messages=extraction_messages(contract.text, CLAUSE_TYPES),
+        task=ExtractTask(contract_id=contract.contract_id, contract_text=contract.text, clause_types=CLAUSE_TYPES))
+
+
+def contract_done(writer: StreamWriter, model: str, run: int, contract_id: str) -> bool:
+    return all(writer.has(instance_key(model, run, contract_id, c)) for c in CLAUSE_TYPES)
 
 
 async def extract_partition(log: EventLog, spec: ModelSpec, run: int, corpus_id: str,
@@ -118,12 +164,16 @@ async def extract_partition(log: EventLog, spec: ModelSpec, run: int, corpus_id:
                             progress: Progress | None = None) -> PartitionSummary:
     stream = extraction_stream(spec.name, run)
     summary = PartitionSummary(model=spec.name, run=run)
+    _check_partition(spec.name, run, corpus_id)
     cached = recorded_calls(log, stream)
+    part = _Partition(spec=spec, run=run, corpus_id=corpus_id, params=model.request_params())
     done = 0
-    # A real provider costs money: each contract's events are flushed as soon as they exist, so a crash
-    # (even kill -9) never loses a paid call. Offline models batch their writes.
     durable = spec.provider != "offline"
-    with log.writer(stream, flush_every=2000) as writer:
+    writing = (log.writer(stream, background=True, flush_units=COMMIT_CONTRACTS, flush_seconds=COMMIT_SECONDS)
+               if durable else
+               log.writer(stream, background=True, flush_every=OFFLINE_COMMIT_EVENTS,
+                          flush_seconds=OFFLINE_COMMIT_SECONDS))
+    with writing as writer:
         ids = [c.contract_id for c in contracts]
         writer.append(EventType.AUDIT_SCOPE, f"{spec.name}/{run}", scope_key(corpus_id, ids),
                       AuditScope(model=spec.name, run=run, corpus_id=corpus_id, contract_ids=ids))
@@ -132,9 +182,10 @@ async def extract_partition(log: EventLog, spec: ModelSpec, run: int, corpus_id:
         async def one(contract: Contract) -> None:
             nonlocal done
             async with semaphore:
-                await _extract_contract(writer, spec, run, corpus_id, contract, model, cached, summary)
-            if durable:
-                writer.flush()
+                if durable:  # no new call while too many completed ones await their commit
+                    await writer.room(MAX_UNCOMMITTED)
+                await _extract_contract(writer, part, contract, model, cached, summary)
+                writer.end_unit()
             done += 1
             if progress:
                 progress(summary.tick(done, len(contracts)))
@@ -149,33 +200,42 @@ async def extract_partition(log: EventLog, spec: ModelSpec, run: int, corpus_id:
     return summary
 
 
-async def _extract_contract(writer: StreamWriter, spec: ModelSpec, run: int, corpus_id: str, contract: Contract,
-                            model: ChatModel, cached: dict[str, ModelCall], summary: PartitionSummary) -> None:
-    if all(writer.has(instance_key(spec.name, run, contract.contract_id, c)) for c in CLAUSE_TYPES):
+async def _extract_contract(writer: StreamWriter, part: _Partition, contract: Contract, model: ChatModel,
+                            cached: dict[str, ModelCall], summary: PartitionSummary) -> None:
+    spec, run = part.spec, part.run
+    if contract_done(writer, spec.name, run, contract.contract_id):
         summary.skipped_contracts += 1
         return
-    request = ModelRequest(
-        provider=spec.provider, model_id=spec.model_id, prompt_version=EXTRACT_PROMPT_VERSION, run=run,
-        params=model.request_params(), messages=extraction_messages(contract.text, CLAUSE_TYPES),
-        task=ExtractTask(contract_id=contract.contract_id, contract_text=contract.text, clause_types=CLAUSE_TYPES))
+    request = extraction_request(part, contract)
     key = request.key()
     record = cached.get(key)
     if record is None:
         response = await safe_complete(model, request)
         summary.count(response.usage)
         record = ModelCall(**call_fields(request, key, response, contract.contract_id, spec.name))
-        if response.error is None and response.finish_reason.value == "stop":
-            writer.append(EventType.MODEL_CALL, contract.contract_id, f"call:{key}", record)
-        else:
-            writer.append(EventType.MODEL_CALL_FAILED, contract.contract_id, f"call_failed:{key}:{uuid.uuid4().hex}",
-                          record)
-            reason = response.error or f"finish reason {response.finish_reason.value}"
-            _fail(writer, spec, run, contract, "call", reason, summary)
+        if not record_call(writer, spec, run, contract, key, record, summary):
             return
     else:
         summary.reused_calls += 1
+    record_instances(writer, part, contract, key, record, summary)
+
+
+def record_call(writer: StreamWriter, spec: ModelSpec, run: int, contract: Contract, key: str, record: ModelCall,
+                summary: PartitionSummary) -> bool:
+    """Record a call's outcome; True when it succeeded (its content is to be parsed)."""
+    if record.error is None and record.finish_reason == "stop":
+        writer.append(EventType.MODEL_CALL, contract.contract_id, f"call:{key}", record)
+        return True
+    writer.append(EventType.MODEL_CALL_FAILED, contract.contract_id, f"call_failed:{key}:{uuid.uuid4().hex}", record)
+    _fail(writer, spec, run, contract, "call", record.error or f"finish reason {record.finish_reason}", summary)
+    return False
+
+
+def record_instances(writer: StreamWriter, part: _Partition, contract: Contract, key: str, record: ModelCall,
+                     summary: PartitionSummary) -> None:
+    spec, run = part.spec, part.run
     try:
-        instances, problems = _parse(record.content, spec.name, run, contract.contract_id)
+        instances, problems = _parse(record.content, spec.name, run, contract.contract_id, part.corpus_id, key)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -183,8 +243,7 @@ async def _extract_contract(writer: StreamWriter, spec: ModelSpec, run: int, cor
         return
     for inst in instances:
         if writer.append(EventType.EXTRACTION_RECORDED, f"{contract.contract_id}/{inst.clause_type}",
-                         instance_key(spec.name, run, contract.contract_id, inst.clause_type),
-                         ExtractionRecorded(**inst.model_dump(), corpus_id=corpus_id, request_key=key)):
+                         instance_key(spec.name, run, contract.contract_id, inst.clause_type), inst):
             summary.instances += 1
     if problems:
         writer.append(EventType.EXTRACTION_INCOMPLETE, contract.contract_id, f"incomplete:{key}", ExtractionIncomplete(

@@ -7,10 +7,12 @@ whose `content` must validate against the task's Pydantic output schema.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
+from json.encoder import encode_basestring as json_string  # json.dumps's escaping with ensure_ascii off
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializeAsAny
 
 from lhl_platform.domain.models import Usage as Usage  # providers report usage in the domain's terms
 from lhl_platform.events.model import canonical_json, sha256_hex
@@ -20,6 +22,18 @@ class Message(BaseModel):
     model_config = ConfigDict(frozen=True)
     role: Literal["system", "user", "assistant"]
     content: str
+    _json: str | None = PrivateAttr(default=None)
+
+    def json_content(self) -> str:
+        """The content as a JSON string literal, exactly as `json.dumps(..., ensure_ascii=False)` spells it.
+        A contract is long, so it is escaped once and the text reused by the request key and the body."""
+        if self._json is None:
+            self._json = json_string(self.content)
+        return self._json
+
+    def json_object(self) -> str:
+        """`{"role": ..., "content": ...}` as compact JSON, the shape chat APIs take."""
+        return f'{{"role":{json_string(self.role)},"content":{self.json_content()}}}'
 
 
 class Task(BaseModel):
@@ -66,13 +80,26 @@ class ModelRequest(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
     messages: tuple[Message, ...]
     task: SerializeAsAny[Task]
+    _key: str | None = PrivateAttr(default=None)
 
     def key(self) -> str:
-        """The request key: provider, model id, parameters, prompt version, messages, run and the task's subject."""
-        return sha256_hex(canonical_json({
-            "provider": self.provider, "model_id": self.model_id, "params": self.params,
-            "prompt_version": self.prompt_version, "run": self.run, "subject": self.task.subject(),
-            "messages": [m.model_dump() for m in self.messages]}))
+        """The request key: provider, model id, parameters, prompt version, messages, run and the task's subject.
+        Computed once per request (hashing a long contract is not free) and remembered."""
+        if self._key is None:
+            # canonical_json of the whole request, spelled out so the messages are escaped only once: "messages"
+            # sorts first among the keys, and each message's keys sort as content, role.
+            rest = canonical_json({"provider": self.provider, "model_id": self.model_id, "params": self.params,
+                                   "prompt_version": self.prompt_version, "run": self.run,
+                                   "subject": self.task.subject()})
+            messages = ",".join(f'{{"content":{m.json_content()},"role":{json_string(m.role)}}}'
+                                for m in self.messages)
+            self._key = sha256_hex(f'{{"messages":[{messages}],{rest[1:]}')
+        return self._key
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> ModelRequest:
+        copy = super().model_copy(update=update, deep=deep)
+        copy._key = None  # a copy may differ: its key is computed afresh
+        return copy
 
 
 class FinishReason(StrEnum):

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 CATEGORY_ORDER = ("numeric", "temporal", "factual", "obligation")
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f",
            "#bcbd22")
-_RC = {"svg.fonttype": "none", "svg.hashsalt": "lhl-report", "font.family": "sans-serif",
+_RC: Any = {"svg.fonttype": "none", "svg.hashsalt": "lhl-report", "font.family": "sans-serif",
        "font.sans-serif": ["DejaVu Sans", "Liberation Sans", "Arial", "Helvetica"], "font.size": 9,
        "axes.spines.top": False, "axes.spines.right": False}
 _PROLOGUE = re.compile(r"^.*?(?=<svg)", re.DOTALL)
@@ -86,7 +86,10 @@ def _forest(ax: Axes, estimates: list[Estimate], groups: Sequence[str], models: 
     """Rows grouped by `groups` (top to bottom), one per model; hollow markers where the interval crosses 0."""
     colors = model_colors(models)
     by_key = {(e.group, e.model): e for e in estimates}
-    y, ticks, labels, headers = 0.0, [], [], set()
+    y = 0.0
+    ticks: list[float] = []
+    labels: list[str] = []
+    headers: set[int] = set()
     for group in groups:
         headers.add(len(ticks))
         ticks.append(y)
@@ -132,7 +135,7 @@ def typed_haltp_figure(report: Report) -> str:
     models = [r.model for r in report.leaderboard]
     intervals = {(r.model, r.category): r for r in (report.statistics.rate_intervals if report.statistics else [])
                  if r.metric == "hal_tp" and r.run is None}
-    values = {(r.model, None): r.hal_tp for r in report.leaderboard}
+    values: dict[tuple[str, str | None], float | None] = {(r.model, None): r.hal_tp for r in report.leaderboard}
     values |= {(r.model, r.category): r.hal_tp for r in report.typed_profiles}
     categories = [None, *(c for c in CATEGORY_ORDER if any(r.category == c for r in report.typed_profiles))]
     estimates = []

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.figures import CATEGORY_ORDER, category_sizes, report_figures
-from lhl_platform.report.marts import RateIntervalRow
+from lhl_platform.report.marts import RateIntervalRow, RunSpreadRow
 from lhl_platform.report.rows import Report
 from lhl_platform.report.stats import INTERVAL_METRICS
 
@@ -298,59 +298,74 @@ def _composite(report: Report, svg: str) -> str:
         + (f" ({boot.resamples} resamples)" if boot else "") + " is not a firm ordering.</p>")
 
 
-def _statistics(report: Report) -> str:
-    stats = report.statistics
-    if stats is None:
-        return ""
+def _rate_interval_table(rows_in: Sequence[RateIntervalRow]) -> tuple[str, int]:
     metrics = list(INTERVAL_METRICS)
     groups: dict[tuple[str, int | None, str | None], dict[str, RateIntervalRow]] = {}
-    for r in stats.rate_intervals:
-        groups.setdefault((r.model, r.run, r.category), {})[r.metric] = r
-    rows = []
+    for iv in rows_in:
+        groups.setdefault((iv.model, iv.run, iv.category), {})[iv.metric] = iv
+    rows: list[tuple[dict[str, str], Sequence[Cell | str]]] = []
     for (model, run, category), by_metric in groups.items():
         label = "all" if run is None and category is None else f"run {run}" if run is not None else str(category)
         cells: list[Cell | str] = [Cell(model), Cell(label, css="text")]
         for m in metrics:
-            r = by_metric.get(m)
-            text = "–" if r is None or r.value is None else f"{pct(r.value)} {interval(r.ci_low, r.ci_high)}"
-            cells.append(Cell(text, r.value if r else None, m))
+            found = by_metric.get(m)
+            text = ("–" if found is None or found.value is None
+                    else f"{pct(found.value)} {interval(found.ci_low, found.ci_high)}")
+            cells.append(Cell(text, found.value if found else None, m))
         rows.append(({"model": model, "run": "" if run is None else str(run), "category": category or ""}, cells))
-    intervals_table = table("rate_intervals", ["model", "group", *(RATE_LABELS[m] + " %" for m in metrics)], rows)
-    spread_rows = []
-    spread: dict[tuple[str, str | None], dict[str, Any]] = {}
-    for s in stats.run_spread:
-        spread.setdefault((s.model, s.category), {})[s.metric] = s
-    spread_metrics = ["far", "frr", "acc", "hal_tp", "hal_gen", "jeq", "rdi"]
+    return table("rate_intervals", ["model", "group", *(RATE_LABELS[m] + " %" for m in metrics)], rows), len(rows)
+
+
+def _run_spread_table(rows_in: Sequence[RunSpreadRow]) -> str:
+    spread: dict[tuple[str, str | None], dict[str, RunSpreadRow]] = {}
+    for sp in rows_in:
+        spread.setdefault((sp.model, sp.category), {})[sp.metric] = sp
+    metrics = ["far", "frr", "acc", "hal_tp", "hal_gen", "jeq", "rdi"]
+    rows: list[tuple[dict[str, str], Sequence[Cell | str]]] = []
     for (model, category), by_metric in spread.items():
-        cells = [Cell(model), Cell(category or "all", css="text")]
-        for m in spread_metrics:
-            s = by_metric.get(m)
-            fmt = signed if m == "rdi" else pct
-            if s is None or s.mean is None:
+        cells: list[Cell | str] = [Cell(model), Cell(category or "all", css="text")]
+        for m in metrics:
+            found = by_metric.get(m)
+            if found is None or found.mean is None:
                 cells.append(Cell("–", None, f"{m}_mean"))
+                continue
+            if m == "rdi":
+                text = signed(found.mean) + ("" if found.sd is None else f" ± {found.sd:.3f}")
             else:
-                sd = "" if s.sd is None else f" ± {fmt(s.sd) if m != 'rdi' else f'{s.sd:.3f}'}"
-                cells.append(Cell(f"{fmt(s.mean)}{sd}", s.mean, f"{m}_mean"))
+                text = pct(found.mean) + ("" if found.sd is None else f" ± {pct(found.sd)}")
+            cells.append(Cell(text, found.mean, f"{m}_mean"))
         runs = next(iter(by_metric.values())).runs
         cells.append(Cell(str(runs), runs, "runs"))
-        spread_rows.append(({"model": model, "category": category or ""}, cells))
-    spread_table = table("run_spread", ["model", "category", *(f"{RATE_LABELS[m]} mean ± SD" for m in spread_metrics),
-                                        "runs"], spread_rows)
-    scope_rows = [({"model": r.model, "category": r.category or ""},
-                   [Cell(r.model), Cell(r.category or "all", css="text"), Cell(str(r.numerator), r.numerator, "n_scope"),
-                    Cell(str(r.denominator), r.denominator, "contradicted"), Cell(pct(r.value), r.value, "p_scope"),
-                    Cell(interval(r.ci_low, r.ci_high), css="ci")])
-                  for r in stats.rate_intervals if r.metric == "p_scope" and r.run is None]
-    scope_table = table("scope_share", ["model", "category", "scope errors", "contradicted", "scope share %",
-                                        "95% CI"], scope_rows)
+        rows.append(({"model": model, "category": category or ""}, cells))
+    return table("run_spread", ["model", "category", *(f"{RATE_LABELS[m]} mean ± SD" for m in metrics), "runs"],
+                 rows)
+
+
+def _scope_share_table(rows_in: Sequence[RateIntervalRow]) -> str:
+    rows: list[tuple[dict[str, str], Sequence[Cell | str]]] = [
+        ({"model": r.model, "category": r.category or ""},
+         [Cell(r.model), Cell(r.category or "all", css="text"), Cell(str(r.numerator), r.numerator, "n_scope"),
+          Cell(str(r.denominator), r.denominator, "contradicted"), Cell(pct(r.value), r.value, "p_scope"),
+          Cell(interval(r.ci_low, r.ci_high), css="ci")])
+        for r in rows_in if r.metric == "p_scope" and r.run is None]
+    return table("scope_share", ["model", "category", "scope errors", "contradicted", "scope share %", "95% CI"],
+                 rows)
+
+
+def _statistics(report: Report) -> str:
+    stats = report.statistics
+    if stats is None:
+        return ""
+    intervals_table, n_rows = _rate_interval_table(stats.rate_intervals)
     return _section(
         "statistics", "Statistics",
-        "<h3>Run-to-run spread</h3><p>Mean and sample standard deviation of each rate across runs (SD is blank "
-        "with a single run), pooled over categories and per category.</p>", spread_table,
+        "<h3>Run-to-run spread</h3><p>Mean and sample standard deviation of each rate across runs (no SD with a "
+        "single run), pooled over categories and per category.</p>", _run_spread_table(stats.run_spread),
         "<h3>Scope errors among contradictions</h3><p>The share of contradicted clauses whose error is a wrong or "
-        "partial passage; these carry no direction, which is why RDI stays near zero.</p>", scope_table,
+        "partial passage; these carry no direction, which is why RDI stays near zero.</p>",
+        _scope_share_table(stats.rate_intervals),
         "<h3>Every rate with its 95% interval</h3>",
-        f"<details><summary>Show {len(rows)} rows (model pooled, per category and per run)</summary>"
+        f"<details><summary>Show {n_rows} rows (model pooled, per category and per run)</summary>"
         f"{intervals_table}</details>",
         _clause_profiles(report))
 
@@ -431,7 +446,8 @@ def _generic_rows(name: str, items: Sequence[BaseModel]) -> str:
     def text(v: Any) -> str:
         return "–" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
 
-    rows = [({}, [Cell(text(getattr(i, f)), getattr(i, f), f) for f in fields]) for i in items]
+    rows: list[tuple[dict[str, str], Sequence[Cell | str]]] = [
+        ({}, [Cell(text(getattr(i, f)), getattr(i, f), f) for f in fields]) for i in items]
     return table(name, fields, rows)
 
 

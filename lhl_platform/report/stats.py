@@ -17,8 +17,9 @@ does not move when another model joins the report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -139,7 +140,7 @@ class CountCube:
         mi, ri = {m: i for i, m in enumerate(models)}, {r: i for i, r in enumerate(runs)}
         gi, ci = {g: i for i, g in enumerate(categories)}, {c: i for i, c in enumerate(contracts)}
 
-        def index(values: np.ndarray, lookup: dict[object, int]) -> np.ndarray:
+        def index(values: np.ndarray, lookup: Mapping[Any, int]) -> np.ndarray:
             return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=len(values))
 
         counts = np.zeros((len(models), len(runs), len(categories), len(contracts), len(COUNTS)))
@@ -211,7 +212,7 @@ def composite_ranks(sums: np.ndarray) -> np.ndarray:
     undefined for any model dropped, weighted mean rank per scheme, equal scores sharing the better rank."""
     values = rates(sums, COMPOSITE_METRICS)  # (..., M, 5)
     cost = np.where(np.isin(np.array(COMPOSITE_METRICS), ["acc", "jeq"]), -values, values)
-    usable = ~np.isnan(cost).any(axis=-2)  # (..., 5)
+    usable = np.asarray(~np.isnan(cost).any(axis=-2))  # (..., 5)
     mine, other = cost[..., :, None, :], cost[..., None, :, :]  # (..., M, 1, 5) against (..., 1, M, 5)
     metric_rank = 1 + (other < mine).sum(axis=-2) + ((other == mine).sum(axis=-2) - 1) / 2  # (..., M, 5)
     weights = np.array(list(SCHEMES.values()), dtype=float)  # (S, 5)
@@ -220,7 +221,8 @@ def composite_ranks(sums: np.ndarray) -> np.ndarray:
     numerators = np.einsum("...sj,...mj->...sm", effective, np.where(np.isnan(metric_rank), 0, metric_rank))
     # equal scores <=> equal weighted sums (the divisor is shared within a scheme), compared exactly
     ranks = 1 + (numerators[..., None, :] < numerators[..., :, None]).sum(axis=-1)
-    return np.where(totals[..., None] > 0, ranks, np.nan)
+    out: np.ndarray = np.where(totals[..., None] > 0, ranks, np.nan)
+    return out
 
 
 def rank_stability(cube: CountCube, composite: list[CompositeRow], *, resamples: int, seed: int

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from orchestration.cli import audit, corpus, debate, judge, models, ops, report
+from orchestration.cli import audit, compare, corpus, debate, judge, models, ops, publish, report, schedule
 from orchestration.cli.app import Cli, CliError
 
 __all__ = ["Cli", "CliError", "build_cli", "main"]
@@ -18,7 +18,7 @@ __all__ = ["Cli", "CliError", "build_cli", "main"]
 
 def build_cli() -> Cli:
     cli = Cli()
-    for group in (corpus, models, audit, debate, report, judge, ops):
+    for group in (corpus, models, audit, debate, report, compare, publish, judge, ops, schedule):
         group.register(cli)
     return cli
 

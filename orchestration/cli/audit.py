@@ -18,18 +18,31 @@ DEMO_MODELS = (
 
 
 def cmd_audit(args: argparse.Namespace, home: Home) -> int:
+    from assets.partitions import partition_settings
     from lhl_platform.audit import select_contracts
     from lhl_platform.factory import build_model
     from lhl_platform.registry import get_model
-    from orchestration.launch import audit
+    from orchestration.launch import audit, submit
+    from orchestration.runs import audit_launch
 
     models = parse_list(args.models, "models")
     runs = parse_runs(args.runs)
-    contracts = select_contracts(home, args.contracts, args.subset)
+    # Each model's registered audit settings (params.audit), overridden by the flags given here.
+    settings = {m: partition_settings(home, m, judge=args.judge, contracts=args.contracts, subset=args.subset)
+                for m in models}
+    first = settings[models[0]]
+    contracts = select_contracts(home, first.contracts, first.subset)
     if args.dry_run:
-        return _print_estimate(home, models, runs, contracts, args.judge)
-    for name in [*models, args.judge]:
+        return _print_estimate(home, models, runs, contracts, first.judge)
+    for name in dict.fromkeys([*models, *(s.judge for s in settings.values())]):
         build_model(get_model(home, name))  # unknown model or missing API key: fail before any work
+    if args.queue:
+        launches = [audit_launch(home, m, r, "cli", judge=args.judge, contracts=args.contracts, subset=args.subset)
+                    for r in runs for m in models]
+        ids = submit(home, launches)
+        print(f"queued {len(ids)} partition run(s) for the daemon of {home.root} (`lhl daemon`); the marts, checks "
+              "and drift are rebuilt once they have finished")
+        return 0
     started = time.perf_counter()
     audit(home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge)
     print(f"audit finished in {time.perf_counter() - started:.1f}s; see `lhl report` (or `lhl ui` for lineage)")
@@ -94,7 +107,10 @@ def register(cli: Cli) -> None:
     au.add_argument("--runs", default="1", help="comma-separated run numbers (default 1)")
     au.add_argument("--contracts", type=int, help="only the first N contracts (by id)")
     au.add_argument("--subset", help="a stored subset (lhl subset create)")
-    au.add_argument("--judge", default="rubric", help="evaluation judge (default: the offline rubric judge)")
+    au.add_argument("--judge", help="evaluation judge (default: the model's registered audit judge, else the primary "
+                    "judge, else the offline rubric judge)")
+    au.add_argument("--queue", action="store_true", help="queue the partition runs for the daemon (`lhl daemon`) "
+                    "instead of running them here")
     au.add_argument("--dry-run", action="store_true", help="estimate calls, tokens and cost; call nothing")
 
     demo = cli.add("demo", cmd_demo, "offline end-to-end audit of the bundled demo corpus through Dagster")

@@ -44,10 +44,59 @@ def cmd_judge_primary(args: argparse.Namespace, home: Home) -> int:
     return 0
 
 
+def cmd_judge_validate(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.judges import validate_judge
+    from lhl_platform.registry import primary_judge
+
+    judge = args.judge or primary_judge(home)
+    result = validate_judge(home, judge, seed=args.seed, per_kind=args.per_kind)
+    if args.format == "json":
+        print(result.model_dump_json(indent=2, exclude={"outcomes"}))
+    else:
+        print(f"judge {judge}: {result.items} items (suite {result.suite_version}, seed {args.seed}) -> "
+              f"{'PASSED' if result.passed else 'FAILED'}")
+        for f in result.families:
+            mismatch = f"; right mismatch_type {f.right_mismatch:.3f} (needs {f.mismatch_threshold:.2f})" \
+                if f.right_mismatch is not None and f.mismatch_threshold is not None else ""
+            share = "-" if f.as_expected is None else f"{f.as_expected:.3f}"
+            print(f"  {f.family.value:<14} {f.items:>4} items  as expected {share} (needs {f.threshold:.2f})"
+                  f"{mismatch}  {'pass' if f.passed else 'FAIL'}")
+        for k in result.kinds:
+            share = "-" if k.as_expected is None else f"{k.as_expected:.3f}"
+            lexflip = (f"  discrimination {k.discrimination:.2f} margin {k.margin:.2f}"
+                       if k.discrimination is not None and k.margin is not None else "")
+            print(f"    {k.family.value:<14} {k.kind:<22} {k.items:>3} items  {share}{lexflip}")
+    return 0 if result.passed or args.format == "json" else 2
+
+
+def cmd_judge_agree(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.judges import judge_agreement
+    from orchestration.cli.report import scope_request
+
+    result = judge_agreement(home, args.a, args.b, scope_request(args), resamples=args.resamples, seed=args.seed)
+    if args.format == "json":
+        print(result.model_dump_json(indent=2))
+        return 0
+
+    def num(value: float | None, fmt: str = "+.3f") -> str:
+        return "-" if value is None else format(value, fmt)
+
+    print(f"{args.a} vs {args.b}: {result.n} true positives labelled by both ({result.excluded} left out)")
+    print(f"  binary agreement {num(result.agreement_binary, '.3f')}, kappa {num(result.kappa_binary, '.3f')}")
+    print(f"  direction (among {result.n_direction} both called contradicted): agreement "
+          f"{num(result.agreement_direction, '.3f')}, kappa {num(result.kappa_direction, '.3f')}")
+    for m in result.models:
+        print(f"  {m.model:<20} RDI {num(m.rdi_a)} -> {num(m.rdi_b)}  shift {num(m.rdi_shift)} "
+              f"[{num(m.rdi_shift_ci_low)}, {num(m.rdi_shift_ci_high)}]")
+    return 0
+
+
 def register(cli: Cli) -> None:
+    from orchestration.cli.report import add_scope_options
+
     # `lhl judge` judges pairs; `lhl judge primary|validate|agree` are its subcommands.
     jd = cli.add("judge", cmd_judge, "judge one (truth, extracted) pair, or many from --pairs FILE.jsonl; "
-                 "subcommands: primary NAME")
+                 "subcommands: primary NAME, validate, agree A B")
     jd.add_argument("--clause-type")
     jd.add_argument("--truth")
     jd.add_argument("--extracted")
@@ -56,3 +105,16 @@ def register(cli: Cli) -> None:
     subs = jd.add_subparsers(dest="judge_command", required=False, metavar="COMMAND")
     primary = cli.add_to(subs, "primary", cmd_judge_primary, "make a registered judge the one reports use by default")
     primary.add_argument("name")
+    validate = cli.add_to(subs, "validate", cmd_judge_validate,
+                          "run a judge on the dissociation suite built from the active corpus (exit 2 if it fails)")
+    validate.add_argument("--judge", help="registered judge (default: the primary judge)")
+    validate.add_argument("--format", choices=["table", "json"], default="table")
+    validate.add_argument("--seed", type=int, default=0)
+    validate.add_argument("--per-kind", type=int, default=20, help="items per kind of edit (default 20)")
+    agree = cli.add_to(subs, "agree", cmd_judge_agree, "agreement of two judges on the true positives both labelled")
+    agree.add_argument("a")
+    agree.add_argument("b")
+    agree.add_argument("--format", choices=["table", "json"], default="table")
+    agree.add_argument("--resamples", type=int, default=2000)
+    agree.add_argument("--seed", type=int, default=0)
+    add_scope_options(agree)

@@ -1,6 +1,7 @@
--- depends_on: int_usage, int_model_prices, audit_scope
+-- depends_on: int_usage, int_model_prices, audit_scope, scope
 -- Calls, tokens and cost per (model, run) for the contracts in scope, at each billed model's registered
--- prices (USD per million tokens; cached input at the cached price).
+-- prices (USD per million tokens; cached input at the cached price). Judge calls count for the report's judge
+-- only, so auditing with a second judge never changes the default report.
 with priced as (
     select u.*,
            ((u.input_tokens - u.cached_tokens) * coalesce(p.input_price, 0)
@@ -9,6 +10,7 @@ with priced as (
     from int_usage u
     semi join audit_scope s on s.model = u.model and s.run = u.run and s.contract_id = u.contract_id
     left join int_model_prices p on p.name = u.billed_model
+    where u.stage = 'extraction' or u.judge = (select judge from scope)
 )
 select
     model, run,

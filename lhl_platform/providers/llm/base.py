@@ -27,7 +27,6 @@ from lhl_platform.providers.base import (
     ModelRequest,
     ModelResponse,
     Usage,
-    approx_tokens,
 )
 from lhl_platform.providers.llm.credentials import CredentialError as CredentialError  # re-exported
 from lhl_platform.providers.llm.failures import Failure, classify
@@ -89,7 +88,7 @@ class LlmModel(ABC):
     async def complete(self, request: ModelRequest) -> ModelResponse:
         started = time.perf_counter()
         params = {**self.spec.params.sampling(), **request.params}
-        prompt_tokens = approx_tokens("".join(m.content for m in request.messages))
+        prompt_tokens = max(1, sum(len(m.content) for m in request.messages) // 4)  # approx_tokens, unjoined
         budget = prompt_tokens + int(params.get("max_output_tokens", 0))
         if budget > self.context_window:
             return ModelResponse(finish_reason=FinishReason.LENGTH, latency_s=0.0, error=(

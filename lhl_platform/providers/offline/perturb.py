@@ -91,12 +91,17 @@ def shift_date(text: str, rng: random.Random) -> str | None:
     return text[: m.start()] + str(value * 2 if value > 0 else 1) + text[m.end():]
 
 
+# A modal under "no", "neither", ... ("neither party shall") keeps its force when swapped for "may".
+_UNDER_NEGATOR = re.compile(r"\b(?:no|neither|nor|nothing|none|never)\b[^,;.]{0,40}$", re.IGNORECASE)
+
+
 def flip_modal(text: str, rng: random.Random) -> str | None:
-    """shall/must/will -> may, or may -> shall."""
-    m = re.search(r"\b(shall|must|will|may)\b", text)
-    if not m:
-        return None
-    return text[: m.start()] + _MODAL[m.group(1)] + text[m.end():]
+    """Change legal force: shall/must/will -> may, may -> shall, and a prohibition (shall not) -> may."""
+    for m in re.finditer(r"\b(shall|must|will|may)\b(\s+not\b)?", text):
+        if _UNDER_NEGATOR.search(text[: m.start()]):
+            continue
+        return text[: m.start()] + ("may" if m.group(2) else _MODAL[m.group(1)]) + text[m.end():]
+    return None
 
 
 def wrong_passage(sentences: list[str], avoid: tuple[str, ...], rng: random.Random) -> str | None:

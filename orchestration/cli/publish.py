@@ -1,0 +1,46 @@
+"""`lhl publish URL`: write the report's tables, with scope and provenance, to any SQLAlchemy database."""
+
+from __future__ import annotations
+
+import argparse
+
+from lhl_platform.home import Home
+from orchestration.cli.app import Cli, CliError
+from orchestration.cli.report import add_scope_options, scope_request
+
+
+def cmd_publish(args: argparse.Namespace, home: Home) -> int:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from lhl_platform.report.build import build_report
+    from lhl_platform.report.publish import masked, publish, resolve_url
+
+    if not home.events.has_events():
+        raise CliError(f"nothing to publish in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
+    url = resolve_url(args.url)  # before any work: a missing URL is a one-line error
+    report = build_report(home, scope_request(args), resamples=args.resamples, seed=args.seed,
+                          cluster=args.bootstrap == "contract")
+    try:
+        summary = publish(report, url)
+    except SQLAlchemyError as exc:
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        raise CliError(f"publishing to {masked(url)} failed: {reason}") from None
+    total = sum(summary.rows.values())
+    tables = ", ".join(f"{name} {n}" for name, n in summary.rows.items() if n)
+    print(f"published scope {summary.scope_key} to {summary.url}: {total} rows ({tables}); "
+          f"replaced {summary.replaced} earlier rows of this scope")
+    return 0
+
+
+def register(cli: Cli) -> None:
+    p = cli.add("publish", cmd_publish,
+                "write the report's tables with scope and provenance to a SQLAlchemy database (replaces the scope's "
+                "earlier rows in one transaction)")
+    p.add_argument("url", nargs="?",
+                   help="SQLAlchemy URL, e.g. sqlite:///lhl.db or postgresql://user@host/db (default: env "
+                        "LHL_PUBLISH_URL; a password may come from LHL_PUBLISH_PASSWORD or PGPASSWORD; never stored)")
+    add_scope_options(p)
+    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--bootstrap", choices=["instance", "contract"], default="instance",
+                   help="resampling unit for the intervals: instances (default) or contracts")
