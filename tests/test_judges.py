@@ -97,3 +97,31 @@ def test_agreement_kappas_equal_a_hand_computation(demo_copy):
     (lexical,) = result.models
     # A contradicted 4 (miss 2, extra 2) -> RDI 0; B contradicted 5 (miss 1, extra 1, other 3) -> RDI 0
     assert (lexical.rdi_a, lexical.rdi_b) == (pytest.approx(0.0), pytest.approx(0.0))
+
+
+def test_an_llm_judge_runs_the_same_suite_through_the_provider_and_a_rerun_calls_nothing(tmp_path, monkeypatch):
+    # An OpenAI-compatible judge that calls everything supported: the harness rejects it on family (b).
+    from lhl_platform.corpus.demo import DEMO_DIR
+    from lhl_platform.judges import validate_judge
+    from tests.fakes import Reply, ScriptedServer
+
+    answer = {"verdict": "supported", "mismatch_type": "none", "reason": "looks the same"}
+    reply = Reply(200, {"id": "c", "object": "chat.completion", "created": 0, "model": "judge-test",
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps(answer)},
+                                     "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320}})
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-judge")
+    home = Home.resolve(tmp_path / "h")
+    with ScriptedServer() as server:
+        server.script(default=reply)
+        assert main(["--home", str(home.root), "ingest", "cuad", str(DEMO_DIR)]) == 0
+        assert main(["--home", str(home.root), "models", "add", "llm-judge", "--provider", "openai", "--model-id",
+                     "judge-test", "--base-url", server.url + "/v1", "--role", "judge",
+                     "--params", '{"max_retries": 0, "concurrency": 8}']) == 0
+        result = validate_judge(home, "llm-judge", per_kind=3)
+        calls = len(server.requests)
+        again = validate_judge(home, "llm-judge", per_kind=3)
+        assert len(server.requests) == calls == result.items  # one call per item, none on the rerun
+    assert not result.passed and result.family("force_changed").as_expected == 0.0
+    assert result.family("identical").passed and again == result
+    assert "judge.validated" in {e.type for e in home.events.read("judge-validation.judge=llm-judge")}
