@@ -11,6 +11,7 @@ from assets.corpus import clause_taxonomy, contracts, oracle
 # PLUG-IN POINT, the typed debate: its assets and jobs join this code location (and so every launcher) here,
 # and nowhere else.
 from assets.debate import DEBATE_ASSETS, DEBATE_JOBS
+from assets.judges import JUDGE_ASSETS
 from assets.metrics import sql_model_assets
 from assets.monitoring import model_drift
 from assets.partitions import audit_partitions
@@ -35,7 +36,7 @@ corpus_job = define_asset_job(
     description="Load (or re-show) the active corpus: contracts, oracle, clause taxonomy.")
 
 ASSETS = [contracts, oracle, clause_taxonomy, extractions, judge_verdicts, model_profiles, sql_model_assets,
-          model_drift, *DEBATE_ASSETS]
+          model_drift, *JUDGE_ASSETS, *DEBATE_ASSETS]
 JOBS = [audit_job, metrics_job, corpus_job, *DEBATE_JOBS]
 
 defs = Definitions(

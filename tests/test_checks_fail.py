@@ -41,6 +41,7 @@ def demo_copy(demo_home, tmp_path) -> Home:
     return home
 
 
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
 def test_a_label_outside_the_vocabulary_fails_labels_in_domain(demo_copy):
     home = demo_copy
     # A verdict written by an older or foreign writer: constructed without validation, so its label is bad.

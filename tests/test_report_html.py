@@ -96,6 +96,7 @@ def test_html_sections_and_numbers_match_the_json_report(rendered):
     assert page.sections[:8] == ["scope", "notes", "leaderboard", "typed-haltp", "rdi", "composite", "statistics",
                                  "missing"]
     assert {"usage", "judge-validation", "checks"} <= set(page.sections)
+    assert ("debate" in page.sections) == bool(report["debate_effects"])
     assert page.svgs >= 3  # typed HalTP, RDI forest plot, composite heat map
 
     # scope and provenance
@@ -256,3 +257,48 @@ def test_headless_chromium_renders_the_figures(rendered, tmp_path):
     # the first two model colours of the forest plots, and the heat map's darkest green
     assert near("#1f77b4") > 300 and near("#d62728") > 300
     assert near("#004529") > 1000
+
+
+def test_judge_validation_status_shows_when_present(demo_home):
+    from lhl_platform.quality.checks import CheckOutcome
+    from lhl_platform.report.html import render_html
+
+    with read_warehouse(Home.resolve(demo_home)) as con:
+        report = report_from(con, resamples=50)
+    absent = render_html(report, [])
+    assert "have not been checked against the dissociation suite" in absent
+    failed = CheckOutcome(name="judge_validation", passed=False, description="the primary judge passed its suite",
+                          summary="rubric has not passed the suite on this corpus")
+    shown = render_html(report, [failed])
+    section = shown.split('<section id="judge-validation">')[1].split("</section>")[0]
+    assert "FAIL" in section and "rubric has not passed the suite" in section
+
+
+def test_missing_rows_are_attributed_to_contracts(tmp_path):
+    from lhl_platform.domain.taxonomy import CLAUSE_TYPES
+    from lhl_platform.importer import import_outcomes
+    from lhl_platform.report.build import build_report
+    from lhl_platform.report.html import render_html
+    from tests.helpers import outcome, write_outcomes
+
+    # c1 lacks one clause type in both runs (persistent), c2 three in run 1 only; c3 and c4 are complete
+    rows = []
+    for run in (1, 2):
+        for contract in ("c1", "c2", "c3", "c4"):
+            skip = 1 if contract == "c1" else 3 if (contract, run) == ("c2", 1) else 0
+            rows += [outcome("m", run, contract, c, "TN") for c in CLAUSE_TYPES[skip:]]
+    home = Home.resolve(tmp_path / "h").ensure()
+    import_outcomes(home, write_outcomes(tmp_path / "o.csv", rows))
+    report = build_report(home, resamples=50)
+    (summary,) = report.statistics.missing_summary
+    assert (summary.nominal_rows, summary.missing_rows) == (4 * 2 * 41, 5)
+    assert (summary.contracts_incomplete, summary.contracts_persistent, summary.persistent_missing_rows) == (2, 1, 2)
+    assert summary.persistent_fraction == 0.5 and summary.persistent_row_share == pytest.approx(0.4)
+    assert [(m.contract_id, m.persistent) for m in report.statistics.missing_by_contract] == [("c1", True),
+                                                                                              ("c2", False)]
+    html = render_html(report)
+    page = Tables()
+    page.feed(html)
+    assert 'data-figure="missing_rows"' in html
+    assert [r["attrs"]["contract"] for r in page.tables["missing_by_contract"]] == ["c1", "c2"]
+    assert _values(page.tables["missing_summary"][0])["persistent_fraction"] == "0.5"

@@ -40,6 +40,16 @@ from lhl_platform.providers.base import ChatModel, close_model
 
 STREAM_PREFIX = "debate.model="
 
+# Group commit, as for extraction: with a backbone that costs money, a partition's events are committed every
+# COMMIT_INSTANCES finished instances or COMMIT_SECONDS, whichever comes first, on the writer's own thread, and
+# no new debate starts while MAX_UNCOMMITTED finished ones await their commit. A kill -9 then costs at most the
+# calls completed in the last commit interval. Offline roles cost nothing to repeat: large segments.
+COMMIT_INSTANCES = 16
+COMMIT_SECONDS = 0.25
+MAX_UNCOMMITTED = 2 * COMMIT_INSTANCES
+OFFLINE_COMMIT_EVENTS = 5000
+OFFLINE_COMMIT_SECONDS = 10.0
+
 
 def debate_stream(backbone: str, run: int, config: DebateConfig) -> str:
     """The conventional stream of one debate partition; the config hash keeps configurations apart."""
@@ -212,10 +222,13 @@ async def run_debate_partition(log: EventLog, stream: str, backbone_name: str, r
                 work.append((contract, baseline))
     summary.instances = len(work)
     cached = recorded_calls(log, stream)
-    # A paid call reaches disk within a second; offline models batch their writes.
     durable = model.provider != "offline"
     done = 0
-    with log.writer(stream, flush_every=2000, flush_seconds=1.0 if durable else None) as writer:
+    writing = (log.writer(stream, background=True, flush_units=COMMIT_INSTANCES, flush_seconds=COMMIT_SECONDS)
+               if durable else
+               log.writer(stream, background=True, flush_every=OFFLINE_COMMIT_EVENTS,
+                          flush_seconds=OFFLINE_COMMIT_SECONDS))
+    with writing as writer:
 
         def record(type_: str, subject: str, key: str, payload: BaseModel) -> None:
             # Debate types are registered with the log under their names (checked above).
@@ -241,6 +254,8 @@ async def run_debate_partition(log: EventLog, stream: str, backbone_name: str, r
                 summary.already_decided += 1
             else:
                 async with semaphore:
+                    if durable:  # no new debate while too many finished ones await their commit
+                        await writer.room(MAX_UNCOMMITTED)
                     try:
                         outcome = await debate_instance(ledger, config, contract, baseline, record=record)
                     except DebateError as exc:
@@ -251,6 +266,7 @@ async def run_debate_partition(log: EventLog, stream: str, backbone_name: str, r
                     else:
                         record(DebateEventType.OUTCOME, ref.subject, ev.outcome_key(ref), outcome)
                         summary.count(outcome)
+                    writer.end_unit()
             done += 1
             if progress is not None:
                 fresh = ledger.fresh

@@ -39,6 +39,7 @@ table { border-collapse: collapse; margin: 8px 0 12px; font-size: 12.5px; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: right; vertical-align: top; }
 th { background: #f2f5f8; font-weight: 600; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
+td:first-child { white-space: nowrap; }
 tr.group td { background: #fafbfc; font-weight: 600; }
 td.ci { color: var(--muted); white-space: nowrap; }
 td.weak { color: var(--warn); }
@@ -419,6 +420,19 @@ def _missing(report: Report, svg: str | None) -> str:
     parts = [lead, table("missing_summary", ["model", "nominal rows", "missing rows", "missing %",
                                              "incomplete contracts", "persistent contracts", "persistent fraction %",
                                              "rows in persistent contracts %"], rows), per_run]
+    incomplete = stats.missing_by_contract if stats else []
+    if incomplete:
+        by_contract = table("missing_by_contract", ["model", "contract", "missing rows", "incomplete in runs",
+                                                    "runs audited", "persistent"],
+                            [({"model": m.model, "contract": m.contract_id}, [
+                                Cell(m.model), Cell(m.contract_id, css="text"),
+                                Cell(str(m.missing_instances), m.missing_instances, "missing_instances"),
+                                Cell(", ".join(map(str, m.incomplete_runs)), css="text"),
+                                Cell(str(m.runs_audited), m.runs_audited, "runs_audited"),
+                                Cell("yes" if m.persistent else "no", m.persistent, "persistent",
+                                     "weak" if m.persistent else "")]) for m in incomplete])
+        parts.append(f"<h3>Incomplete contracts</h3><details><summary>Show the {len(incomplete)} (model, contract) "
+                     f"pairs with missing rows</summary>{by_contract}</details>")
     if svg is not None:
         parts.insert(1, _figure(svg, "Missing rows per model, split by whether their contract is incomplete in "
                                      "every run.", "missing_rows"))
@@ -465,19 +479,26 @@ def _debate(report: Report) -> str:
     return _section("debate", "Debate effects", *parts)
 
 
-def _judge_validation(report: Report) -> str:
-    status = getattr(report, "judge_validation", None)
-    if not status:
-        return _section("judge-validation", "Judge validation",
-                        "<p>No validation result of the judge is part of this report: its verdicts have not been "
-                        "checked against the dissociation suite (<code>lhl judge validate</code>) in this scope. Read "
-                        "content metrics as depending on an unvalidated judge.</p>")
+def _judge_validation(report: Report, checks: Sequence[CheckOutcome]) -> str:
+    """The judge's validation status: the report's own section when it has one, else the validation check's
+    result when that check ran, else a plain statement that none is part of the report."""
+    title = "Judge validation"
+    status = getattr(report, "judge_validation", None) or getattr(report, "judge_validations", None)
     if isinstance(status, list) and status and isinstance(status[0], BaseModel):
-        return _section("judge-validation", "Judge validation", _generic_rows("judge_validation", status))
+        return _section("judge-validation", title, _generic_rows("judge_validation", status))
     if isinstance(status, BaseModel):
-        return _section("judge-validation", "Judge validation",
-                        _facts([(k, str(v)) for k, v in status.model_dump().items()]))
-    return _section("judge-validation", "Judge validation", f"<p>{escape(str(status))}</p>")
+        return _section("judge-validation", title, _facts([(k, str(v)) for k, v in status.model_dump().items()]))
+    if status:
+        return _section("judge-validation", title, f"<p>{escape(str(status))}</p>")
+    found = [c for c in checks if c.name.startswith("judge_valid")]
+    if found:
+        return _section("judge-validation", title, "".join(
+            _note(f"<b>{'PASS' if c.passed else 'FAIL'}</b> {escape(c.name)}: {escape(c.summary)}", warn=not c.passed)
+            for c in found))
+    return _section("judge-validation", title,
+                    "<p>No validation result of the judge is part of this report: its verdicts have not been "
+                    "checked against the dissociation suite (<code>lhl judge validate</code>) in this scope. Read "
+                    "content metrics as depending on an unvalidated judge.</p>")
 
 
 def _checks(checks: Sequence[CheckOutcome]) -> str:
@@ -500,7 +521,8 @@ def render_html(report: Report, checks: Sequence[CheckOutcome] = ()) -> str:
     body = [
         _scope(report), _notes(report), _leaderboard(report), _typed(report, figures["typed_haltp"]),
         _rdi(report, figures["rdi_forest"]), _composite(report, figures["composite_ranks"]), _statistics(report),
-        _missing(report, figures.get("missing_rows")), _usage(report), _debate(report), _judge_validation(report),
+        _missing(report, figures.get("missing_rows")), _usage(report), _debate(report),
+        _judge_validation(report, checks),
         _checks(checks),
     ]
     present = [(a, t) for a, t in SECTIONS if any(f'<section id="{a}">' in part for part in body)]

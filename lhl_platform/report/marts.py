@@ -443,6 +443,37 @@ class DebateInstanceRow(SQLModel):
     output_tokens: int
 
 
+class JudgeValidationRow(SQLModel):
+    """`judge_validations`: each judge's latest result on the dissociation suite for the scope's corpus."""
+
+    judge: str
+    judge_version: str | None
+    suite_version: str
+    suite_digest: str
+    items: int
+    passed: bool
+    identical: float | None
+    force_changed: float | None
+    right_mismatch: float | None
+    force_kept: float | None
+    validated_at: str
+
+
+class JudgePairVerdictRow(SQLModel):
+    """`judge_pair_verdicts`: a true positive in scope labelled by the report's judge (a) and another judge (b)."""
+
+    model: str
+    run: int
+    contract_id: str
+    clause_type: str
+    judge_a: str
+    verdict_a: str
+    mismatch_a: str | None
+    judge_b: str
+    verdict_b: str
+    mismatch_b: str | None
+
+
 # --- rows the report computes in Python ----------------------------------------------------------------------
 
 
@@ -487,6 +518,8 @@ MARTS: dict[str, type[SQLModel]] = {
     "drift_cells": DriftCellRow,
     "instance_outcomes": InstanceOutcomeRow,
     "instance_rows": InstanceRow,
+    "judge_pair_verdicts": JudgePairVerdictRow,
+    "judge_validations": JudgeValidationRow,
     "leaderboard": LeaderboardRow,
     "matched_cells": MatchedCellRow,
     "metric_cube": MetricCubeRow,

@@ -42,6 +42,7 @@ SECTION_TABLES: dict[str, str] = {
     "debate_by_category": "debate_by_category",
     "provenance.sources": "provenance", "statistics.rate_intervals": "rate_intervals",
     "statistics.run_spread": "run_spread", "statistics.missing_summary": "missing_summary",
+    "statistics.missing_by_contract": "missing_by_contract",
     "statistics.clause_type_means": "clause_type_means", "statistics.rank_stability": "rank_stability",
 }
 

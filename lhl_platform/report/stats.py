@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 from lhl_platform.report.marts import (
     ClauseTypeMeanRow,
     CompositeRow,
+    MissingByContractRow,
     MissingSummaryRow,
     ProvenanceRow,
     RankStabilityRow,
@@ -304,6 +305,7 @@ class Statistics(BaseModel):
     rate_intervals: list[RateIntervalRow]
     run_spread: list[RunSpreadRow]
     missing_summary: list[MissingSummaryRow]
+    missing_by_contract: list[MissingByContractRow]
     clause_type_means: list[ClauseTypeMeanRow]
     rank_stability: list[RankStabilityRow]
 
@@ -323,6 +325,7 @@ def statistics_from(con: duckdb.DuckDBPyConnection, composite: list[CompositeRow
         rate_intervals=rate_intervals(cube, resamples=resamples, seed=seed, cluster=cluster),
         run_spread=rows_of(con, "run_spread", RunSpreadRow),
         missing_summary=rows_of(con, "missing_summary", MissingSummaryRow),
+        missing_by_contract=rows_of(con, "missing_by_contract", MissingByContractRow),
         clause_type_means=rows_of(con, "clause_type_means", ClauseTypeMeanRow),
         rank_stability=rank_stability(cube, composite, resamples=resamples, seed=seed),
     )

@@ -27,7 +27,7 @@ def cmd_compare(args: argparse.Namespace, home: Home) -> int:
 
 def register(cli: Cli) -> None:
     p = cli.add("compare", cmd_compare,
-                "two models paired on shared contracts and runs: a, b, a - b and a contract-cluster 95% interval")
+                "two models paired on shared contracts and runs: a, b, a - b and a contract-cluster 95%% interval")
     p.add_argument("a", help="first model (diff is a - b)")
     p.add_argument("b", help="second model")
     p.add_argument("--corpus", help="corpus id or name (default: the active corpus)")
