@@ -21,7 +21,7 @@ from pydantic import Field
 from assets.corpus import contracts, oracle
 from assets.partitions import audit_partitions, model_and_run, partition_settings
 from checks.results import to_check_result
-from lhl_platform.audit import resolve, run_extraction, run_judging
+from lhl_platform.audit import batch_requested, resolve, run_extraction, run_judging
 from lhl_platform.corpus.store import CORPUS_STREAM, load_corpus
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.extraction.engine import extraction_stream
@@ -44,6 +44,9 @@ class ExtractionConfig(Config):  # type: ignore[misc]
                                                             "default: the model's registered audit settings")
     subset: str | None = Field(default=None, description="audit a stored subset of contracts; default: the "
                                                          "model's registered audit settings (else every contract)")
+    batch: bool | None = Field(default=None, description="send an LLM's requests through its provider's batch API "
+                                                         "(batch prices, answered within hours; the run polls and "
+                                                         "shows what it waits for); default: LHL_AUDIT_BATCH")
 
 
 class JudgeConfig(Config):  # type: ignore[misc]
@@ -51,9 +54,10 @@ class JudgeConfig(Config):  # type: ignore[misc]
                                                         "audit judge, else the primary judge (built-in: rubric)")
 
 
-def _bar(spec: ModelSpec, label: str) -> ProgressBar | None:
-    """A progress bar (calls, tokens, spend, ETA) for models that cost money; offline ones finish in seconds."""
-    return None if spec.provider == "offline" else ProgressBar(label, spec.price)
+def _bar(spec: ModelSpec, label: str) -> ProgressBar:
+    """Progress (calls, tokens, spend, ETA) on stderr for every partition that lasts more than a few seconds,
+    offline ones included (a lexical pass over CUAD takes a while)."""
+    return ProgressBar(label, spec.price)
 
 
 def _partition_checks(lhl: LhlHome, asset: str, streams: list[str], model: str, run: int,
@@ -84,7 +88,14 @@ def extractions(context: AssetExecutionContext, config: ExtractionConfig, lhl: L
     settings = partition_settings(home, model, contracts=config.contracts, subset=config.subset)
     inputs = resolve(home, model, settings.contracts, settings.subset)
     context.log.info(f"extracting {len(inputs.contracts)} contracts with {model}, run {run}")
-    summary = run_extraction(home, inputs, run, progress=_bar(inputs.spec, f"{model} run {run} extraction:"))
+    bar = _bar(inputs.spec, f"{model} run {run} extraction:")
+    batch = batch_requested() if config.batch is None else config.batch
+
+    def waiting(text: str) -> None:  # a batch partition's waiting, in the run's log (UI) and on stderr
+        context.log.info(text)
+        bar.status(text)
+
+    summary = run_extraction(home, inputs, run, progress=bar, batch=batch, status=waiting)
     for contract_id, reason in summary.failures[:20]:
         context.log.warning(f"{contract_id}: {reason}")
     yield MaterializeResult(metadata=summary.metadata())

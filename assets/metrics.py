@@ -8,6 +8,7 @@ from typing import Any
 
 from dagster import AssetExecutionContext, AssetKey, AssetSpec, MaterializeResult, MetadataValue, multi_asset
 
+from assets.debate import debate_calibration, debate_outcomes, debate_verdicts
 from assets.corpus import clause_taxonomy, oracle
 from assets.profiles import model_profiles
 from lhl_platform.warehouse.build import SOURCES, SqlModel, build_warehouse, read_warehouse, sql_models
@@ -18,10 +19,19 @@ _UPSTREAM = [model_profiles.key, oracle.key, clause_taxonomy.key]
 MODELS = sql_models()
 
 
+def _upstream(model: SqlModel) -> list[AssetKey]:
+    """The assets whose events a staging model reads."""
+    if model.name == "stg_debate_calibrations":
+        return [debate_calibration.key]
+    if model.name.startswith("stg_debate_"):
+        return [debate_outcomes.key, debate_verdicts.key]
+    return _UPSTREAM
+
+
 def _spec(model: SqlModel) -> AssetSpec:
     internal = [AssetKey(d) for d in model.depends_on if d not in SOURCES]
-    return AssetSpec(model.name, deps=internal or _UPSTREAM, description=model.description, group_name=model.layer,
-                     kinds={"duckdb", "sql"})
+    return AssetSpec(model.name, deps=internal or _upstream(model), description=model.description,
+                     group_name=model.layer, kinds={"duckdb", "sql"})
 
 
 @multi_asset(specs=[_spec(m) for m in MODELS], can_subset=True,

@@ -7,6 +7,8 @@ and passes those values down; nothing below reads the registry or the corpus aga
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from lhl_platform.corpus.cuad import Corpus
@@ -18,7 +20,10 @@ from lhl_platform.factory import build_model
 from lhl_platform.home import Home
 from lhl_platform.judging.engine import JudgeSummary, judge_partition
 from lhl_platform.progress import Progress
+from lhl_platform.providers.llm.base import LlmModel
 from lhl_platform.registry import get_model
+
+BATCH_ENV = "LHL_AUDIT_BATCH"
 
 
 @dataclass(frozen=True)
@@ -58,10 +63,25 @@ def resolve(home: Home, model: str, contracts: int | None = None, subset: str | 
                     contracts=tuple(choose_contracts(corpus, home, contracts, subset)))
 
 
-def run_extraction(home: Home, inputs: Resolved, run: int, progress: Progress | None = None) -> PartitionSummary:
+def run_extraction(home: Home, inputs: Resolved, run: int, progress: Progress | None = None, *,
+                   batch: bool = False, status: Callable[[str], None] | None = None) -> PartitionSummary:
+    """Extract one partition. With `batch`, an LLM's requests go through its provider's batch API (priced at
+    the batch rates, answered within hours); `status` hears what the partition is waiting for."""
     chat = build_model(inputs.spec, run=run, oracle=inputs.corpus.oracle)
+    if batch and isinstance(chat, LlmModel):
+        from lhl_platform.extraction.batch import extract_partition_batch
+
+        return asyncio.run(extract_partition_batch(
+            home.events, inputs.spec, run, inputs.corpus_id, inputs.contracts, chat,
+            concurrency=inputs.spec.params.concurrency, progress=progress, status=status))
     return asyncio.run(extract_partition(home.events, inputs.spec, run, inputs.corpus_id, inputs.contracts, chat,
                                          concurrency=inputs.spec.params.concurrency, progress=progress))
+
+
+def batch_requested() -> bool:
+    """Whether partitions should use the providers' batch APIs when their run config does not say:
+    `LHL_AUDIT_BATCH=1` (what `lhl audit --batch` sets for the runs it executes)."""
+    return os.environ.get(BATCH_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
 def run_judging(home: Home, model: str, run: int, judge: ModelSpec, corpus: Corpus,

@@ -3,6 +3,11 @@
 Tokens are estimated at four characters per token; output per extraction call from the model's
 `expected_output_tokens` param (default 1,500); judge calls assume every present clause is detected
 (an upper bound). Work already recorded in the event log is not counted: a re-run would not redo it.
+
+Extraction is costed two ways, side by side. Interactive: every call after a partition's first reads the
+instructions (they come first in every request) from the provider's prompt cache, at the cached rate; for
+Anthropic the first call writes them to the cache, at the cache-write rate. Batch (`lhl audit --batch`):
+every token at the batch rates, with no cache hits assumed (providers cache batch requests only as they can).
 """
 
 from __future__ import annotations
@@ -24,6 +29,10 @@ from lhl_platform.providers.base import approx_tokens
 from lhl_platform.registry import get_model
 
 JUDGE_OUTPUT_TOKENS = 80
+# Providers that serve a repeated prompt prefix from a cache (OpenAI and Gemini on their own, Anthropic where
+# the request marks it), and the shortest prefix they cache.
+CACHING_PROVIDERS = ("openai", "anthropic", "gemini")
+MIN_CACHED_PREFIX = 1024
 
 
 class Estimate(BaseModel):
@@ -32,7 +41,10 @@ class Estimate(BaseModel):
     calls: int
     input_tokens: int
     output_tokens: int
-    cost_usd: float
+    cost_usd: float  # interactive, with the instructions read from the prompt cache after the first call
+    batch_cost_usd: float  # through the provider's batch API
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
     judge_calls: int
     judge_input_tokens: int
     judge_output_tokens: int
@@ -46,6 +58,7 @@ def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contr
     judge_spec = get_model(home, judge)
     prompt_tokens = {c.contract_id: approx_tokens("".join(m.content for m in extraction_messages(c.text, CLAUSE_TYPES)))
                      for c in contracts}
+    instructions = approx_tokens(extraction_messages("", CLAUSE_TYPES)[0].content)
     out: list[Estimate] = []
     for name in models:
         spec = get_model(home, name)
@@ -57,6 +70,9 @@ def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contr
                     if not all(instance_key(name, run, c.contract_id, t) in done for t in CLAUSE_TYPES)]
             input_tokens = sum(prompt_tokens[c.contract_id] for c in todo)
             output_tokens = expected_output * len(todo)
+            caches = spec.provider in CACHING_PROVIDERS and instructions >= MIN_CACHED_PREFIX and todo
+            cached = instructions * (len(todo) - 1) if caches else 0
+            written = instructions if caches and spec.provider == "anthropic" else 0
             judge_calls = judge_in = 0
             for c in contracts:
                 for clause in CLAUSE_TYPES:
@@ -68,7 +84,9 @@ def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contr
             judge_out = judge_calls * JUDGE_OUTPUT_TOKENS
             out.append(Estimate(
                 model=name, run=run, calls=len(todo), input_tokens=input_tokens, output_tokens=output_tokens,
-                cost_usd=cost_usd(spec.price, input_tokens, output_tokens),
+                cost_usd=cost_usd(spec.price, input_tokens, output_tokens, cached, written),
+                batch_cost_usd=cost_usd(spec.price, input_tokens, output_tokens, batch=True),
+                cached_tokens=cached, cache_write_tokens=written,
                 judge_calls=judge_calls, judge_input_tokens=judge_in, judge_output_tokens=judge_out,
                 judge_cost_usd=cost_usd(judge_spec.price, judge_in, judge_out)))
     return out

@@ -3,7 +3,7 @@
 For every model with at least two runs, the newest run is compared with the earlier runs pooled (the
 baseline), overall and per category, on HalTP and on RDI. Each side gets a 95% bootstrap interval
 (HalTP: binomial resampling of its TPs; RDI: multinomial resampling of its contradictions); the
-metric has drifted when the two intervals do not overlap.
+metric has drifted when the two intervals do not overlap and each side holds at least MIN_UNITS units.
 """
 
 from __future__ import annotations
@@ -42,6 +42,15 @@ def _side(values: dict[str, Any], metric: str, resamples: int, seed: int, key: s
     return ((int(values["extra"]) - int(values["missing"])) / n if n else None), low, high
 
 
+# Fewer units than this on either side (TPs for HalTP, contradictions for RDI) and the intervals say more about
+# the sample than about the model: such a comparison is reported but never called drift.
+MIN_UNITS = 20
+
+
+def _units(values: dict[str, Any], metric: str) -> int:
+    return int(values["tp"] if metric == "hal_tp" else values["contradicted"])
+
+
 def _apart(a_low: float | None, a_high: float | None, b_low: float | None, b_high: float | None) -> bool:
     """Two intervals that both exist and do not overlap."""
     if a_low is None or a_high is None or b_low is None or b_high is None:
@@ -64,7 +73,8 @@ def drift(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESAMPLES,
             key = f"{model}|{category}|{metric}"
             base = _side(sides[False], metric, resamples, seed, key + "|baseline")
             new = _side(sides[True], metric, resamples, seed, key + "|newest")
-            separated = _apart(base[1], base[2], new[1], new[2])
+            enough = min(_units(sides[False], metric), _units(sides[True], metric)) >= MIN_UNITS
+            separated = enough and _apart(base[1], base[2], new[1], new[2])
             out.append(DriftRow(model=model, category=category, metric=metric,
                                 baseline_runs=int(sides[True]["n_runs"]) - 1, newest_run=int(sides[True]["newest"]),
                                 baseline=base[0], baseline_low=base[1], baseline_high=base[2],

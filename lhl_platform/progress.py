@@ -20,6 +20,8 @@ class Tick:
     output_tokens: int
     cached_tokens: int = 0
     failures: int = 0
+    cache_write_tokens: int = 0
+    batch: bool = False
 
 
 Progress = Callable[[Tick], None]
@@ -34,53 +36,99 @@ class CallTally:
     output_tokens: int = 0
     cached_tokens: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
+    cache_write_tokens: int = 0
+    batch: bool = False  # the calls went through a provider's batch API (priced at its batch rates)
 
     def count(self, usage: Usage) -> None:
         self.calls += 1
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
         self.cached_tokens += usage.cached_tokens
+        self.cache_write_tokens += usage.cache_write_tokens
 
     def tally(self) -> dict[str, int]:
         return {"calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "cached_tokens": self.cached_tokens, "failed": len(self.failures)}
+                "cached_tokens": self.cached_tokens, "cache_write_tokens": self.cache_write_tokens,
+                "failed": len(self.failures)}
 
     def tick(self, done: int, total: int) -> Tick:
         return Tick(done, total, self.calls, self.input_tokens, self.output_tokens, self.cached_tokens,
-                    len(self.failures))
+                    len(self.failures), self.cache_write_tokens, self.batch)
 
 
-def cost_usd(price: Price, input_tokens: int, output_tokens: int, cached_tokens: int = 0) -> float:
-    fresh = max(0, input_tokens - cached_tokens)
+def cost_usd(price: Price, input_tokens: int, output_tokens: int, cached_tokens: int = 0,
+             cache_write_tokens: int = 0, batch: bool = False) -> float:
+    """What a call costs at the model's published rates: input the cache served at the cached rate, input
+    written to the cache at the cache-write rate, the rest at the input rate; through a batch API at the
+    batch rates (the batch discount applies to the cache rates too). `usage_costs.sql` prices the same way."""
+    fresh = max(0, input_tokens - cached_tokens - cache_write_tokens)
+    if batch:
+        scale = price.batch_discount
+        return (fresh * price.batch_input_per_mtok + cached_tokens * price.cached_input_per_mtok * scale
+                + cache_write_tokens * price.cache_write_per_mtok * scale
+                + output_tokens * price.batch_output_per_mtok) / 1_000_000
     return (fresh * price.input_per_mtok + cached_tokens * price.cached_input_per_mtok
-            + output_tokens * price.output_per_mtok) / 1_000_000
+            + cache_write_tokens * price.cache_write_per_mtok + output_tokens * price.output_per_mtok) / 1_000_000
 
 
 class ProgressBar:
-    """Redraws one line on a terminal; elsewhere (logs, CI) prints a line every tenth of the way."""
+    """Progress of a partition on stderr: calls, tokens, spend and ETA.
 
-    def __init__(self, label: str, price: Price | None = None, out: TextIO | None = None, width: int = 24) -> None:
+    Silent for a partition that ends within `quiet_s` (most offline ones); after that a terminal gets one
+    line redrawn a few times a second, and anything else (logs, CI, a Dagster run's captured output) a
+    plain line every `every_s` seconds and one at the end. `status` shows what a partition is waiting for
+    (a provider's batch job, say) on the same terms."""
+
+    def __init__(self, label: str, price: Price | None = None, out: TextIO | None = None, width: int = 24,
+                 quiet_s: float = 2.0, every_s: float = 5.0) -> None:
         self.label, self.price, self.out, self.width = label, price or Price(), out or sys.stderr, width
+        self.quiet_s, self.every_s = quiet_s, every_s
         self.started = time.monotonic()
-        self.last_decile = -1
         self.tty = self.out.isatty()
+        self.shown = False  # whether any line was written
+        self.last_shown = 0.0
+        self.last_tick: Tick | None = None
 
-    def __call__(self, tick: Tick) -> None:
+    def _due(self, final: bool) -> bool:
+        now = time.monotonic()
+        if now - self.started < self.quiet_s:
+            return False
+        if final:
+            return True
+        return now - self.last_shown >= (0.2 if self.tty else self.every_s)
+
+    def line(self, tick: Tick) -> str:
         elapsed = time.monotonic() - self.started
         share = tick.done / tick.total if tick.total else 1.0
         eta = elapsed / share - elapsed if share > 0 else 0.0
-        spend = cost_usd(self.price, tick.input_tokens, tick.output_tokens, tick.cached_tokens)
+        spend = cost_usd(self.price, tick.input_tokens, tick.output_tokens, tick.cached_tokens,
+                         tick.cache_write_tokens, tick.batch)
         tokens = tick.input_tokens + tick.output_tokens
-        line = (f"{self.label} {tick.done}/{tick.total} | {tick.calls} calls | {tokens / 1000:.1f}k tok "
+        return (f"{self.label} {tick.done}/{tick.total} | {tick.calls} calls | {tokens / 1000:.1f}k tok "
                 f"({tick.cached_tokens / 1000:.1f}k cached) | ${spend:.2f} | "
-                f"{'failed ' + str(tick.failures) + ' | ' if tick.failures else ''}ETA {eta:.0f}s")
+                f"{'failed ' + str(tick.failures) + ' | ' if tick.failures else ''}"
+                f"{f'ETA {eta:.0f}s' if tick.done < tick.total else f'done in {elapsed:.0f}s'}")
+
+    def __call__(self, tick: Tick) -> None:
+        self.last_tick = tick
+        final = tick.done >= tick.total
+        if not self._due(final):
+            return
+        self._write(self.line(tick), share=tick.done / tick.total if tick.total else 1.0, final=final)
+
+    def status(self, text: str, final: bool = False) -> None:
+        """A line about what the partition is doing or waiting for, shown on the same terms as progress."""
+        if self._due(final):
+            self._write(f"{self.label} {text}", share=None, final=final)
+
+    def _write(self, line: str, share: float | None, final: bool) -> None:
+        self.shown, self.last_shown = True, time.monotonic()
         if self.tty:
-            filled = int(self.width * share)
-            self.out.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {line}\033[K")
-            if tick.done >= tick.total:
-                self.out.write("\n")
-            self.out.flush()
-        elif int(share * 10) > self.last_decile:
-            self.last_decile = int(share * 10)
+            bar = ""
+            if share is not None:
+                filled = int(self.width * share)
+                bar = f"[{'#' * filled}{'.' * (self.width - filled)}] "
+            self.out.write(f"\r{bar}{line}\033[K" + ("\n" if final else ""))
+        else:
             self.out.write(line + "\n")
-            self.out.flush()
+        self.out.flush()

@@ -40,6 +40,8 @@ class Seen:
     headers: dict[str, str]
     body: Any
     dropped: bool = False
+    arrived: float = field(default_factory=time.monotonic)
+    answered: float | None = None  # when the whole response was written (time.monotonic)
 
 
 class ScriptedServer:
@@ -90,6 +92,8 @@ class ScriptedServer:
                         self.send_header(k, v)
                     self.end_headers()
                     self.wfile.write(payload)
+                    self.wfile.flush()
+                    seen.answered = time.monotonic()
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
 

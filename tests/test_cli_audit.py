@@ -37,13 +37,16 @@ def test_report_json_has_exactly_the_spec_shape(demo_home, capsys):
     assert set(report["scope"]) == {"corpus_id", "corpus_name", "subset", "runs", "judge", "models", "contracts",
                                     "matched_contracts"}
     assert {(u["model"], u["run"]) for u in report["usage"]} == {(r["model"], r["run"]) for r in report["per_run"]}
-    assert {r["model"] for r in report["leaderboard"]} == {"lexical", "sim-inventor", "sim-omitter", "sim-balanced"}
+    # the four demo models and the demo's debate system, ranked beside its base on the same contracts
+    assert {r["model"] for r in report["leaderboard"]} == {"lexical", "sim-inventor", "sim-omitter", "sim-balanced",
+                                                           "sim-inventor+debate"}
+    assert report["scope"]["matched_contracts"] == report["scope"]["contracts"] == 12
     assert set(report["leaderboard"][0]) == METRIC_KEYS | {"contracts", "coverage_differs"}
     assert set(report["per_run"][0]) == METRIC_KEYS | {"run"}
     assert set(report["typed_profiles"][0]) == METRIC_KEYS | {"category"}
     assert set(report["gaps"][0]) == {"model", "gap", "max_category", "min_category"}
     assert set(report["composite"][0]) == {"scheme", "model", "score", "rank"}
-    assert len(report["composite"]) == 5 * 4
+    assert len(report["composite"]) == 5 * 5
     assert all(0 <= r["far"] <= 1 for r in report["leaderboard"])
     rows = {r["model"]: r for r in report["leaderboard"]}
     assert rows["sim-inventor"]["rdi"] > 0 > rows["sim-omitter"]["rdi"]
@@ -60,7 +63,7 @@ def test_report_is_reproducible_for_a_seed_and_offers_cluster_bootstrap(demo_hom
 def test_report_csv_and_markdown_to_file(demo_home, tmp_path, capsys):
     assert main(["--home", str(demo_home), "report", "--format", "csv", "--out", str(tmp_path / "r.csv")]) == 0
     lines = (tmp_path / "r.csv").read_text().splitlines()
-    assert lines[0].startswith("table,model,run,category") and len(lines) == 1 + 4 + 8 + 16
+    assert lines[0].startswith("table,model,run,category") and len(lines) == 1 + 5 + 10 + 20  # leaderboard, per run, typed profiles of 5 systems
     code, out, _ = _run(capsys, "--home", str(demo_home), "report", "--format", "md")
     assert code == 0 and "## Leaderboard" in out and "|---|" in out
 

@@ -116,6 +116,16 @@ def test_the_offline_debate_lowers_the_inventors_false_positives_and_joins_the_r
     assert len(outcomes) == 2 * 4 * 41 and all(o.config.hash == o.config_hash for o in outcomes)
     assert {o.config_hash for o in outcomes} == {calibration.config_hash, GENERIC.hash}
     assert calibration.config == calibrate(calibration.profile) and calibration.profile.model == "sim-inventor"
+
+    # The debate system's calls and tokens, shaped for the usage mart: one row per role call, billed to the backbone.
+    with read_warehouse(Home.resolve(home)) as con:
+        usage = con.execute("""select model, count(*), sum(input_tokens + output_tokens) from int_debate_usage
+                               where stage = 'extraction' group by model order by model""").fetchall()
+    by_config = {kind: [o for o in outcomes if (o.config_name == "generic") == (kind == "generic")]
+                 for kind in ("calibrated", "generic")}
+    assert usage == [(f"sim-inventor+debate{suffix}", sum(o.calls for o in by_config[kind]),
+                      sum(o.input_tokens + o.output_tokens for o in by_config[kind]))
+                     for suffix, kind in (("", "calibrated"), ("-generic", "generic"))]
     _cli(capsys, home, "verify")
 
 

@@ -78,6 +78,19 @@ def test_newest_run_is_compared_with_the_earlier_runs(tmp_path):
     assert not any(r.drifted for r in rows if r.model == "steady")
 
 
+def test_a_handful_of_contradictions_is_never_called_drift(tmp_path):
+    # Three contradictions per side that flip from missing to extra: the intervals part, but the sample is tiny.
+    rows = []
+    for run, mismatch in ((1, "missing_condition"), (2, "missing_condition"), (3, "extra_condition")):
+        rows += [outcome("tiny", run, f"c{i}", "Non-Compete", "TP", "contradicted", mismatch) for i in range(3)]
+    home = Home.resolve(tmp_path / "h").ensure()
+    import_outcomes(home, write_outcomes(tmp_path / "o.csv", rows))
+    with read_warehouse(home) as con:
+        rows_ = drift(con, resamples=200)
+    rdi = next(r for r in rows_ if r.metric == "rdi" and r.category is None)
+    assert (rdi.baseline, rdi.newest) == (-1.0, 1.0) and not rdi.drifted
+
+
 def test_drift_check_fails_in_dagster_and_reaches_the_webhook(tmp_path, receiver):
     url, bodies = receiver
     home = _home(tmp_path)

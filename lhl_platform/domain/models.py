@@ -119,19 +119,46 @@ class Verdict(Frozen):
 
 
 class Price(Frozen):
-    """USD per million tokens, as the provider publishes them."""
+    """USD per million tokens, every rate the provider publishes for the model.
+
+    A rate left out is taken from the rate it discounts or marks up: cached input, cache writes and batch
+    input from the input rate, batch output from the output rate. So a model registered with only input
+    and output prices is never costed below them; publish the discounts to have them applied."""
 
     input_per_mtok: float = Field(default=0.0, ge=0)
     output_per_mtok: float = Field(default=0.0, ge=0)
-    cached_input_per_mtok: float = Field(default=0.0, ge=0)
+    cached_input_per_mtok: float = Field(default=0.0, ge=0, description="input read from the provider's cache")
+    cache_write_per_mtok: float = Field(default=0.0, ge=0, description="input written to the cache (Anthropic)")
+    batch_input_per_mtok: float = Field(default=0.0, ge=0, description="input sent through the batch API")
+    batch_output_per_mtok: float = Field(default=0.0, ge=0, description="output of the batch API")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unpublished_rates(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            data = dict(data)
+            base = {"cached_input_per_mtok": "input_per_mtok", "cache_write_per_mtok": "input_per_mtok",
+                    "batch_input_per_mtok": "input_per_mtok", "batch_output_per_mtok": "output_per_mtok"}
+            for rate, source in base.items():
+                if data.get(rate) is None:
+                    data[rate] = data.get(source) or 0.0
+        return data
+
+    @property
+    def batch_discount(self) -> float:
+        """What the batch API charges relative to the interactive input rate (applied to cache rates too)."""
+        return self.batch_input_per_mtok / self.input_per_mtok if self.input_per_mtok else 1.0
 
 
 class Usage(BaseModel):
-    """Tokens of one model call, as the provider reported them (offline models estimate)."""
+    """Tokens of one model call, as the provider reported them (offline models estimate). `input_tokens` is
+    the whole prompt; `cached_tokens` of it were read from the provider's cache and `cache_write_tokens`
+    written to it (both part of `input_tokens`)."""
 
     input_tokens: int = Field(default=0, ge=0)
     output_tokens: int = Field(default=0, ge=0)
     cached_tokens: int = Field(default=0, ge=0)
+    cache_write_tokens: int = Field(default=0, ge=0)
 
 
 class ModelSpec(Frozen):

@@ -49,6 +49,8 @@ class EventType(StrEnum):
     VERDICT_FAILED = "verdict.failed"
     OUTCOME_IMPORTED = "outcome.imported"
     JUDGE_PRIMARY_SET = "judge.primary_set"
+    BATCH_SUBMITTED = "batch.submitted"
+    BATCH_COLLECTED = "batch.collected"
     JUDGE_VALIDATION_ITEM = "judge.validation_item"
     JUDGE_VALIDATED = "judge.validated"
     # The typed debate (lhl_platform/debate/events.py defines the payloads, a leaf module importing only domain).
@@ -142,6 +144,31 @@ class ModelCall(Payload):
     usage: Usage
     content: dict[str, Any] | None
     raw_text: str = ""
+    batch_id: str | None = None  # the provider batch job that served the call (priced at batch rates)
+
+
+class BatchSubmitted(Payload):
+    """A provider batch job holding some of a partition's requests, recorded as soon as its id exists: a
+    run that stops while it is pending resumes by polling it, never by submitting the requests again."""
+
+    model: str
+    run: int
+    provider: str
+    model_id: str
+    batch_id: str
+    request_keys: list[str]
+    contract_ids: list[str]
+
+
+class BatchCollected(Payload):
+    """A batch job that ended and whose results were recorded (as `model.call` events and instances)."""
+
+    model: str
+    run: int
+    batch_id: str
+    status: str
+    answered: int
+    failed: int
 
 
 class ExtractionRecorded(Extraction):
@@ -210,6 +237,8 @@ PAYLOADS: dict[EventType, type[BaseModel]] = {
     EventType.VERDICT_FAILED: VerdictFailed,
     EventType.OUTCOME_IMPORTED: OutcomeImported,
     EventType.JUDGE_PRIMARY_SET: JudgePrimarySet,
+    EventType.BATCH_SUBMITTED: BatchSubmitted,
+    EventType.BATCH_COLLECTED: BatchCollected,
     EventType.JUDGE_VALIDATION_ITEM: JudgeValidationItem,
     EventType.JUDGE_VALIDATED: JudgeValidated,
     EventType.DEBATE_SCOPE: DebateScope,

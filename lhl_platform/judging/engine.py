@@ -26,6 +26,12 @@ from lhl_platform.providers.base import (
     safe_complete,
 )
 
+COMMIT_VERDICTS = 64
+COMMIT_SECONDS = 0.25
+MAX_UNCOMMITTED = 2 * COMMIT_VERDICTS
+OFFLINE_COMMIT_EVENTS = 5000
+OFFLINE_COMMIT_SECONDS = 10.0
+
 
 def verdict_stream(model: str, run: int) -> str:
     return f"judge.model={model}.run={run}"
@@ -65,9 +71,15 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
     summary.true_positives = len(positives)
     semaphore = asyncio.Semaphore(max(1, concurrency))
     done = 0
-    # An LLM judge's verdicts reach disk within a second, so a crash repeats at most a second of calls.
-    flush_seconds = None if judge_spec.provider == "offline" else 1.0
-    with log.writer(verdict_stream(model, run), flush_every=2000, flush_seconds=flush_seconds) as writer:
+    # Group commit on the writer's own thread. An LLM judge's verdicts are committed every COMMIT_VERDICTS
+    # verdicts or COMMIT_SECONDS, and no new call starts while MAX_UNCOMMITTED await their commit, so a
+    # crash repeats at most that many completed calls; an offline judge commits in large segments.
+    durable = judge_spec.provider != "offline"
+    writing = (log.writer(verdict_stream(model, run), background=True, flush_units=COMMIT_VERDICTS,
+                          flush_seconds=COMMIT_SECONDS) if durable else
+               log.writer(verdict_stream(model, run), background=True, flush_every=OFFLINE_COMMIT_EVENTS,
+                          flush_seconds=OFFLINE_COMMIT_SECONDS))
+    with writing as writer:
 
         async def one(x: ExtractionRecorded) -> None:
             nonlocal done
@@ -84,6 +96,8 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
                                        task=JudgeTask(clause_type=row.clause_type, truth=row.spans,
                                                       extracted=extracted))
                 async with semaphore:
+                    if durable:  # no new call while too many completed ones await their commit
+                        await writer.room(MAX_UNCOMMITTED)
                     response = await safe_complete(judge, request)
                 summary.count(response.usage)
                 subject = f"{x.contract_id}/{x.clause_type}"
@@ -104,6 +118,7 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
                         latency_s=round(response.latency_s, 6), params=request.params))
                     summary.judged += 1
                     summary.contradicted += verdict.verdict is VerdictLabel.CONTRADICTED
+                writer.end_unit()
             done += 1
             if progress:
                 progress(summary.tick(done, len(positives)))

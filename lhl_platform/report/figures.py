@@ -106,7 +106,8 @@ def _forest(ax: Axes, estimates: list[Estimate], groups: Sequence[str], models: 
                 ax.plot([e.value * scale], [y], marker="o", markersize=6, color=colors[model],
                         markerfacecolor="white" if crosses else colors[model], zorder=3)
             else:
-                ax.text(0.0 if zero_line else 0.5 * scale, y, "no value", va="center", fontsize=7, color="#777777")
+                ax.text(0.5 if zero_line else 0.01, y, "no value", transform=ax.get_yaxis_transform(),
+                        ha="left", va="center", fontsize=7, color="#777777")
             y += 1
         y += 0.4
     if zero_line:
@@ -146,8 +147,10 @@ def typed_haltp_figure(report: Report) -> str:
                                       ci.ci_low if ci else None, ci.ci_high if ci else None))
     groups = [_group_label(c, sizes) for c in categories]
     fig = _figure(7.0, 0.9 + 0.24 * len(groups) * (len(models) + 1.4))
-    _forest(fig.add_subplot(), estimates, groups, models, scale=100, zero_line=False,
+    ax = fig.add_subplot()
+    _forest(ax, estimates, groups, models, scale=100, zero_line=False,
             xlabel="HalTP: share of found clauses whose content is wrong (%), with 95% interval")
+    ax.set_xlim(-2, 102)
     return to_svg(fig)
 
 
@@ -164,8 +167,8 @@ def rdi_forest_figure(report: Report) -> str:
     ax = fig.add_subplot()
     _forest(ax, estimates, groups, models, scale=1, zero_line=True,
             xlabel="RDI: <- omission (missing conditions)   |   invention (extra conditions) ->")
-    low, high = ax.get_xlim()
-    bound = max(abs(low), abs(high), 0.05)
+    values = [v for e in estimates for v in (e.value, e.low, e.high) if v is not None]
+    bound = min(1.05, max([abs(v) for v in values] + [0.05]) * 1.1)
     ax.set_xlim(-bound, bound)
     return to_svg(fig)
 
@@ -181,7 +184,7 @@ def rank_heatmap_figure(report: Report) -> str:
                  for s in (report.statistics.rank_stability if report.statistics else [])}
     grid = np.array([[np.nan if ranks.get((s, m)) is None else float(ranks[(s, m)] or 0) for s in schemes]
                      for m in models])
-    fig = _figure(1.6 + 1.25 * max(len(schemes), 1), 0.9 + 0.45 * max(len(models), 1))
+    fig = _figure(1.6 + 1.25 * max(len(schemes), 1), 1.6 + 0.45 * max(len(models), 1))
     ax = fig.add_subplot()
     if grid.size:  # vector cells (pcolormesh), not an embedded bitmap
         ax.pcolormesh(np.ma.masked_invalid(grid), cmap="YlGn_r", vmin=1, vmax=max(len(models), 2) + 0.5,
@@ -206,7 +209,7 @@ def missing_figure(report: Report) -> str | None:
     rows = report.statistics.missing_summary if report.statistics else []
     if not any(r.missing_rows for r in rows):
         return None
-    fig = _figure(7.0, 0.8 + 0.35 * len(rows))
+    fig = _figure(7.0, 1.6 + 0.35 * len(rows))
     ax = fig.add_subplot()
     names = [r.model for r in rows]
     persistent = [r.persistent_missing_rows for r in rows]

@@ -134,6 +134,7 @@ def _scope(report: Report) -> str:
     judges = sorted({f"{s.name}: {s.model_id or '?'} ({s.prompt_version or 'no prompt version'})"
                      for s in sources if s.role == "judge"})
     imported = sorted({s.model for s in sources if s.role == "imported"})
+    debates = sorted({f"{s.model} debates {s.name} ({s.prompt_version})" for s in sources if s.role == "debate"})
     run_keys = sorted({f"{s.model}|{s.run}" for s in sources}) or [f"{m}|{r}" for m in sc.models for r in sc.runs]
     boot = report.statistics.bootstrap if report.statistics else None
     facts = [
@@ -147,6 +148,7 @@ def _scope(report: Report) -> str:
         ("judge identity and prompt", "; ".join(judges) or "no recorded judge calls (imported verdicts)"),
         ("extraction prompts", "; ".join(extract) or "none recorded"),
         ("imported outcomes", ", ".join(imported) or "none"),
+        *([("debate systems", "; ".join(debates))] if debates else []),
         ("run keys (model|run)", ", ".join(run_keys)),
         ("code version", f"lhl_platform {prov.code_version}" if prov else "–"),
     ]

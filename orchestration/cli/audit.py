@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import time
+from collections.abc import Iterator
 
 from lhl_platform.domain.models import Contract
 from lhl_platform.home import Home
-from orchestration.cli.app import Cli, parse_list, parse_runs
+from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
 
 DEMO_MODELS = (
     ("lexical", "lexical", "cue-pattern extractor (a real baseline; the demo's plain drafting suits its cues)"),
@@ -36,6 +39,9 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
         return _print_estimate(home, models, runs, contracts, first.judge)
     for name in dict.fromkeys([*models, *(s.judge for s in settings.values())]):
         build_model(get_model(home, name))  # unknown model or missing API key: fail before any work
+    if args.queue and args.batch:
+        raise CliError("--batch runs here and waits for the provider; for queued runs set LHL_AUDIT_BATCH=1 in the "
+                       "daemon's environment")
     if args.queue:
         launches = [audit_launch(home, m, r, "cli", judge=args.judge, contracts=args.contracts, subset=args.subset)
                     for r in runs for m in models]
@@ -44,9 +50,30 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
               "and drift are rebuilt once they have finished")
         return 0
     started = time.perf_counter()
-    audit(home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge)
+    with _batch_mode(args.batch):
+        audit(home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge)
     print(f"audit finished in {time.perf_counter() - started:.1f}s; see `lhl report` (or `lhl ui` for lineage)")
     return 0
+
+
+@contextlib.contextmanager
+def _batch_mode(on: bool) -> Iterator[None]:
+    """`--batch`: the partition runs executed here send LLM requests through the providers' batch APIs (their
+    run config's `batch` left open, the extractions asset reads LHL_AUDIT_BATCH)."""
+    from lhl_platform.audit import BATCH_ENV
+
+    if not on:
+        yield
+        return
+    before = os.environ.get(BATCH_ENV)
+    os.environ[BATCH_ENV] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(BATCH_ENV, None)
+        else:
+            os.environ[BATCH_ENV] = before
 
 
 def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: list[Contract], judge: str) -> int:
@@ -54,15 +81,19 @@ def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: l
 
     rows = estimate_audit(home, models, runs, contracts, judge)
     print(f"Dry run: {len(contracts)} contracts x {len(runs)} run(s); nothing is called. Tokens are estimates "
-          "(about 4 characters per token); work already in the event log is not counted.")
-    print(f"{'model':<20} {'run':>3} {'calls':>7} {'input tok':>12} {'output tok':>11} {'cost':>10}  "
-          f"{'judge calls':>11} {'judge cost':>10}")
+          "(about 4 characters per token); work already in the event log is not counted. Extraction cost "
+          "interactive (instructions read from the prompt cache after the first call) and with --batch (batch "
+          "prices, no cache hits assumed).")
+    print(f"{'model':<20} {'run':>3} {'calls':>7} {'input tok':>12} {'output tok':>11} {'interactive':>12} "
+          f"{'--batch':>10}  {'judge calls':>11} {'judge cost':>10}")
     for r in rows:
         print(f"{r.model:<20} {r.run:>3} {r.calls:>7,} {r.input_tokens:>12,} {r.output_tokens:>11,} "
-              f"${r.cost_usd:>9.2f}  {r.judge_calls:>11,} ${r.judge_cost_usd:>9.2f}")
-    total = sum(r.cost_usd + r.judge_cost_usd for r in rows)
+              f"${r.cost_usd:>11.2f} ${r.batch_cost_usd:>9.2f}  {r.judge_calls:>11,} ${r.judge_cost_usd:>9.2f}")
+    judge_cost = sum(r.judge_cost_usd for r in rows)
+    interactive = sum(r.cost_usd for r in rows) + judge_cost
+    batch = sum(r.batch_cost_usd for r in rows) + judge_cost
     print(f"total: {sum(r.calls for r in rows):,} extraction calls, {sum(r.judge_calls for r in rows):,} judge calls, "
-          f"about ${total:,.2f} at registered prices")
+          f"about ${interactive:,.2f} interactive or ${batch:,.2f} with --batch, at registered prices")
     return 0
 
 
@@ -111,7 +142,10 @@ def register(cli: Cli) -> None:
                     "judge, else the offline rubric judge)")
     au.add_argument("--queue", action="store_true", help="queue the partition runs for the daemon (`lhl daemon`) "
                     "instead of running them here")
-    au.add_argument("--dry-run", action="store_true", help="estimate calls, tokens and cost; call nothing")
+    au.add_argument("--dry-run", action="store_true", help="estimate calls, tokens and cost (interactive and with "
+                    "--batch); call nothing")
+    au.add_argument("--batch", action="store_true", help="for audits that can wait: send LLM requests through the "
+                    "providers' batch APIs (batch prices, answered within hours); a stopped run resumes by polling")
 
     demo = cli.add("demo", cmd_demo, "offline end-to-end audit of the bundled demo corpus through Dagster")
     demo.add_argument("--runs", type=int, default=2, choices=range(1, 6), metavar="N",

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 Say = Callable[[str], None]
 DEMO_BACKBONE = "sim-inventor"
 DEMO_SUBSET = "demo-debate"
-DEMO_SUBSET_SIZE = 4
+DEMO_SUBSET_SIZE = 12  # the whole demo corpus, so every demo system is compared on the same contracts
 DEMO_SUBSET_SEED = 0
 
 

@@ -26,7 +26,8 @@ def cmd_models_add(args: argparse.Namespace, home: Home) -> int:
         "name": args.name, "provider": args.provider, "model_id": args.model_id, "base_url": args.base_url,
         "params": params, "role": args.role,
         "price": Price(input_per_mtok=args.input_price, output_per_mtok=args.output_price,
-                       cached_input_per_mtok=args.cached_input_price)})
+                       cached_input_per_mtok=args.cached_input_price, cache_write_per_mtok=args.cache_write_price,
+                       batch_input_per_mtok=args.batch_input_price, batch_output_per_mtok=args.batch_output_price)})
     added = add_model(home, spec)
     if spec.role == "extractor":
         instance = instance_for(home)
@@ -71,8 +72,16 @@ def register(cli: Cli) -> None:
     add.add_argument("--params", help="JSON object of model parameters (temperature, concurrency, ...)")
     add.add_argument("--monitor", action="store_true", help="include in recurring post-deployment audits")
     add.add_argument("--input-price", type=float, default=0.0, help="USD per million input tokens")
-    add.add_argument("--cached-input-price", type=float, default=0.0, help="USD per million cached input tokens")
     add.add_argument("--output-price", type=float, default=0.0, help="USD per million output tokens")
+    add.add_argument("--cached-input-price", type=float,
+                     help="USD per million input tokens read from the provider's cache (default: the input price)")
+    add.add_argument("--cache-write-price", type=float,
+                     help="USD per million input tokens written to the cache, as Anthropic charges (default: the "
+                          "input price)")
+    add.add_argument("--batch-input-price", type=float,
+                     help="USD per million input tokens through the batch API (default: the input price)")
+    add.add_argument("--batch-output-price", type=float,
+                     help="USD per million output tokens through the batch API (default: the output price)")
     cli.add("list", cmd_models_list, "list registered models", "models")
     rm = cli.add("remove", cmd_models_remove, "unregister a model (its history is kept)", "models")
     rm.add_argument("name")

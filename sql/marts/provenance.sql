@@ -1,9 +1,10 @@
--- depends_on: events, stg_verdicts, instance_outcomes, audit_scope, scope
+-- depends_on: events, stg_verdicts, stg_debate_scope, stg_debate_verdicts, int_debate_configs, instance_outcomes, audit_scope, scope
 -- Where the figures in scope come from, per (model, run): the extracting model's id and prompt version of its
 -- recorded calls (role `extractor`), the report judge's model id and prompt version of its verdicts (role
--- `judge`), and outcomes brought in by `lhl import outcomes` (role `imported`, no prompt). `items` counts calls,
--- verdicts or imported instances. The prompt version of a call is read from the call's payload because the
--- staging model of calls does not carry it.
+-- `judge`), for a debate system the backbone it debated and the debate prompt version (role `debate`), and
+-- outcomes brought in by `lhl import outcomes` (role `imported`, no prompt). `items` counts calls, verdicts,
+-- debated contracts or imported instances. The prompt version of a call is read from the call's payload because
+-- the staging model of calls does not carry it.
 with cells as (select distinct model, run, contract_id from audit_scope),
 calls as (
     select
@@ -29,6 +30,24 @@ judging as (
     where v.judge = (select judge from scope)
     group by all
 ),
+current_debates as (select backbone, run, config_hash, system from int_debate_configs where is_current),
+debating as (
+    select c.system as model, d.run, 'debate' as role, d.backbone as name, null::varchar as model_id,
+           d.prompt_version, count(distinct d.contract_id) as items
+    from stg_debate_scope d
+    join current_debates c on c.backbone = d.backbone and c.run = d.run and c.config_hash = d.config_hash
+    semi join cells s on s.model = c.system and s.run = d.run and s.contract_id = d.contract_id
+    group by all
+),
+debate_judging as (
+    select c.system as model, v.run, 'judge' as role, v.judge as name, v.judge_model_id as model_id,
+           v.prompt_version, count(*) as items
+    from stg_debate_verdicts v
+    join current_debates c on c.backbone = v.backbone and c.run = v.run and c.config_hash = v.config_hash
+    semi join cells s on s.model = c.system and s.run = v.run and s.contract_id = v.contract_id
+    where v.judge = (select judge from scope)
+    group by all
+),
 imported as (
     select model, run, 'imported' as role, model as name, null::varchar as model_id, null::varchar as prompt_version,
            count(*) as items
@@ -37,5 +56,6 @@ imported as (
     group by all
 )
 select model, run, role, name, model_id, prompt_version, items
-from (select * from extraction union all select * from judging union all select * from imported)
+from (select * from extraction union all select * from judging union all select * from debating
+      union all select * from debate_judging union all select * from imported)
 order by model, run, role, name, prompt_version

@@ -12,6 +12,7 @@ select
     coalesce(cast(json_extract(payload, '$.usage.input_tokens') as bigint), 0) as input_tokens,
     coalesce(cast(json_extract(payload, '$.usage.output_tokens') as bigint), 0) as output_tokens,
     coalesce(cast(json_extract(payload, '$.usage.cached_tokens') as bigint), 0) as cached_tokens,
+    coalesce(cast(json_extract(payload, '$.usage.cache_write_tokens') as bigint), 0) as cache_write_tokens,
     stream, time, seq
 from events
 where type = 'debate.turn'

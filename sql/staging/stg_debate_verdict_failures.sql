@@ -10,6 +10,8 @@ select
     json_extract_string(payload, '$.reason') as reason,
     coalesce(cast(json_extract(payload, '$.usage.input_tokens') as bigint), 0) as input_tokens,
     coalesce(cast(json_extract(payload, '$.usage.output_tokens') as bigint), 0) as output_tokens,
+    coalesce(cast(json_extract(payload, '$.usage.cached_tokens') as bigint), 0) as cached_tokens,
+    coalesce(cast(json_extract(payload, '$.usage.cache_write_tokens') as bigint), 0) as cache_write_tokens,
     time
 from events
 where type = 'debate.verdict_failed'

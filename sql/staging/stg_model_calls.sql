@@ -1,4 +1,5 @@
--- One row per completed extraction call (event model.call): who was called, for which contract, tokens.
+-- One row per completed extraction call (event model.call): who was called, for which contract, tokens
+-- (of the prompt, those read from and written to the provider's cache), and the batch that served it if any.
 select
     json_extract_string(payload, '$.model') as model,
     cast(json_extract(payload, '$.run') as integer) as run,
@@ -8,6 +9,8 @@ select
     coalesce(cast(json_extract(payload, '$.usage.input_tokens') as bigint), 0) as input_tokens,
     coalesce(cast(json_extract(payload, '$.usage.output_tokens') as bigint), 0) as output_tokens,
     coalesce(cast(json_extract(payload, '$.usage.cached_tokens') as bigint), 0) as cached_tokens,
+    coalesce(cast(json_extract(payload, '$.usage.cache_write_tokens') as bigint), 0) as cache_write_tokens,
+    json_extract_string(payload, '$.batch_id') as batch_id,  -- set when the call was served by a batch API
     cast(json_extract(payload, '$.latency_s') as double) as latency_s,
     time
 from events

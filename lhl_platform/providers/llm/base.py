@@ -11,10 +11,11 @@ Everything else is here, identical for every provider: admission through the mod
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -28,6 +29,7 @@ from lhl_platform.providers.base import (
     ModelResponse,
     Usage,
 )
+from lhl_platform.providers.llm.batch import BatchError, BatchItem, BatchLimits, BatchState
 from lhl_platform.providers.llm.credentials import CredentialError as CredentialError  # re-exported
 from lhl_platform.providers.llm.failures import Failure, classify
 from lhl_platform.providers.llm.failures import retry_after_seconds as retry_after_seconds  # re-exported
@@ -45,6 +47,12 @@ class Reply:
     finish: FinishReason
     usage: Usage
     detail: str = ""
+
+
+def add_usage(a: Usage, b: Usage) -> Usage:
+    return Usage(input_tokens=a.input_tokens + b.input_tokens, output_tokens=a.output_tokens + b.output_tokens,
+                 cached_tokens=a.cached_tokens + b.cached_tokens,
+                 cache_write_tokens=a.cache_write_tokens + b.cache_write_tokens)
 
 
 class LlmModel(ABC):
@@ -85,49 +93,99 @@ class LlmModel(ABC):
     def failure(self, exc: BaseException) -> Failure:
         return classify(exc, self.classify)
 
+    def params_for(self, request: ModelRequest) -> dict[str, Any]:
+        return {**self.spec.params.sampling(), **request.params}
+
+    def too_long(self, request: ModelRequest) -> ModelResponse | None:
+        """A recorded failure, without a call, when the request cannot fit the model's context window."""
+        params = self.params_for(request)
+        prompt_tokens = max(1, sum(len(m.content) for m in request.messages) // 4)  # approx_tokens, unjoined
+        if prompt_tokens + int(params.get("max_output_tokens", 0)) <= self.context_window:
+            return None
+        return ModelResponse(finish_reason=FinishReason.LENGTH, latency_s=0.0, error=(
+            f"prompt too long for {self.spec.model_id}: about {prompt_tokens:,} input tokens + "
+            f"{params.get('max_output_tokens', 0):,} output exceed the {self.context_window:,}-token "
+            "context window"))
+
+    @staticmethod
+    def settle(reply: Reply, schema: type[BaseModel], latency_s: float = 0.0) -> tuple[ModelResponse, str]:
+        """A reply as a response: a refusal or a truncation is a recorded failure; otherwise the text parsed
+        strictly. Returns the response and, when the text did not parse, what was wrong with it."""
+        if reply.finish is not FinishReason.STOP:
+            what = "output truncated at the token limit" if reply.finish is FinishReason.LENGTH else "model refused"
+            return ModelResponse(raw_text=reply.text, finish_reason=reply.finish, usage=reply.usage,
+                                 latency_s=latency_s, error=f"{what}{': ' + reply.detail if reply.detail else ''}"), ""
+        content, problem = parse_structured(reply.text, schema)
+        if content is None:
+            return ModelResponse(raw_text=reply.text[:20_000], usage=reply.usage, finish_reason=FinishReason.ERROR,
+                                 latency_s=latency_s, error=f"unparseable output: {problem}"), problem
+        return ModelResponse(content=content, raw_text="", usage=reply.usage, latency_s=latency_s), ""
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
         started = time.perf_counter()
-        params = {**self.spec.params.sampling(), **request.params}
-        prompt_tokens = max(1, sum(len(m.content) for m in request.messages) // 4)  # approx_tokens, unjoined
-        budget = prompt_tokens + int(params.get("max_output_tokens", 0))
-        if budget > self.context_window:
-            return ModelResponse(finish_reason=FinishReason.LENGTH, latency_s=0.0, error=(
-                f"prompt too long for {self.spec.model_id}: about {prompt_tokens:,} input tokens + "
-                f"{params.get('max_output_tokens', 0):,} output exceed the {self.context_window:,}-token "
-                "context window"))
+        refused = self.too_long(request)
+        if refused is not None:
+            return refused
+        params = self.params_for(request)
+        budget = max(1, sum(len(m.content) for m in request.messages) // 4) + int(params.get("max_output_tokens", 0))
         schema = output_schema(request)
         await self.prepare(request.messages)
         reply, error = await self._send_with_retries(request.messages, schema, params, budget)
-        usage = reply.usage if reply else Usage()
         if reply is None:
             return ModelResponse(error=error, finish_reason=FinishReason.ERROR, latency_s=time.perf_counter() - started)
-        if reply.finish is not FinishReason.STOP:
-            what = "output truncated at the token limit" if reply.finish is FinishReason.LENGTH else "model refused"
-            return ModelResponse(raw_text=reply.text, finish_reason=reply.finish, usage=usage,
-                                 latency_s=time.perf_counter() - started,
-                                 error=f"{what}{': ' + reply.detail if reply.detail else ''}")
-        content, problem = parse_structured(reply.text, schema)
-        if content is None:
-            # One repair attempt: show the model its reply and what was wrong with it.
-            repair = (*request.messages, Message(role="assistant", content=reply.text[:20_000]),
-                      Message(role="user", content=f"Your reply was rejected: {problem}. Reply again with JSON "
-                                                   "only, matching the required schema exactly."))
-            second, error = await self._send_with_retries(repair, schema, params, budget)
-            if second is not None:
-                usage = Usage(input_tokens=usage.input_tokens + second.usage.input_tokens,
-                              output_tokens=usage.output_tokens + second.usage.output_tokens,
-                              cached_tokens=usage.cached_tokens + second.usage.cached_tokens)
-                if second.finish is FinishReason.STOP:
-                    content, problem = parse_structured(second.text, schema)
-                else:
-                    problem = f"repair attempt ended with {second.finish.value}"
+        response, problem = self.settle(reply, schema, time.perf_counter() - started)
+        if not problem:
+            return response
+        # One repair attempt: show the model its reply and what was wrong with it.
+        usage = reply.usage
+        repair = (*request.messages, Message(role="assistant", content=reply.text[:20_000]),
+                  Message(role="user", content=f"Your reply was rejected: {problem}. Reply again with JSON "
+                                               "only, matching the required schema exactly."))
+        second, error = await self._send_with_retries(repair, schema, params, budget)
+        content = None
+        if second is not None:
+            usage = add_usage(usage, second.usage)
+            if second.finish is FinishReason.STOP:
+                content, problem = parse_structured(second.text, schema)
             else:
-                problem = f"{problem}; repair attempt failed: {error}"
-            if content is None:
-                return ModelResponse(raw_text=reply.text[:20_000], usage=usage, finish_reason=FinishReason.ERROR,
-                                     latency_s=time.perf_counter() - started,
-                                     error=f"unparseable output after one repair attempt: {problem}")
+                problem = f"repair attempt ended with {second.finish.value}"
+        else:
+            problem = f"{problem}; repair attempt failed: {error}"
+        if content is None:
+            return ModelResponse(raw_text=reply.text[:20_000], usage=usage, finish_reason=FinishReason.ERROR,
+                                 latency_s=time.perf_counter() - started,
+                                 error=f"unparseable output after one repair attempt: {problem}")
         return ModelResponse(content=content, raw_text="", usage=usage, latency_s=time.perf_counter() - started)
+
+    # --- batch APIs (audits that can wait): see batch.py --------------------------------------------------
+
+    batch_limits = BatchLimits()
+
+    def batch_entry(self, request: ModelRequest) -> Any:
+        """One request as the provider's batch API takes it, keyed by its request key."""
+        raise NotImplementedError(f"{self.provider} has no batch API here")
+
+    def entry_size(self, entry: Any) -> int:
+        """Bytes an entry adds to a batch (for the provider's size limit)."""
+        return len(entry) if isinstance(entry, bytes | str) else len(json.dumps(entry, default=str))
+
+    async def submit_batch(self, entries: Sequence[Any]) -> str:
+        """Create a batch job of these entries; returns its id. Only called for one provider's own entries."""
+        raise NotImplementedError(f"{self.provider} has no batch API here")
+
+    async def poll_batch(self, batch_id: str) -> BatchState:
+        raise NotImplementedError(f"{self.provider} has no batch API here")
+
+    async def batch_results(self, batch_id: str) -> dict[str, BatchItem]:
+        """An ended batch's outcome per request key (a request the provider did not answer is absent)."""
+        raise NotImplementedError(f"{self.provider} has no batch API here")
+
+    async def batch_operation(self, operation: Callable[[], Awaitable[T]], what: str) -> T:
+        """A batch API call under the model's retry policy; raises BatchError when it cannot be done."""
+        result, error = await self.with_retries(operation, 1)
+        if result is None:
+            raise BatchError(f"{what} failed: {error}")
+        return result
 
     async def _send_with_retries(self, messages: tuple[Message, ...], schema: type[BaseModel],
                                  params: dict[str, Any], budget: int) -> tuple[Reply | None, str]:

@@ -17,6 +17,7 @@ one, whichever HTTP client the SDK sends through.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 from google import genai
@@ -24,12 +25,15 @@ from google.genai import errors, types
 from pydantic import BaseModel
 
 from lhl_platform.domain.models import ModelSpec
-from lhl_platform.providers.base import FinishReason, Message, Usage, approx_tokens
+from lhl_platform.providers.base import FinishReason, Message, ModelRequest, Usage, approx_tokens
 from lhl_platform.providers.llm.base import LlmModel, Reply
+from lhl_platform.providers.llm.batch import WHOLE_BATCH, BatchError, BatchItem, BatchLimits, BatchState
 from lhl_platform.providers.llm.credentials import api_key
 from lhl_platform.providers.llm.failures import Failure, http_failure
-from lhl_platform.providers.llm.schema import strict_json_schema
+from lhl_platform.providers.llm.schema import output_schema, strict_json_schema
 
+_ENDED = {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED",
+          "JOB_STATE_PARTIALLY_SUCCEEDED"}
 _REFUSALS = {"SAFETY", "RECITATION", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "IMAGE_SAFETY", "LANGUAGE"}
 
 
@@ -65,33 +69,71 @@ class GeminiModel(LlmModel):
                 reason = error or "the provider returned a cache without a name"
                 self.cache_errors.append(f"context cache not created, calls carry the instructions: {reason}"[:500])
 
-    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
-        system = _system_text(messages)
+    def request_parts(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any],
+                      cache: str | None = None) -> tuple[list[types.Content], types.GenerateContentConfig]:
+        """A generateContent request: its contents and its config (instructions inline unless `cache` names
+        an explicit context cache holding them)."""
         contents = [types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])
                     for m in messages if m.role != "system"]
-        cache = self.caches.get(system)
         config = types.GenerateContentConfig(
-            system_instruction=None if cache else system, cached_content=cache, temperature=params["temperature"],
-            max_output_tokens=int(params["max_output_tokens"]), top_p=params.get("top_p"), seed=params.get("seed"),
+            system_instruction=None if cache else _system_text(messages), cached_content=cache,
+            temperature=params["temperature"], max_output_tokens=int(params["max_output_tokens"]),
+            top_p=params.get("top_p"), seed=params.get("seed"),
             response_mime_type="application/json", response_json_schema=strict_json_schema(schema))
+        return contents, config
+
+    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
+        contents, config = self.request_parts(messages, schema, params, self.caches.get(_system_text(messages)))
         response = await self.client.aio.models.generate_content(model=self.model_id, contents=contents,
                                                                  config=config)
-        meta = response.usage_metadata
-        tokens = Usage(input_tokens=(meta.prompt_token_count or 0) if meta else 0,
-                       output_tokens=(meta.candidates_token_count or 0) if meta else 0,
-                       cached_tokens=(meta.cached_content_token_count or 0) if meta else 0)
-        feedback = response.prompt_feedback
-        if feedback is not None and feedback.block_reason is not None:
-            return Reply(text="", finish=FinishReason.REFUSAL, usage=tokens,
-                         detail=f"prompt blocked: {feedback.block_reason}")
-        candidate = response.candidates[0] if response.candidates else None
-        reason = str(candidate.finish_reason.value if candidate and candidate.finish_reason else "STOP")
-        text = "".join(p.text or "" for p in (candidate.content.parts or [])) if candidate and candidate.content else ""
-        if reason == "MAX_TOKENS":
-            return Reply(text=text, finish=FinishReason.LENGTH, usage=tokens)
-        if reason in _REFUSALS:
-            return Reply(text=text, finish=FinishReason.REFUSAL, usage=tokens, detail=f"finish reason {reason}")
-        return Reply(text=text, finish=FinishReason.STOP, usage=tokens)
+        return content_reply(response)
+
+    # --- batch mode (inline requests) ---------------------------------------------------------------------
+
+    # Inline requests travel in one call, which the API caps at 20 MB: larger audits are split.
+    batch_limits = BatchLimits(max_requests=10_000, max_bytes=16 * 2**20)
+
+    def batch_entry(self, request: ModelRequest) -> types.InlinedRequest:
+        contents, config = self.request_parts(request.messages, output_schema(request), self.params_for(request))
+        return types.InlinedRequest(contents=contents, config=config, metadata={"key": request.key()})
+
+    def entry_size(self, entry: Any) -> int:
+        return sum(len(p.text or "") for c in entry.contents for p in (c.parts or [])) + len(
+            str(entry.config.system_instruction or "")) + 2_000
+
+    async def submit_batch(self, entries: Sequence[Any]) -> str:
+        job = await self.batch_operation(
+            lambda: self.client.aio.batches.create(model=self.model_id, src=list(entries),
+                                                   config={"display_name": f"lhl {self.spec.name}"}),
+            "creating the batch job")
+        if not job.name:
+            raise BatchError("the provider returned a batch job without a name")
+        return str(job.name)
+
+    async def poll_batch(self, batch_id: str) -> BatchState:
+        job = await self.batch_operation(lambda: self.client.aio.batches.get(name=batch_id),
+                                         f"reading batch job {batch_id}")
+        state = str(job.state.value if job.state else "JOB_STATE_UNSPECIFIED")
+        return BatchState(status=state, ended=state in _ENDED)
+
+    async def batch_results(self, batch_id: str) -> dict[str, BatchItem]:
+        job = await self.batch_operation(lambda: self.client.aio.batches.get(name=batch_id),
+                                         f"reading batch job {batch_id}")
+        responses = (job.dest.inlined_responses if job.dest else None) or []
+        out: dict[str, BatchItem] = {}
+        for item in responses:
+            key = str((item.metadata or {}).get("key", ""))
+            if item.response is not None:
+                out[key] = BatchItem(reply=content_reply(item.response))
+            else:
+                error = item.error
+                detail = f"{error.code}: {error.message}" if error is not None else "no response"
+                out[key] = BatchItem(error=f"batch request failed ({detail})"[:500])
+        if not out:
+            state = str(job.state.value if job.state else "")
+            detail = f": {job.error.message}" if job.error is not None and job.error.message else ""
+            return {WHOLE_BATCH: BatchItem(error=f"batch job {state}{detail}"[:500])}
+        return out
 
     async def aclose(self) -> None:
         await self.client.aio.aclose()
@@ -105,3 +147,23 @@ class GeminiModel(LlmModel):
 
 def _system_text(messages: tuple[Message, ...]) -> str:
     return "\n\n".join(m.content for m in messages if m.role == "system")
+
+
+def content_reply(response: types.GenerateContentResponse) -> Reply:
+    """A generateContent response, normalised (interactive calls and batch results alike)."""
+    meta = response.usage_metadata
+    tokens = Usage(input_tokens=(meta.prompt_token_count or 0) if meta else 0,
+                   output_tokens=(meta.candidates_token_count or 0) if meta else 0,
+                   cached_tokens=(meta.cached_content_token_count or 0) if meta else 0)
+    feedback = response.prompt_feedback
+    if feedback is not None and feedback.block_reason is not None:
+        return Reply(text="", finish=FinishReason.REFUSAL, usage=tokens,
+                     detail=f"prompt blocked: {feedback.block_reason}")
+    candidate = response.candidates[0] if response.candidates else None
+    reason = str(candidate.finish_reason.value if candidate and candidate.finish_reason else "STOP")
+    text = "".join(p.text or "" for p in (candidate.content.parts or [])) if candidate and candidate.content else ""
+    if reason == "MAX_TOKENS":
+        return Reply(text=text, finish=FinishReason.LENGTH, usage=tokens)
+    if reason in _REFUSALS:
+        return Reply(text=text, finish=FinishReason.REFUSAL, usage=tokens, detail=f"finish reason {reason}")
+    return Reply(text=text, finish=FinishReason.STOP, usage=tokens)

@@ -8,19 +8,23 @@ definitions first and the contract last; cached tokens come back in `usage.promp
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import openai
 from pydantic import BaseModel
 
 from lhl_platform.domain.models import ModelSpec
-from lhl_platform.providers.base import FinishReason, Message, Usage
+from lhl_platform.providers.base import FinishReason, Message, ModelRequest, Usage
 from lhl_platform.providers.llm.base import LlmModel, Reply
+from lhl_platform.providers.llm.batch import WHOLE_BATCH, BatchItem, BatchLimits, BatchState
 from lhl_platform.providers.llm.credentials import api_key
 from lhl_platform.providers.llm.failures import Failure, http_failure, transport_failure
-from lhl_platform.providers.llm.schema import strict_json_schema
+from lhl_platform.providers.llm.schema import output_schema, strict_json_schema
 
 _FINISH = {"stop": FinishReason.STOP, "length": FinishReason.LENGTH, "content_filter": FinishReason.REFUSAL}
+_ENDED = {"completed", "failed", "expired", "cancelled"}
+BATCH_ENDPOINT = "/v1/chat/completions"
 
 
 class OpenAIChatModel(LlmModel):
@@ -34,33 +38,84 @@ class OpenAIChatModel(LlmModel):
         self.client = openai.AsyncOpenAI(api_key=key, base_url=spec.base_url, max_retries=0,
                                          timeout=self.limits.timeout_s)
 
-    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
+    def body_fields(self, schema: type[BaseModel], params: dict[str, Any]) -> dict[str, Any]:
+        """Everything a chat-completion body holds besides the messages."""
         extra: dict[str, Any] = {k: params[k] for k in ("top_p", "seed") if k in params}
         # max_completion_tokens is the current OpenAI name; compatible servers still expect max_tokens.
         limit_name = "max_tokens" if self.spec.base_url else "max_completion_tokens"
         extra[limit_name] = int(params["max_output_tokens"])
-        body: dict[str, Any] = {
-            "model": self.model_id, "temperature": params["temperature"],
-            "response_format": {"type": "json_schema", "json_schema": {
-                "name": schema.__name__, "schema": strict_json_schema(schema), "strict": True}}, **extra}
+        return {"model": self.model_id, "temperature": params["temperature"],
+                "response_format": {"type": "json_schema", "json_schema": {
+                    "name": schema.__name__, "schema": strict_json_schema(schema), "strict": True}}, **extra}
+
+    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
         # The SDK's generic POST (its documented route for raw bodies), read back as plain JSON:
         # `chat.completions.create` re-walks the request's types and builds typed models on every call,
         # which at 32-way concurrency costs more CPU than the rest of the call. The body is sent as bytes
         # whose messages reuse the JSON text the request key was computed from (a contract is escaped once).
-        response: dict[str, Any] = await self.client.post("/chat/completions", content=chat_body(messages, body),
-                                                          cast_to=dict,
-                                                          options={"headers": {"Content-Type": "application/json"}})
-        choice = (response.get("choices") or [{}])[0]
-        message = choice.get("message") or {}
-        usage = response.get("usage") or {}
-        details = usage.get("prompt_tokens_details") or {}
-        tokens = Usage(input_tokens=usage.get("prompt_tokens") or 0, output_tokens=usage.get("completion_tokens") or 0,
-                       cached_tokens=details.get("cached_tokens") or 0)
-        refusal = message.get("refusal")
-        if refusal:
-            return Reply(text=refusal, finish=FinishReason.REFUSAL, usage=tokens, detail=str(refusal)[:300])
-        finish = _FINISH.get(choice.get("finish_reason") or "stop", FinishReason.STOP)
-        return Reply(text=message.get("content") or "", finish=finish, usage=tokens)
+        response: dict[str, Any] = await self.client.post(
+            "/chat/completions", content=chat_body(messages, self.body_fields(schema, params)), cast_to=dict,
+            options={"headers": {"Content-Type": "application/json"}})
+        return chat_reply(response)
+
+    # --- the Batch API: a JSONL file of chat-completion requests, one batch over it -----------------------
+
+    batch_limits = BatchLimits(max_requests=50_000, max_bytes=190 * 2**20)
+
+    def batch_entry(self, request: ModelRequest) -> bytes:
+        body = chat_body(request.messages, self.body_fields(output_schema(request), self.params_for(request)))
+        return (b'{"custom_id":"' + request.key().encode() + b'","method":"POST","url":"' + BATCH_ENDPOINT.encode()
+                + b'","body":' + body + b"}\n")
+
+    async def submit_batch(self, entries: Sequence[Any]) -> str:
+        data = b"".join(entries)
+        file = await self.batch_operation(
+            lambda: self.client.files.create(file=("requests.jsonl", data, "application/jsonl"), purpose="batch"),
+            "uploading the batch's requests")
+        batch = await self.batch_operation(
+            lambda: self.client.batches.create(input_file_id=file.id, endpoint=BATCH_ENDPOINT,
+                                               completion_window="24h", metadata={"lhl_model": self.spec.name}),
+            "creating the batch")
+        return str(batch.id)
+
+    async def poll_batch(self, batch_id: str) -> BatchState:
+        batch = await self.batch_operation(lambda: self.client.batches.retrieve(batch_id), f"reading batch {batch_id}")
+        counts = batch.request_counts
+        return BatchState(status=batch.status, ended=batch.status in _ENDED,
+                          total=counts.total if counts else None,
+                          done=(counts.completed + counts.failed) if counts else None,
+                          failed=counts.failed if counts else None)
+
+    async def _download(self, file_id: str, batch_id: str) -> bytes:
+        content = await self.batch_operation(lambda: self.client.files.content(file_id),
+                                             f"downloading the results of batch {batch_id}")
+        return bytes(content.content)
+
+    async def batch_results(self, batch_id: str) -> dict[str, BatchItem]:
+        batch = await self.batch_operation(lambda: self.client.batches.retrieve(batch_id), f"reading batch {batch_id}")
+        out: dict[str, BatchItem] = {}
+        for file_id in (batch.error_file_id, batch.output_file_id):  # answers override errors of the same id
+            if not file_id:
+                continue
+            data = await self._download(file_id, batch_id)
+            for line in data.splitlines():
+                if not line.strip():
+                    continue
+                row = json.loads(line)
+                key = str(row.get("custom_id") or "")
+                response = row.get("response") or {}
+                status = response.get("status_code")
+                if status == 200 and isinstance(response.get("body"), dict):
+                    out[key] = BatchItem(reply=chat_reply(response["body"]))
+                else:
+                    error = row.get("error") or (response.get("body") or {}).get("error") or {}
+                    message = error.get("message") if isinstance(error, dict) else str(error)
+                    out.setdefault(key, BatchItem(error=f"batch request failed (HTTP {status or '-'}): "
+                                                        f"{message or 'no detail'}"[:500]))
+        if batch.status != "completed" and not out:
+            detail = "; ".join(e.message or "" for e in (batch.errors.data or [])) if batch.errors else ""
+            return {WHOLE_BATCH: BatchItem(error=f"batch {batch.status}{': ' + detail if detail else ''}"[:500])}
+        return out
 
     def classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, openai.APIStatusError):
@@ -75,3 +130,18 @@ def chat_body(messages: tuple[Message, ...], rest: dict[str, Any]) -> bytes:
     head = ",".join(m.json_object() for m in messages)
     tail = json.dumps(rest, ensure_ascii=False, separators=(",", ":"))
     return f'{{"messages":[{head}],{tail[1:]}'.encode()
+
+
+def chat_reply(response: dict[str, Any]) -> Reply:
+    """A chat-completion response body, normalised (interactive calls and batch results alike)."""
+    choice = (response.get("choices") or [{}])[0]
+    message = choice.get("message") or {}
+    usage = response.get("usage") or {}
+    details = usage.get("prompt_tokens_details") or {}
+    tokens = Usage(input_tokens=usage.get("prompt_tokens") or 0, output_tokens=usage.get("completion_tokens") or 0,
+                   cached_tokens=details.get("cached_tokens") or 0)
+    refusal = message.get("refusal")
+    if refusal:
+        return Reply(text=refusal, finish=FinishReason.REFUSAL, usage=tokens, detail=str(refusal)[:300])
+    finish = _FINISH.get(choice.get("finish_reason") or "stop", FinishReason.STOP)
+    return Reply(text=message.get("content") or "", finish=finish, usage=tokens)
