@@ -8,8 +8,8 @@ from typing import Any
 
 from dagster import AssetExecutionContext, AssetKey, AssetSpec, MaterializeResult, MetadataValue, multi_asset
 
-from assets.debate import debate_calibration, debate_outcomes, debate_verdicts
 from assets.corpus import clause_taxonomy, oracle
+from assets.debate import debate_calibration, debate_outcomes, debate_verdicts
 from assets.profiles import model_profiles
 from lhl_platform.warehouse.build import SOURCES, SqlModel, build_warehouse, read_warehouse, sql_models
 from resources import LhlHome

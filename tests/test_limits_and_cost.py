@@ -96,8 +96,8 @@ def test_report_gains_tokens_and_cost_and_dry_run_estimates(tmp_path, capsys, mo
     assert stored == []
     assert (usage.model, usage.run, usage.extraction_calls) == ("paid", 1, 4)
     assert (usage.input_tokens - usage.cached_tokens) >= 4 * 176
-    # no cached price registered: cached tokens are free, fresh input at $2/M, output at $10/M
-    assert usage.extraction_cost_usd == pytest.approx(4 * (176 * 2 + 300 * 10) / 1e6)
+    # no cached price registered: cached tokens at the input price (never costed below it), output at $10/M
+    assert usage.extraction_cost_usd == pytest.approx(4 * (1200 * 2 + 300 * 10) / 1e6)
 
 
 def test_params_refuse_credentials():

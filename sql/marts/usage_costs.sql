@@ -1,8 +1,9 @@
--- depends_on: int_usage, int_model_prices, audit_scope
+-- depends_on: int_usage, int_model_prices, audit_scope, scope
 -- Calls, tokens and cost per (model, run) for the contracts in scope, at each billed model's registered
 -- prices (USD per million tokens): input read from the provider's cache at the cached rate, input written to
 -- it at the cache-write rate, the rest at the input rate; calls served by a batch API at the batch rates (the
--- batch discount applies to the cache rates too). lhl_platform.progress.cost_usd prices the same way.
+-- batch discount applies to the cache rates too). lhl_platform.progress.cost_usd prices the same way. Judge
+-- calls count for the report's judge only, so auditing with a second judge never changes the default report.
 with priced as (
     select u.*,
            greatest(u.input_tokens - u.cached_tokens - u.cache_write_tokens, 0) as fresh_tokens,
@@ -12,6 +13,7 @@ with priced as (
     from int_usage u
     semi join audit_scope s on s.model = u.model and s.run = u.run and s.contract_id = u.contract_id
     left join int_model_prices p on p.name = u.billed_model
+    where u.stage = 'extraction' or u.judge = (select judge from scope)
 ),
 costed as (
     select model, run, stage, input_tokens, output_tokens, cached_tokens,

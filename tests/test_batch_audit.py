@@ -1,0 +1,165 @@
+"""`lhl audit --batch` against loopback fakes of the three providers' batch APIs (OpenAI files + batches,
+Anthropic Message Batches, Gemini batch mode with inline requests), driven through the real SDKs.
+
+A batch audit records what an interactive one records; a run killed after its batch was submitted resumes by
+polling it, never by submitting again; a partly failed batch ends with every instance answered or recorded as
+a missing row with its reason; and the waiting shows in the Dagster run's log."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lhl_platform.corpus.demo import DEMO_DIR
+from lhl_platform.corpus.store import load_corpus
+from lhl_platform.events.payloads import ExtractionFailed, ExtractionRecorded, ModelCall
+from lhl_platform.extraction.engine import extraction_stream
+from lhl_platform.home import Home
+from lhl_platform.report.build import build_report
+from orchestration.cli import main
+from tests.fakes import ProviderFake, key_of
+
+PROVIDERS = ["openai", "anthropic", "gemini"]
+MODEL_IDS = {"openai": "gpt-test", "anthropic": "claude-test", "gemini": "gemini-test"}
+KEYS = {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "ak-test", "GEMINI_API_KEY": "gk-test"}
+PARAMS = {"max_retries": 1, "backoff_base_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 20, "concurrency": 4}
+STREAM = extraction_stream("m", 1)
+
+
+@pytest.fixture(autouse=True)
+def environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in KEYS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.setenv("LHL_BATCH_POLL_SECONDS", "0.05")
+
+
+def _home(tmp_path: Path, name: str, fake: ProviderFake) -> str:
+    home = str(tmp_path / name)
+    assert main(["--home", home, "ingest", "cuad", str(DEMO_DIR)]) == 0
+    assert main(["--home", home, "models", "add", "m", "--provider", fake.provider, "--model-id",
+                 MODEL_IDS[fake.provider], "--base-url", fake.base_url, "--params", json.dumps(PARAMS),
+                 "--input-price", "3", "--output-price", "15", "--batch-input-price", "1.5",
+                 "--batch-output-price", "7.5"]) == 0
+    return home
+
+
+def _recorded(home: str) -> tuple[list[tuple[object, ...]], list[tuple[str, str]], list[ModelCall]]:
+    events = Home.resolve(home).events.read(STREAM)
+    instances = sorted((x.contract_id, x.clause_type, x.present, x.quotes, x.request_key)
+                       for x in (e.data_as(ExtractionRecorded) for e in events if e.type == "extraction.recorded"))
+    calls = [e.data_as(ModelCall) for e in events if e.type == "model.call"]
+    return instances, sorted((c.request_key, json.dumps(c.content, sort_keys=True)) for c in calls), calls
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_batch_audit_records_what_an_interactive_audit_records(provider, tmp_path):
+    with ProviderFake(provider) as live, ProviderFake(provider) as batched:
+        interactive = _home(tmp_path, "interactive", live)
+        batch = _home(tmp_path, "batch", batched)
+        assert main(["--home", interactive, "audit", "--models", "m"]) == 0
+        assert main(["--home", batch, "audit", "--models", "m", "--batch"]) == 0
+        assert (live.batch_creates, len(live.interactive)) == (0, 12)
+        assert (batched.batch_creates, batched.interactive) == (1, [])
+
+    got_i, calls_i, records_i = _recorded(interactive)
+    got_b, calls_b, records_b = _recorded(batch)
+    assert len(got_i) == 12 * 41 and got_b == got_i  # same instances, from the same request keys
+    assert calls_b == calls_i  # same requests, same structured answers
+    assert all(c.batch_id is None for c in records_i)
+    assert {c.batch_id for c in records_b} == {"batch_1" if provider == "openai" else
+                                               "msgbatch_1" if provider == "anthropic" else "batches/b1"}
+    report_i, report_b = build_report(Home.resolve(interactive)), build_report(Home.resolve(batch))
+    assert [r.model_dump() for r in report_b.leaderboard] == [r.model_dump() for r in report_i.leaderboard]
+    assert [r.model_dump() for r in report_b.typed_profiles] == [r.model_dump() for r in report_i.typed_profiles]
+    (usage_i,), (usage_b,) = report_i.usage, report_b.usage
+    assert usage_b.extraction_calls == usage_i.extraction_calls == 12
+    assert usage_b.extraction_cost_usd < usage_i.extraction_cost_usd  # batch prices
+
+    # The waiting is in the Dagster run's log: the submission, the polls, the collection.
+    from dagster import DagsterInstance
+
+    instance = DagsterInstance.from_config(str(Path(batch) / "dagster"))
+    try:
+        messages = [e.user_message for run in instance.get_runs() for e in instance.all_logs(run.run_id)]
+    finally:
+        instance.dispose()
+    assert any("submitted batch" in m for m in messages)
+    assert any("ended" in m and "results recorded" in m for m in messages)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_run_killed_after_submission_resumes_by_polling_never_resubmitting(provider, tmp_path):
+    with ProviderFake(provider) as fake:
+        home = _home(tmp_path, "home", fake)
+        fake.hold.set()  # the provider keeps the batch in progress
+        command = [sys.executable, "-m", "orchestration.cli", "--home", home, "audit", "--models", "m", "--batch"]
+        first = subprocess.Popen(command, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        log = Home.resolve(home).events
+        deadline = time.monotonic() + 120
+        submitted = False
+        while not submitted and time.monotonic() < deadline and first.poll() is None:
+            time.sleep(0.1)
+            submitted = fake.batch_creates == 1 and any(e.type == "batch.submitted" for e in log.read(STREAM))
+        assert submitted, first.stderr.read().decode() if first.poll() is not None else "no submission seen"
+        time.sleep(0.3)  # a few polls of the held batch
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait()
+        polls_before = sum(job["polls"] for job in fake.batches.values())
+        assert polls_before >= 1
+
+        fake.hold.clear()
+        assert main(["--home", home, "audit", "--models", "m", "--batch"]) == 0
+        assert fake.batch_creates == 1, "the resumed run submitted again"
+        assert fake.interactive == []
+        assert len(fake.served) == 12  # each request answered once, by the one batch
+
+    instances, _, calls = _recorded(home)
+    assert len(instances) == 12 * 41 and len(calls) == 12
+    assert main(["--home", home, "verify"]) == 0
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_partly_failed_batch_ends_answered_or_missing_with_a_reason(provider, tmp_path):
+    with ProviderFake(provider) as fake:
+        home = _home(tmp_path, "home", fake)
+        contracts = sorted(load_corpus(Home.resolve(home)).contracts, key=lambda c: c.contract_id)
+        retried, refused = key_of(contracts[2].text), key_of(contracts[7].text)
+        fake.fail_in_batch = lambda text: "server overloaded" if key_of(text) in (retried, refused) else None
+        fake.fail_interactive = lambda text: "this contract is not accepted" if key_of(text) == refused else None
+        assert main(["--home", home, "audit", "--models", "m", "--batch"]) == 0
+        assert fake.batch_creates == 1
+        assert sorted(fake.interactive) == sorted([retried, refused])  # the two failures retried interactively
+
+    events = Home.resolve(home).events.read(STREAM)
+    instances, _, calls = _recorded(home)
+    failures = [e.data_as(ExtractionFailed) for e in events if e.type == "extraction.failed"]
+    answered = {c for c, *_ in instances}
+    by_contract = {c.contract_id: c for c in contracts}
+    for contract_id in by_contract:
+        got = sum(1 for c, *_ in instances if c == contract_id)
+        reasons = [f for f in failures if f.contract_id == contract_id]
+        assert got == 41 or (got == 0 and reasons and all(f.reason for f in reasons)), contract_id
+    assert contracts[2].contract_id in answered  # the retry answered it ...
+    assert next(c for c in calls if c.subject == contracts[2].contract_id).batch_id is None  # ... interactively
+    bad = contracts[7].contract_id
+    assert bad not in answered
+    stages = {f.stage: f.reason for f in failures if f.contract_id == bad}
+    assert "server overloaded" in stages["batch"] and "not accepted" in stages["call"]
+    with_reason = {f.contract_id for f in failures}
+    assert with_reason == {contracts[2].contract_id, bad}
+
+    from lhl_platform.warehouse.build import read_warehouse
+
+    with read_warehouse(Home.resolve(home)) as con:
+        missing = con.execute("select contract_id, count(*) from missing_rows where model = 'm' "
+                              "group by contract_id").fetchall()
+    assert missing == [(bad, 41)]
+    assert main(["--home", home, "verify"]) == 0
