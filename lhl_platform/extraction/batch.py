@@ -221,7 +221,7 @@ async def _collect(writer: StreamWriter, part: _Partition, model: LlmModel, job:
                                batch_id=job.batch_id)
             if response.error is None:
                 writer.append(EventType.MODEL_CALL, contract.contract_id, f"call:{key}", record)
-                record_instances(writer, part, contract, key, record, summary)
+                record_instances(writer, part, contract, key, record, summary, validated=True)
                 writer.end_unit()
                 answered += 1
                 tick()

@@ -61,6 +61,7 @@ class LlmModel(ABC):
     provider: str
     default_context_window = 128_000
     client: Any
+    validates_output = True  # a successful response's content has been validated against the task's schema
 
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec

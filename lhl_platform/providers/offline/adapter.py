@@ -18,6 +18,7 @@ class OfflineModel:
     """An offline algorithm behind the ChatModel protocol; its version is part of every request key."""
 
     provider = "offline"
+    validates_output = True  # the content is dumped from an instance of the task's output schema
 
     def __init__(self, model_id: str, version: str, answer: Answer) -> None:
         self.model_id = model_id
@@ -30,6 +31,8 @@ class OfflineModel:
     async def complete(self, request: ModelRequest) -> ModelResponse:
         started = time.perf_counter()
         output = self._answer(request.task)
+        if not isinstance(output, request.task.output):  # keep the promise of `validates_output`
+            output = request.task.output.model_validate(output.model_dump())
         content = output.model_dump(mode="json")
         raw = json.dumps(content)
         prompt = "".join(m.content for m in request.messages)
