@@ -66,7 +66,7 @@ def lhl(home: Path, *args: str, log: Path | None = None) -> float:
     started = time.perf_counter()
     with (log.open("a") if log else open(os.devnull, "w")) as err:
         subprocess.run([sys.executable, "-m", "orchestration.cli", "--home", str(home), *args], cwd=ROOT, env=env,
-                       check=True, stdout=subprocess.DEVNULL, stderr=err)
+                       check=True, stdout=subprocess.DEVNULL, stderr=err, timeout=1800)
     return time.perf_counter() - started
 
 
@@ -154,11 +154,11 @@ def main() -> int:
             audit = window(url)
             audit.wall_s = wall
             audits.append(audit)
-            recorded = _recorded_instances(Home.resolve(home), number)
+            recorded, segments, verdicts = _recorded(Home.resolve(home), number)
             print(f"round {number}: bare {bare.rate:4.0f} calls/s ({instances:,} instances parsed) | lhl audit "
                   f"{audit.rate:4.0f} calls/s over {audit.window_s:.2f}s of calls, {wall:.1f}s in all "
-                  f"(Dagster runs, verdicts, SQL models); instances recorded {recorded:,}/{len(bodies) * 41:,}",
-                  flush=True)
+                  f"(Dagster runs, verdicts, SQL models); instances recorded {recorded:,}/{len(bodies) * 41:,} "
+                  f"in {segments} segments, {verdicts:,} verdicts", flush=True)
         print()
         bare_best, bare_median = summary("bare httpx", bares, ideal)
         audit_best, audit_median = summary("lhl audit", audits, ideal)
@@ -174,11 +174,17 @@ def main() -> int:
     return 0
 
 
-def _recorded_instances(home: Home, run: int) -> int:
+def _recorded(home: Home, run: int) -> tuple[int, int, int]:
+    """Instances recorded by the audit's run, the segments they were committed in, and the judge's verdicts."""
+    from lhl_platform.events.integrity import read_manifest
     from lhl_platform.events.payloads import EventType
     from lhl_platform.extraction.engine import extraction_stream
+    from lhl_platform.judging.engine import verdict_stream
 
-    return sum(e.type == EventType.EXTRACTION_RECORDED for e in home.events.read(extraction_stream("bench", run)))
+    stream = extraction_stream("bench", run)
+    instances = sum(e.type == EventType.EXTRACTION_RECORDED for e in home.events.read(stream))
+    verdicts = sum(e.type == EventType.VERDICT_RECORDED for e in home.events.read(verdict_stream("bench", run)))
+    return instances, len(read_manifest(home.events.root / stream)), verdicts
 
 
 if __name__ == "__main__":

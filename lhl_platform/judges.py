@@ -10,6 +10,7 @@ the summary is an event too, which the `judge_validation` asset and the report r
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable
 
 from lhl_platform.corpus.store import active_corpus_id, load_corpus
@@ -71,7 +72,8 @@ async def _label(writer: StreamWriter, spec: ModelSpec, model: ChatModel, digest
                 mismatch_type=verdict.mismatch_type if verdict else None, reason=verdict.reason if verdict else "",
                 error=None if verdict else problem, usage=response.usage)
             # A failed call is not recorded under the item's key: the next run asks again.
-            key = f"validation:{digest}:{item.item_id}" if verdict else f"validation-failed:{digest}:{item.item_id}"
+            key = (f"validation:{digest}:{item.item_id}" if verdict
+                   else f"validation-failed:{digest}:{item.item_id}:{uuid.uuid4().hex}")
             writer.append(EventType.JUDGE_VALIDATION_ITEM, item.item_id, key, done)
         if done.verdict is None or done.mismatch_type is None:
             return None

@@ -18,7 +18,14 @@ from assets.partitions import audit_partitions
 from assets.profiles import model_profiles
 from checks.outcomes import all_checks
 from orchestration.automation import SCHEDULES, SENSORS
-from orchestration.runs import AUDIT_JOB, CORPUS_JOB, METRICS_JOB, backfill_run_config, backfill_tags
+from orchestration.runs import (
+    AUDIT_JOB,
+    CORPUS_JOB,
+    JUDGES_JOB,
+    METRICS_JOB,
+    backfill_run_config,
+    backfill_tags,
+)
 from resources import LhlHome
 
 audit_job = define_asset_job(
@@ -35,9 +42,13 @@ corpus_job = define_asset_job(
     CORPUS_JOB, selection=AssetSelection.assets(contracts, oracle, clause_taxonomy),
     description="Load (or re-show) the active corpus: contracts, oracle, clause taxonomy.")
 
+judges_job = define_asset_job(
+    JUDGES_JOB, selection=AssetSelection.assets(*JUDGE_ASSETS), executor_def=in_process_executor,
+    description="Validate every registered judge on the dissociation suite; measure agreement with the primary judge.")
+
 ASSETS = [contracts, oracle, clause_taxonomy, extractions, judge_verdicts, model_profiles, sql_model_assets,
           model_drift, *JUDGE_ASSETS, *DEBATE_ASSETS]
-JOBS = [audit_job, metrics_job, corpus_job, *DEBATE_JOBS]
+JOBS = [audit_job, metrics_job, corpus_job, judges_job, *DEBATE_JOBS]
 
 defs = Definitions(
     assets=ASSETS,

@@ -18,7 +18,7 @@ from dagster import DagsterInstance, JobDefinition
 
 from lhl_platform.corpus.store import active_corpus_id
 from lhl_platform.home import Home
-from orchestration.runs import Launch, audit_launch, corpus_launch, metrics_launch
+from orchestration.runs import Launch, audit_launch, corpus_launch, judges_launch, metrics_launch
 from resources import LhlHome
 
 Say = Callable[[str], None]
@@ -118,14 +118,23 @@ def materialize_partition(home: Home, instance: DagsterInstance, model: str, run
                                          subset=subset))
 
 
+def validate_judges(home: Home) -> None:
+    """Run every registered judge on the dissociation suite (the judges job), in this process."""
+    instance = instance_for(home)
+    try:
+        execute(home, instance, judges_launch("cli"))
+    finally:
+        instance.dispose()
+
+
 def materialize_metrics(home: Home, instance: DagsterInstance) -> None:
     execute(home, instance, metrics_launch("cli"))
 
 
 def audit(home: Home, models: Sequence[str], runs: Sequence[int], *, contracts_limit: int | None = None,
-          subset: str | None = None, judge: str | None = None, say: Say = print) -> None:
-    """Each (model, run) partition, then the cross-model marts, checks and drift; first the corpus assets
-    when they do not show the active corpus (after `lhl ingest`)."""
+          subset: str | None = None, judge: str | None = None, say: Say = print, metrics: bool = True) -> None:
+    """Each (model, run) partition, then (unless a caller builds them later) the cross-model marts, checks and
+    drift; first the corpus assets when they do not show the active corpus (after `lhl ingest`)."""
     instance = instance_for(home)
     try:
         if not corpus_is_current(instance, home):
@@ -140,8 +149,9 @@ def audit(home: Home, models: Sequence[str], runs: Sequence[int], *, contracts_l
                 say(f"[{step}/{total}] extracting, judging and profiling {model}, run {run} ...")
                 materialize_partition(home, instance, model, run, contracts_limit=contracts_limit, subset=subset,
                                       judge=judge)
-        say("building the cross-model SQL models, checks and drift ...")
-        materialize_metrics(home, instance)
+        if metrics:
+            say("building the cross-model SQL models, checks and drift ...")
+            materialize_metrics(home, instance)
     finally:
         instance.dispose()
 

@@ -20,6 +20,7 @@ from lhl_platform.registry import RegistryError, get_model
 AUDIT_JOB = "audit_partition"
 METRICS_JOB = "metrics"
 CORPUS_JOB = "corpus"
+JUDGES_JOB = "judges"
 DEBATE_JOB = "debate_partition"
 PARTITION_JOBS = (AUDIT_JOB, DEBATE_JOB)
 
@@ -65,6 +66,11 @@ def audit_launch(home: Home, model: str, run: int, launched_by: str, *, judge: s
 def metrics_launch(launched_by: str, run_key: str | None = None) -> Launch:
     return Launch(job=METRICS_JOB, run_config={}, tags={LAUNCHED_BY_TAG: launched_by}, run_key=run_key,
                   what="SQL models, checks and drift")
+
+
+def judges_launch(launched_by: str, run_key: str | None = None) -> Launch:
+    return Launch(job=JUDGES_JOB, run_config={}, tags={LAUNCHED_BY_TAG: launched_by}, run_key=run_key,
+                  what="judge validation and agreement")
 
 
 def corpus_launch(launched_by: str, path: str | None = None, run_key: str | None = None) -> Launch:

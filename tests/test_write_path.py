@@ -308,3 +308,17 @@ def test_the_writer_thread_stamps_events_it_builds_and_they_verify(tmp_path):
     assert all(sha256_hex(e.payload) == e.payload_hash for e in events)
     assert events[3].data() == _failure(3)
     assert verify_log(log).ok
+
+
+@pytest.mark.parametrize("quotes", [(), ("plain",), ("é \u2028 \"q\" \\ \n\t\x00", "two 😀")])
+def test_the_spelled_out_instance_payload_is_the_canonical_json_of_the_validated_record(quotes):
+    from lhl_platform.events.log import _extraction_json
+    from lhl_platform.events.payloads import ExtractionRecorded
+    from lhl_platform.extraction.engine import _recorded
+
+    values = {"clause_type": "Governing Law", "model": "m-1.x", "run": 3, "contract_id": "Acme \"Co\" é.pdf",
+              "present": bool(quotes), "quotes": quotes, "corpus_id": "53da595597bee727", "request_key": "k" * 64}
+    validated = ExtractionRecorded(**values)
+    fast = _recorded(dict(values))
+    assert fast == validated and fast.model_dump() == validated.model_dump()
+    assert _extraction_json(fast) == canonical_json(validated.model_dump(mode="json"))

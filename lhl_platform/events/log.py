@@ -72,7 +72,6 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 
 
 _VERSION = _json_str(__version__)
-_YIELD = os.environ.get("LHL_EXP_YIELD") == "1"
 
 
 def _now() -> str:
@@ -329,8 +328,6 @@ class StreamWriter:
                     continue
                 if item is _UNIT:
                     self._buffered_units += 1
-                    if _YIELD:
-                        time.sleep(0)
                 else:
                     kind, subject, key, payload = item
                     self._build(kind, subject, key, payload, stamp=stamp)

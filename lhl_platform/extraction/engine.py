@@ -4,6 +4,11 @@ Every call, parsed instance and failure is an event in the partition's own strea
 41 instances are already recorded is skipped, and a call whose request key is already recorded is
 answered from the log, so re-running or resuming a partition repeats no completed work. A failing
 contract becomes an `extraction.failed` event and missing rows; it never fails the partition.
+
+The event loop only makes calls: events are built and committed on the writer's own thread, in groups
+(see COMMIT_CONTRACTS below for the durability window this gives). Each request is built once and its key
+computed once. With `lhl audit --batch`, `extraction/batch.py` sends the same requests through the
+provider's batch API and records the answers the same way.
 """
 
 from __future__ import annotations

@@ -134,9 +134,33 @@ def no_duplicate_instances(con: duckdb.DuckDBPyConnection, model: str | None = N
                         summary="no duplicates" if not rows else f"{len(rows)} duplicated instances: {named[0]}")
 
 
+def judge_validated(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> CheckOutcome:
+    """The report's judge passed the dissociation suite on this corpus (unless no audited TP needs a judge)."""
+    judge = con.execute("select judge from scope").fetchone()
+    name = judge[0] if judge else "?"
+    audited = con.execute("select count(*) from instance_rows where source = 'audit' and outcome = 'TP'").fetchone()
+    row = con.execute("select items, passed, identical, force_changed, right_mismatch, force_kept "
+                      "from judge_validations where judge = ?", [name]).fetchone()
+    meta: dict[str, Any] = {"judge": name}
+    if not audited or not audited[0]:
+        passed, summary = True, "no audited true positive in scope needs a judge"
+    elif row is None:
+        passed, summary = False, f"judge {name} has not been validated on this corpus: run `lhl judge validate`"
+    else:
+        items, ok, identical, changed, right, kept = row
+        meta |= {"items": items, "identical": identical, "force_changed": changed, "right_mismatch": right,
+                 "force_kept": kept}
+        passed = bool(ok)
+        summary = (f"judge {name} {'passes' if ok else 'FAILS'} the dissociation suite ({items} items: identical "
+                   f"{identical:.2f}, force changed {changed:.2f} with the right type {right:.2f}, force kept "
+                   f"{kept:.2f})")
+    return CheckOutcome(name="judge_validated", passed=passed, summary=summary, metadata=meta,
+                        description="the report's judge reads legal force (dissociation suite)")
+
+
 def all_checks(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> list[CheckOutcome]:
     return [check(con, model, run) for check in (completeness, labels_in_domain, every_tp_judged,
-                                                 no_duplicate_instances, comparable_scope)]
+                                                 no_duplicate_instances, comparable_scope, judge_validated)]
 
 
 def drift_outcome(rows: list[DriftRow]) -> CheckOutcome:

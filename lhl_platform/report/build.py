@@ -17,6 +17,7 @@ from lhl_platform.report.rows import (
     DebateCategoryRow,
     DebateEffectRow,
     GapRow,
+    JudgeValidationRow,
     LeaderboardRow,
     RdiRow,
     Report,
@@ -103,6 +104,8 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
         debate_effects=[DebateEffectRow(**_nan_to_none(r)) for r in _rows(con, "select * from debate_effects")],
         debate_by_category=[DebateCategoryRow(**_nan_to_none(r))
                             for r in _rows(con, "select * from debate_by_category")],
+        judge_validation=[JudgeValidationRow(**_nan_to_none(r)) for r in _rows(
+            con, "select * from judge_validations where judge = (select judge from scope)")],
         provenance=provenance_from(con),
         statistics=statistics_from(con, composite, resamples=resamples, seed=seed, cluster=cluster),
     )

@@ -11,6 +11,7 @@ from lhl_platform.report.marts import (
     DebateCategoryRow,
     DebateEffectRow,
     GapRow,
+    JudgeValidationRow,
     LeaderboardRow,
     MetricRow,
     RdiRow,
@@ -38,10 +39,11 @@ class Report(BaseModel):
     clause_profiles: list[ClauseRow]
     debate_effects: list[DebateEffectRow] = []
     debate_by_category: list[DebateCategoryRow] = []
+    judge_validation: list[JudgeValidationRow] = []  # the scope's judge on the dissociation suite, when validated
     provenance: Provenance | None = None
     statistics: Statistics | None = None
 
 
 __all__ = ["METRIC_COLUMNS", "CategoryRow", "ClauseRow", "CompositeRow", "DebateCategoryRow", "DebateEffectRow",
-           "GapRow", "LeaderboardRow", "MetricRow", "Provenance", "RdiRow", "Report", "RunRow", "RunSummaryRow",
-           "Statistics", "UsageRow"]
+           "GapRow", "JudgeValidationRow", "LeaderboardRow", "MetricRow", "Provenance", "RdiRow", "Report", "RunRow",
+           "RunSummaryRow", "Statistics", "UsageRow"]

@@ -70,8 +70,10 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
 
 def fingerprint(home: Home) -> str:
     digest = hashlib.sha256()
-    for manifest in sorted(home.events.root.glob("*/manifest.json")):
-        digest.update(manifest.parent.name.encode() + manifest.read_bytes())
+    # Commits append to a stream's manifest log and are folded into manifest.json when a writer closes: both
+    # count, so a report read while a partition is writing sees what is committed so far.
+    for manifest in sorted([*home.events.root.glob("*/manifest.json"), *home.events.root.glob("*/manifest.log")]):
+        digest.update(manifest.parent.name.encode() + manifest.name.encode() + manifest.read_bytes())
     for oracle in sorted(home.corpora_dir.glob("*/oracle.parquet")):
         digest.update(oracle.parent.name.encode())
     digest.update("".join(m.sql for m in sql_models()).encode())

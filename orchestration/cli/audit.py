@@ -104,7 +104,7 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.report.build import build_report_with_checks
     from lhl_platform.report.render import render_text
     from orchestration.cli.debate import demo_debate, render_debate_effects
-    from orchestration.launch import audit, instance_for, materialize_corpus
+    from orchestration.launch import audit, instance_for, materialize_corpus, validate_judges
 
     started = time.perf_counter()
 
@@ -122,7 +122,9 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
         add_model(home, ModelSpec(name=name, provider="offline", model_id=model_id))
         say(f"model {name}: {what}")
     runs = list(range(1, args.runs + 1))
-    audit(home, [m[0] for m in DEMO_MODELS], runs, say=say)
+    audit(home, [m[0] for m in DEMO_MODELS], runs, say=say, metrics=False)  # built once, after the debate
+    say("validating the judges on the dissociation suite of the demo corpus ...")
+    validate_judges(home)
     demo_debate(home, runs, say=say)
     report, checks = build_report_with_checks(home)
     say("done\n")

@@ -66,7 +66,7 @@ def cmd_judge_validate(args: argparse.Namespace, home: Home) -> int:
             lexflip = (f"  discrimination {k.discrimination:.2f} margin {k.margin:.2f}"
                        if k.discrimination is not None and k.margin is not None else "")
             print(f"    {k.family.value:<14} {k.kind:<22} {k.items:>3} items  {share}{lexflip}")
-    return 0 if result.passed or args.format == "json" else 2
+    return 0 if result.passed else 2  # a judge unfit to label is a result scripts must not miss
 
 
 def cmd_judge_agree(args: argparse.Namespace, home: Home) -> int:

@@ -1,5 +1,8 @@
 """OpenAI Chat Completions, and any OpenAI-compatible server (vLLM, Ollama, llama.cpp, hosted APIs) via base_url.
 
+Interactive calls go through the SDK's HTTP client and headers with a body built here; the Batch API goes
+through the SDK's `files` and `batches` resources.
+
 Structured output: `response_format` with our Pydantic schema as a strict JSON schema. Prompt caching:
 OpenAI caches the longest repeated prefix automatically, so messages put the fixed instructions and
 definitions first and the contract last; cached tokens come back in `usage.prompt_tokens_details`.
@@ -35,8 +38,13 @@ class OpenAIChatModel(LlmModel):
         super().__init__(spec)
         # A local OpenAI-compatible server usually needs no key; the hosted API always does.
         key = api_key(spec, ("OPENAI_API_KEY",), required=spec.base_url is None) or "no-key-needed"
+        # The SDK's own HTTP client (its connection pool and defaults), shared by the SDK and the hot path.
+        self.http = openai.DefaultAsyncHttpxClient(timeout=self.limits.timeout_s)
         self.client = openai.AsyncOpenAI(api_key=key, base_url=spec.base_url, max_retries=0,
-                                         timeout=self.limits.timeout_s)
+                                         timeout=self.limits.timeout_s, http_client=self.http)
+        self.chat_url = f"{self.client.base_url}chat/completions"
+        headers = {**self.client.default_headers, **self.client.auth_headers, "Content-Type": "application/json"}
+        self.chat_headers = {k: v for k, v in headers.items() if isinstance(v, str)}
 
     def body_fields(self, schema: type[BaseModel], params: dict[str, Any]) -> dict[str, Any]:
         """Everything a chat-completion body holds besides the messages."""
@@ -49,14 +57,16 @@ class OpenAIChatModel(LlmModel):
                     "name": schema.__name__, "schema": strict_json_schema(schema), "strict": True}}, **extra}
 
     async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
-        # The SDK's generic POST (its documented route for raw bodies), read back as plain JSON:
-        # `chat.completions.create` re-walks the request's types and builds typed models on every call,
-        # which at 32-way concurrency costs more CPU than the rest of the call. The body is sent as bytes
-        # whose messages reuse the JSON text the request key was computed from (a contract is escaped once).
-        response: dict[str, Any] = await self.client.post(
-            "/chat/completions", content=chat_body(messages, self.body_fields(schema, params)), cast_to=dict,
-            options={"headers": {"Content-Type": "application/json"}})
-        return chat_reply(response)
+        # Sent through the SDK's HTTP client with the SDK's headers, as bytes, and read back as plain JSON:
+        # the SDK's request layer (`chat.completions.create` with its typed models, or even its generic
+        # `post`) costs more CPU per call than everything else an audit does with the call at 32-way
+        # concurrency. The body's messages reuse the JSON text the request key was computed from (a contract
+        # is escaped once). An HTTP error becomes the SDK's own `APIStatusError`, so it is classified as before.
+        response = await self.http.post(self.chat_url, content=chat_body(messages, self.body_fields(schema, params)),
+                                        headers=self.chat_headers)
+        if response.status_code >= 300:
+            raise status_error(response)
+        return chat_reply(json.loads(response.content))
 
     # --- the Batch API: a JSONL file of chat-completion requests, one batch over it -----------------------
 
@@ -145,3 +155,15 @@ def chat_reply(response: dict[str, Any]) -> Reply:
         return Reply(text=refusal, finish=FinishReason.REFUSAL, usage=tokens, detail=str(refusal)[:300])
     finish = _FINISH.get(choice.get("finish_reason") or "stop", FinishReason.STOP)
     return Reply(text=message.get("content") or "", finish=finish, usage=tokens)
+
+
+def status_error(response: Any) -> openai.APIStatusError:
+    """The SDK's exception for an HTTP error response, with the server's message."""
+    try:
+        body: Any = json.loads(response.content)
+    except ValueError:
+        body = None
+    error = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    text = message or (response.text[:500] if response.content else "") or f"HTTP {response.status_code}"
+    return openai.APIStatusError(str(text), response=response, body=body)
