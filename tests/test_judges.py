@@ -85,8 +85,8 @@ def test_agreement_kappas_equal_a_hand_computation(demo_copy):
                 key = f"verdict:{judge}:lexical:1:{cid}:{clause}"
                 writer.append(EventType.VERDICT_RECORDED, f"{cid}/{clause}", key, VerdictRecorded(
                     model="lexical", run=1, contract_id=cid, clause_type=clause, verdict=verdict,
-                    mismatch_type=mismatch, reason="", judge=judge, judge_model_id="fixture", prompt_version="fixture", request_key="k",
-                    usage=Usage(), latency_s=0.0, params={}))
+                    mismatch_type=mismatch, reason="", judge=judge, judge_model_id="fixture", prompt_version="fixture",
+                    request_key="k", usage=Usage(), latency_s=0.0, params={}))
     result = judge_agreement(demo_copy, "ja", "jb", resamples=200)
     assert result.n == 10
     # p_o = 0.7; A supported 6/10, B supported 5/10: p_e = 0.6 x 0.5 + 0.4 x 0.5 = 0.5; kappa = 0.2 / 0.5

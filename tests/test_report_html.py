@@ -265,11 +265,15 @@ def test_judge_validation_status_shows_when_present(demo_home):
 
     with read_warehouse(Home.resolve(demo_home)) as con:
         report = report_from(con, resamples=50)
-    absent = render_html(report, [])
-    assert "have not been checked against the dissociation suite" in absent
+    # the demo validates its judge: the report carries the result
+    validated = render_html(report, [])
+    section = validated.split('<section id="judge-validation">')[1].split("</section>")[0]
+    assert "rubric" in section and "judge-suite-v1" in section
+    unvalidated = report.model_copy(update={"judge_validation": []})
+    assert "have not been checked against the dissociation suite" in render_html(unvalidated, [])
     failed = CheckOutcome(name="judge_validation", passed=False, description="the primary judge passed its suite",
                           summary="rubric has not passed the suite on this corpus")
-    shown = render_html(report, [failed])
+    shown = render_html(unvalidated, [failed])
     section = shown.split('<section id="judge-validation">')[1].split("</section>")[0]
     assert "FAIL" in section and "rubric has not passed the suite" in section
 

@@ -88,7 +88,8 @@ def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: l
           f"{'--batch':>10}  {'judge calls':>11} {'judge cost':>10}")
     for r in rows:
         print(f"{r.model:<20} {r.run:>3} {r.calls:>7,} {r.input_tokens:>12,} {r.output_tokens:>11,} "
-              f"${r.cost_usd:>11.2f} ${r.batch_cost_usd:>9.2f}  {r.judge_calls:>11,} ${r.judge_cost_usd:>9.2f}")
+              f"{f'${r.cost_usd:,.2f}':>12} {f'${r.batch_cost_usd:,.2f}':>10}  {r.judge_calls:>11,} "
+              f"{f'${r.judge_cost_usd:,.2f}':>10}")
     judge_cost = sum(r.judge_cost_usd for r in rows)
     interactive = sum(r.cost_usd for r in rows) + judge_cost
     batch = sum(r.batch_cost_usd for r in rows) + judge_cost
