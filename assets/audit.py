@@ -34,7 +34,7 @@ from lhl_platform.quality.checks import (
     labels_in_domain,
     no_duplicate_instances,
 )
-from lhl_platform.registry import get_model
+from lhl_platform.registry import get_model, primary_judge
 from lhl_platform.warehouse.build import partition_connection
 from resources import LhlHome
 
@@ -114,11 +114,19 @@ def judge_verdicts(context: AssetExecutionContext, config: JudgeConfig, lhl: Lhl
     home = lhl.home()
     model, run = model_and_run(context.partition_key)  # type: ignore[arg-type]
     judge = get_model(home, partition_settings(home, model, judge=config.judge).judge)
+    corpus = load_corpus(home)
+    # The primary judge labels every TP too (a no-op for TPs it already labelled), so auditing with a second
+    # judge never leaves the default report with unjudged TPs, even when new contracts were extracted.
+    primary = get_model(home, primary_judge(home))
+    extra = {} if primary.name == judge.name else {"primary_judge": primary.name}
+    if primary.name != judge.name:
+        context.log.info(f"judging {model}, run {run} with the primary judge {primary.name}")
+        run_judging(home, model, run, primary, corpus, progress=_bar(primary, f"{model} run {run} ({primary.name}):"))
     context.log.info(f"judging {model}, run {run} with {judge.name}")
     bar = _bar(judge, f"{model} run {run} judging ({judge.name}):")
-    summary = run_judging(home, model, run, judge, load_corpus(home), progress=bar)
+    summary = run_judging(home, model, run, judge, corpus, progress=bar)
     for subject, reason in summary.failures[:20]:
         context.log.warning(f"{subject}: {reason}")
-    yield MaterializeResult(metadata={**summary.metadata(), "judge": judge.name})
+    yield MaterializeResult(metadata={**summary.metadata(), "judge": judge.name, **extra})
     yield from _partition_checks(lhl, "judge_verdicts", [extraction_stream(model, run), verdict_stream(model, run)],
                                  model, run, [every_tp_judged, labels_in_domain], judge=judge.name)

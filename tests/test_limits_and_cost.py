@@ -84,6 +84,9 @@ def test_report_gains_tokens_and_cost_and_dry_run_estimates(tmp_path, capsys, mo
         assert main(["--home", home, "audit", "--models", "paid", "--runs", "1,2", "--dry-run"]) == 0
         out = capsys.readouterr().out
         assert "nothing is called" in out and "24 extraction calls" in out and server.requests == []
+        # interactive and --batch side by side (no batch price registered: the batch rates are the interactive
+        # ones, and the interactive estimate reads the instructions from the prompt cache after the first call)
+        assert "interactive" in out and "--batch" in out and "with --batch" in out
         assert main(["--home", home, "audit", "--models", "paid", "--runs", "1", "--contracts", "4"]) == 0
         assert len(server.requests) == 4
         assert server.requests[0].headers["authorization"] == f"Bearer {secret}"  # the key is used ...
@@ -104,3 +107,29 @@ def test_params_refuse_credentials():
     with pytest.raises(ValueError, match="credentials"):
         ModelSpec(name="m", provider="openai", model_id="x", params={"api_key": "sk-live"})
     ModelSpec(name="m", provider="openai", model_id="x", params={"api_key_env": "MY_KEY", "max_output_tokens": 10})
+
+
+def test_dry_run_shows_interactive_and_batch_cost_side_by_side(tmp_path, capsys):
+    from lhl_platform.estimate import estimate_audit
+    from lhl_platform.extraction.prompts import extraction_messages
+    from lhl_platform.providers.base import approx_tokens
+
+    home = str(tmp_path)
+    assert main(["--home", home, "ingest", "cuad", str(DEMO_DIR)]) == 0
+    assert main(["--home", home, "models", "add", "claude", "--provider", "anthropic", "--model-id", "claude-x",
+                 "--input-price", "3", "--cached-input-price", "0.3", "--cache-write-price", "3.75",
+                 "--output-price", "15", "--batch-input-price", "1.5", "--batch-output-price", "7.5"]) == 0
+    capsys.readouterr()
+    assert main(["--home", home, "audit", "--models", "claude", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    h = Home.resolve(home)
+    from lhl_platform.audit import select_contracts
+
+    (row,) = estimate_audit(h, ["claude"], [1], select_contracts(h))
+    instructions = approx_tokens(extraction_messages("", CLAUSE_TYPES)[0].content)
+    assert (row.cached_tokens, row.cache_write_tokens) == (instructions * 11, instructions)
+    fresh = row.input_tokens - row.cached_tokens - row.cache_write_tokens
+    assert row.cost_usd == pytest.approx((fresh * 3 + row.cached_tokens * 0.3 + instructions * 3.75
+                                          + row.output_tokens * 15) / 1e6)
+    assert row.batch_cost_usd == pytest.approx((row.input_tokens * 1.5 + row.output_tokens * 7.5) / 1e6)
+    assert f"${row.cost_usd:,.2f}" in out and f"${row.batch_cost_usd:,.2f}" in out and "with --batch" in out

@@ -55,8 +55,11 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
                 cluster: bool = False) -> Report:
     scope = resolved_scope(con)
     if not scope.models:
-        raise NothingInScope(f"nothing is audited in scope (corpus {scope.corpus_name or 'none'}, runs "
-                             f"{scope.runs or 'any'}, judge {scope.judge}); see `lhl models list`, `lhl audit`")
+        runs = [r for (r,) in con.execute("select run from scope_runs order by run").fetchall()]
+        raise NothingInScope(
+            f"nothing is audited in scope (corpus {scope.corpus_name or 'none'}"
+            + (f", subset {scope.subset}" if scope.subset else "") + f", runs {', '.join(map(str, runs)) or 'none'}"
+            + f", judge {scope.judge}); see `lhl models list`, `lhl audit`")
     units = _rows(con, "select * from rdi_units")
     n_contracts = {r["model"]: r["contracts"] for r in _rows(con, "select model, contracts from leaderboard")}
 

@@ -165,10 +165,14 @@ class DebateEffectRow(SQLModel):
     decisions: int
     fp_base: int
     fp_debate: int
+    fn_base: int
+    fn_debate: int
     contradicted_base: int
     contradicted_debate: int
     far_base: float | None
     far_debate: float | None
+    frr_base: float | None
+    frr_debate: float | None
     hal_gen_base: float | None
     hal_gen_debate: float | None
     rdi_base: float | None

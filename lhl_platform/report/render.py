@@ -5,9 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 
 from lhl_platform.quality.checks import CheckOutcome
-from lhl_platform.report.rows import METRIC_COLUMNS, Report
+from lhl_platform.report.rows import METRIC_COLUMNS, DebateEffectRow, Report
 
 
 def _pct(value: float | None) -> str:
@@ -86,6 +87,10 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
                         f"{u.cached_tokens:,}", f"{u.output_tokens:,}", f"${u.cost_usd or 0:.2f}"]
                        for u in report.usage], markdown))
     out.append("")
+    if report.debate_effects:
+        out.append(h("Debate effects (base > debate, same instances)"))
+        out.append(debate_effects_table(report.debate_effects, markdown))
+        out.append("")
     out.append(h("Checks"))
     out.extend(f"{'- ' if markdown else ''}[{'PASS' if c.passed else 'FAIL'}] {c.name}: {c.summary}" for c in checks)
     return "\n".join(out) + "\n"
@@ -106,3 +111,24 @@ def render_csv(report: Report) -> str:
         for row in rows:
             writer.writerow({"table": table, **row.model_dump()})
     return buffer.getvalue()
+
+
+def debate_effects_table(rows: Sequence[DebateEffectRow], markdown: bool = False) -> str:
+    """Base versus debate on the same instances, one line per (backbone, run, subset, configuration); FN and
+    FRR are there because a debate that removes fabrications can also remove true clauses."""
+    headers = ["backbone", "run", "subset", "config", "decisions", "FP base>debate", "FN base>debate",
+               "contradicted", "FAR %", "FRR %", "HalGen %", "RDI", "rounds", "round 1 %", "consensus %",
+               "flipped %", "calls/dec", "tok/dec"]
+    body = [[r.backbone, str(r.run), r.subset or "-", r.config, str(r.decisions), f"{r.fp_base} > {r.fp_debate}",
+             f"{r.fn_base} > {r.fn_debate}", f"{r.contradicted_base} > {r.contradicted_debate}",
+             f"{_pct(r.far_base)} > {_pct(r.far_debate)}", f"{_pct(r.frr_base)} > {_pct(r.frr_debate)}",
+             f"{_pct(r.hal_gen_base)} > {_pct(r.hal_gen_debate)}", f"{_signed(r.rdi_base)} > {_signed(r.rdi_debate)}",
+             "-" if r.mean_rounds is None else f"{r.mean_rounds:.2f}", _pct(r.share_round1), _pct(r.consensus_rate),
+             _pct(r.flip_rate), "-" if r.calls_per_decision is None else f"{r.calls_per_decision:.2f}",
+             "-" if r.tokens_per_decision is None else f"{r.tokens_per_decision:,.0f}"] for r in rows]
+    return _table(headers, body, markdown)
+
+
+def render_debate_effects(rows: Sequence[DebateEffectRow]) -> str:
+    title = "Debate effects (base > debate, same instances)"
+    return "\n".join([title, "=" * len(title), debate_effects_table(rows) if rows else "(no debate in scope)"])

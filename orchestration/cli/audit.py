@@ -104,7 +104,7 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.registry import add_model
     from lhl_platform.report.build import build_report_with_checks
     from lhl_platform.report.render import render_text
-    from orchestration.cli.debate import demo_debate, render_debate_effects
+    from orchestration.cli.debate import demo_debate
     from orchestration.launch import audit, instance_for, materialize_corpus, validate_judges
 
     started = time.perf_counter()
@@ -130,7 +130,6 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     report, checks = build_report_with_checks(home)
     say("done\n")
     print(render_text(report, checks))
-    print(render_debate_effects(report.debate_effects) + "\n")
     print(f"Next: `lhl report --format json`, `lhl verify`, `lhl ui --home {home.root}` to inspect lineage.")
     return 0
 

@@ -29,7 +29,8 @@ def cmd_subset_create(args: argparse.Namespace, home: Home) -> int:
 
     subset: Subset
     if args.contracts:
-        ids = [line.strip() for line in Path(args.contracts).read_text(encoding="utf-8").splitlines() if line.strip()]
+        # Ids are kept exactly as written (a few CUAD ids end in a space); only blank lines are skipped.
+        ids = [line for line in Path(args.contracts).read_text(encoding="utf-8").splitlines() if line.strip()]
         subset = listed_subset(home, args.name, ids)
         how = f"listed in {args.contracts}"
     elif args.size is not None:

@@ -19,7 +19,6 @@ from orchestration.cli.app import Cli, CliError, parse_runs
 if TYPE_CHECKING:
     from dagster import DagsterInstance
 
-    from lhl_platform.report.rows import DebateEffectRow
 
 Say = Callable[[str], None]
 DEMO_BACKBONE = "sim-inventor"
@@ -110,24 +109,6 @@ def _signed(value: float | None) -> str:
     return "-" if value is None else f"{value:+.3f}"
 
 
-def render_debate_effects(rows: Sequence[DebateEffectRow]) -> str:
-    """Base versus debate on the same instances, one line per (backbone, run, subset, configuration)."""
-    headers = ["backbone", "run", "subset", "config", "decisions", "FP base>debate", "contradicted", "FAR %",
-               "HalGen %", "RDI", "rounds", "round 1 %", "consensus %", "flipped %", "calls/dec", "tok/dec"]
-    body = [[r.backbone, str(r.run), r.subset or "-", r.config, str(r.decisions), f"{r.fp_base} > {r.fp_debate}",
-             f"{r.contradicted_base} > {r.contradicted_debate}", f"{_pct(r.far_base)} > {_pct(r.far_debate)}",
-             f"{_pct(r.hal_gen_base)} > {_pct(r.hal_gen_debate)}", f"{_signed(r.rdi_base)} > {_signed(r.rdi_debate)}",
-             "-" if r.mean_rounds is None else f"{r.mean_rounds:.2f}", _pct(r.share_round1), _pct(r.consensus_rate),
-             _pct(r.flip_rate), "-" if r.calls_per_decision is None else f"{r.calls_per_decision:.2f}",
-             "-" if r.tokens_per_decision is None else f"{r.tokens_per_decision:,.0f}"] for r in rows]
-    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(headers)]
-    fmt = "  ".join(f"{{:<{w}}}" if i < 4 else f"{{:>{w}}}" for i, w in enumerate(widths))
-    title = "Debate effects (base > debate, same instances)"
-    lines = [title, "=" * len(title), fmt.format(*headers), fmt.format(*("-" * w for w in widths))]
-    lines += [fmt.format(*b) for b in body] or ["(no debate in scope)"]
-    return "\n".join(lines)
-
-
 def _print_estimate(home: Home, backbone: str, runs: list[int], subset: str, config: str, judge: str | None) -> int:
     from lhl_platform.audit import resolve
     from lhl_platform.debate.calibration import latest_calibration
@@ -184,6 +165,8 @@ def cmd_debate(args: argparse.Namespace, home: Home) -> int:
     launch_debate(home, args.backbone, runs, args.subset, args.config, args.judge)
     report = build_report(home, resamples=200)
     rows = [r for r in report.debate_effects if r.backbone == args.backbone and r.run in runs]
+    from lhl_platform.report.render import render_debate_effects
+
     print(render_debate_effects(rows))
     print(f"debate finished in {time.perf_counter() - started:.1f}s; see `lhl report` (the debate system is ranked "
           f"as {args.backbone}+debate) or `lhl ui` for lineage")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from lhl_platform.home import Home
@@ -66,7 +67,11 @@ def cmd_judge_validate(args: argparse.Namespace, home: Home) -> int:
             lexflip = (f"  discrimination {k.discrimination:.2f} margin {k.margin:.2f}"
                        if k.discrimination is not None and k.margin is not None else "")
             print(f"    {k.family.value:<14} {k.kind:<22} {k.items:>3} items  {share}{lexflip}")
-    return 0 if result.passed else 2  # a judge unfit to label is a result scripts must not miss
+    if not result.passed:  # a judge unfit to label is a result scripts must not miss
+        failed = ", ".join(f.family.value for f in result.families if not f.passed)
+        print(f"lhl: judge {judge} does not pass the dissociation suite ({failed})", file=sys.stderr)
+        return 2
+    return 0
 
 
 def cmd_judge_agree(args: argparse.Namespace, home: Home) -> int:

@@ -49,7 +49,11 @@ def cmd_models_list(args: argparse.Namespace, home: Home) -> int:
         extra = f" base_url={m.base_url}" if m.base_url else ""
         explicit = m.params.explicit()
         params = f" params={json.dumps(explicit)}" if explicit else ""
-        print(f"{m.name:<24} {m.role:<9} {m.provider}:{m.model_id}{extra}{params}")
+        p = m.price
+        price = "" if p == type(p)() else (
+            f" USD/Mtok in {p.input_per_mtok:g} cached {p.cached_input_per_mtok:g} write {p.cache_write_per_mtok:g}"
+            f" out {p.output_per_mtok:g} batch {p.batch_input_per_mtok:g}/{p.batch_output_per_mtok:g}")
+        print(f"{m.name:<24} {m.role:<9} {m.provider}:{m.model_id}{extra}{params}{price}")
     return 0
 
 

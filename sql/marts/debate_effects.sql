@@ -1,6 +1,7 @@
 -- depends_on: debate_instances
 -- The debate's effect per (backbone, run, subset, configuration kind), base versus debate on the same instances:
--- false positives, contradicted true positives, FAR, HalGen and RDI before and after, how debates went (mean
+-- false positives, misses, contradicted true positives, FAR, FRR, HalGen and RDI before and after (a debate that
+-- removes fabrications can also remove true clauses), how debates went (mean
 -- rounds, share settled in round 1, consensus and flip rates) and what a decision cost (calls and tokens,
 -- reused calls at their recorded tokens). Rates are null where their denominator is zero.
 with counts as (
@@ -10,12 +11,14 @@ with counts as (
         count(*) filter (where outcome_base = 'TP') as tp_base,
         count(*) filter (where outcome_base = 'FP') as fp_base,
         count(*) filter (where outcome_base = 'TN') as tn_base,
+        count(*) filter (where outcome_base = 'FN') as fn_base,
         count(*) filter (where verdict_base = 'contradicted') as contradicted_base,
         count(*) filter (where verdict_base = 'contradicted' and mismatch_base = 'extra_condition') as extra_base,
         count(*) filter (where verdict_base = 'contradicted' and mismatch_base = 'missing_condition') as missing_base,
         count(*) filter (where outcome_debate = 'TP') as tp_debate,
         count(*) filter (where outcome_debate = 'FP') as fp_debate,
         count(*) filter (where outcome_debate = 'TN') as tn_debate,
+        count(*) filter (where outcome_debate = 'FN') as fn_debate,
         count(*) filter (where verdict_debate = 'contradicted') as contradicted_debate,
         count(*) filter (where verdict_debate = 'contradicted' and mismatch_debate = 'extra_condition')
             as extra_debate,
@@ -31,9 +34,12 @@ with counts as (
     group by backbone, run, subset, config
 )
 select
-    backbone, run, subset, config, decisions, fp_base, fp_debate, contradicted_base, contradicted_debate,
+    backbone, run, subset, config, decisions, fp_base, fp_debate, fn_base, fn_debate, contradicted_base,
+    contradicted_debate,
     fp_base / nullif(fp_base + tn_base, 0)::double as far_base,
     fp_debate / nullif(fp_debate + tn_debate, 0)::double as far_debate,
+    fn_base / nullif(fn_base + tp_base, 0)::double as frr_base,
+    fn_debate / nullif(fn_debate + tp_debate, 0)::double as frr_debate,
     (contradicted_base + fp_base) / nullif(tp_base + fp_base, 0)::double as hal_gen_base,
     (contradicted_debate + fp_debate) / nullif(tp_debate + fp_debate, 0)::double as hal_gen_debate,
     (extra_base - missing_base) / nullif(contradicted_base, 0)::double as rdi_base,
