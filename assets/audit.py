@@ -24,7 +24,9 @@ from checks.results import to_check_result
 from lhl_platform.audit import batch_requested, resolve, run_extraction, run_judging
 from lhl_platform.corpus.store import CORPUS_STREAM, load_corpus
 from lhl_platform.domain.models import ModelSpec
+from lhl_platform.events.log import stream_head
 from lhl_platform.extraction.engine import extraction_stream
+from lhl_platform.home import Home
 from lhl_platform.judging.engine import verdict_stream
 from lhl_platform.progress import ProgressBar
 from lhl_platform.quality.checks import (
@@ -52,6 +54,13 @@ class ExtractionConfig(Config):  # type: ignore[misc]
 class JudgeConfig(Config):  # type: ignore[misc]
     judge: str | None = Field(default=None, description="registered judge model; default: the model's registered "
                                                         "audit judge, else the primary judge (built-in: rubric)")
+
+
+def _head(home: Home, stream: str) -> dict[str, object]:
+    """The partition stream's head (event count, last chain hash) as of this materialization: an anchor kept
+    outside the event log, so a later truncation or rollback of the stream contradicts Dagster's record."""
+    count, chain = stream_head(home.events, stream)
+    return {"stream": stream, "stream_events": count, "stream_head": chain}
 
 
 def _bar(spec: ModelSpec, label: str) -> ProgressBar:
@@ -98,7 +107,7 @@ def extractions(context: AssetExecutionContext, config: ExtractionConfig, lhl: L
     summary = run_extraction(home, inputs, run, progress=bar, batch=batch, status=waiting)
     for contract_id, reason in summary.failures[:20]:
         context.log.warning(f"{contract_id}: {reason}")
-    yield MaterializeResult(metadata=summary.metadata())
+    yield MaterializeResult(metadata={**summary.metadata(), **_head(home, extraction_stream(model, run))})
     yield from _partition_checks(lhl, "extractions", [extraction_stream(model, run)], model, run,
                                  [completeness, no_duplicate_instances])
 
@@ -127,6 +136,7 @@ def judge_verdicts(context: AssetExecutionContext, config: JudgeConfig, lhl: Lhl
     summary = run_judging(home, model, run, judge, corpus, progress=bar)
     for subject, reason in summary.failures[:20]:
         context.log.warning(f"{subject}: {reason}")
-    yield MaterializeResult(metadata={**summary.metadata(), "judge": judge.name, **extra})
+    yield MaterializeResult(metadata={**summary.metadata(), "judge": judge.name, **extra,
+                                      **_head(home, verdict_stream(model, run))})
     yield from _partition_checks(lhl, "judge_verdicts", [extraction_stream(model, run), verdict_stream(model, run)],
                                  model, run, [every_tp_judged, labels_in_domain], judge=judge.name)

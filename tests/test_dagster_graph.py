@@ -81,6 +81,10 @@ def test_graph_materializes_partition_by_partition_with_checks(tmp_path, instanc
     assert part.success
     meta = part.asset_materializations_for_node("extractions")[0].metadata
     assert meta["instances_recorded"].value == 41 * len(load_demo_corpus().contracts)
+    # the stream's head is anchored in Dagster's record too: a later rollback of the stream contradicts it
+    from lhl_platform.events.log import stream_head
+
+    assert (meta["stream_events"].value, meta["stream_head"].value) == stream_head(home.events, meta["stream"].value)
     profile = part.asset_materializations_for_node("model_profiles")[0].metadata
     assert profile["n"].value == 41 * len(load_demo_corpus().contracts) and profile["judge"].value == "rubric"
     checks = _checks(part)
