@@ -39,6 +39,7 @@ from lhl_platform.providers.base import (
     ChatModel,
     ExtractionOutput,
     ExtractTask,
+    Message,
     ModelRequest,
     ModelResponse,
     close_model,
@@ -169,12 +170,21 @@ class _Partition:
     run: int
     corpus_id: str
     params: dict[str, Any]
+    first_message: list[Message] = field(default_factory=list)  # the instructions, shared by every request
 
 
 def extraction_request(part: _Partition, contract: Contract) -> ModelRequest:
+    messages = extraction_messages(contract.text, CLAUSE_TYPES)
+    # The instructions are the same for every contract: one Message object, so its JSON text (which the
+    # request key and the body reuse) is escaped once per partition.
+    first = part.first_message
+    if first and first[0] == messages[0]:
+        messages = (first[0], *messages[1:])
+    elif not first:
+        first.append(messages[0])
     return ModelRequest(
         provider=part.spec.provider, model_id=part.spec.model_id, prompt_version=EXTRACT_PROMPT_VERSION,
-        run=part.run, params=part.params, messages=extraction_messages(contract.text, CLAUSE_TYPES),
+        run=part.run, params=part.params, messages=messages,
         task=ExtractTask(contract_id=contract.contract_id, contract_text=contract.text, clause_types=CLAUSE_TYPES))
 
 
@@ -271,10 +281,11 @@ def record_instances(writer: StreamWriter, part: _Partition, contract: Contract,
         where = ".".join(str(p) for p in first["loc"])
         _fail(writer, spec, run, contract, "parse", f"unparseable output at {where or 'top'}: {first['msg']}", summary)
         return
+    cid, append = contract.contract_id, writer.append
+    key_prefix = instance_key(spec.name, run, cid, "")  # the instance key is this prefix and the clause type
     for inst in instances:
-        if writer.append(EventType.EXTRACTION_RECORDED, f"{contract.contract_id}/{inst.clause_type}",
-                         instance_key(spec.name, run, contract.contract_id, inst.clause_type), inst):
-            summary.instances += 1
+        clause = inst.clause_type
+        summary.instances += append(EventType.EXTRACTION_RECORDED, f"{cid}/{clause}", key_prefix + clause, inst)
     if problems:
         writer.append(EventType.EXTRACTION_INCOMPLETE, contract.contract_id, f"incomplete:{key}", ExtractionIncomplete(
             model=spec.name, run=run, contract_id=contract.contract_id, problems=problems))

@@ -45,6 +45,7 @@ class OpenAIChatModel(LlmModel):
         self.chat_url = f"{self.client.base_url}chat/completions"
         headers = {**self.client.default_headers, **self.client.auth_headers, "Content-Type": "application/json"}
         self.chat_headers = {k: v for k, v in headers.items() if isinstance(v, str)}
+        self._tails: dict[tuple[type[BaseModel], str], str] = {}
 
     def body_fields(self, schema: type[BaseModel], params: dict[str, Any]) -> dict[str, Any]:
         """Everything a chat-completion body holds besides the messages."""
@@ -56,13 +57,22 @@ class OpenAIChatModel(LlmModel):
                 "response_format": {"type": "json_schema", "json_schema": {
                     "name": schema.__name__, "schema": strict_json_schema(schema), "strict": True}}, **extra}
 
+    def body_tail(self, schema: type[BaseModel], params: dict[str, Any]) -> str:
+        """`body_fields` as JSON, encoded once per schema and parameters (the schema is the longest part)."""
+        key = (schema, json.dumps(params, sort_keys=True, default=str))
+        tail = self._tails.get(key)
+        if tail is None:
+            tail = self._tails[key] = json.dumps(self.body_fields(schema, params), ensure_ascii=False,
+                                                 separators=(",", ":"))
+        return tail
+
     async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
         # Sent through the SDK's HTTP client with the SDK's headers, as bytes, and read back as plain JSON:
         # the SDK's request layer (`chat.completions.create` with its typed models, or even its generic
         # `post`) costs more CPU per call than everything else an audit does with the call at 32-way
         # concurrency. The body's messages reuse the JSON text the request key was computed from (a contract
         # is escaped once). An HTTP error becomes the SDK's own `APIStatusError`, so it is classified as before.
-        response = await self.http.post(self.chat_url, content=chat_body(messages, self.body_fields(schema, params)),
+        response = await self.http.post(self.chat_url, content=chat_body(messages, self.body_tail(schema, params)),
                                         headers=self.chat_headers)
         if response.status_code >= 300:
             raise status_error(response)
@@ -135,10 +145,10 @@ class OpenAIChatModel(LlmModel):
         return None
 
 
-def chat_body(messages: tuple[Message, ...], rest: dict[str, Any]) -> bytes:
-    """A chat request body: `{"messages": [...], **rest}` as compact JSON bytes."""
+def chat_body(messages: tuple[Message, ...], rest: dict[str, Any] | str) -> bytes:
+    """A chat request body: `{"messages": [...], **rest}` as compact JSON bytes (`rest` may come encoded)."""
     head = ",".join(m.json_object() for m in messages)
-    tail = json.dumps(rest, ensure_ascii=False, separators=(",", ":"))
+    tail = rest if isinstance(rest, str) else json.dumps(rest, ensure_ascii=False, separators=(",", ":"))
     return f'{{"messages":[{head}],{tail[1:]}'.encode()
 
 
