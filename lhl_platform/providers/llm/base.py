@@ -162,24 +162,25 @@ class LlmModel(ABC):
 
     batch_limits = BatchLimits()
 
+    @abstractmethod
     def batch_entry(self, request: ModelRequest) -> Any:
         """One request as the provider's batch API takes it, keyed by its request key."""
-        raise NotImplementedError(f"{self.provider} has no batch API here")
 
     def entry_size(self, entry: Any) -> int:
         """Bytes an entry adds to a batch (for the provider's size limit)."""
         return len(entry) if isinstance(entry, bytes | str) else len(json.dumps(entry, default=str))
 
+    @abstractmethod
     async def submit_batch(self, entries: Sequence[Any]) -> str:
         """Create a batch job of these entries; returns its id. Only called for one provider's own entries."""
-        raise NotImplementedError(f"{self.provider} has no batch API here")
 
+    @abstractmethod
     async def poll_batch(self, batch_id: str) -> BatchState:
-        raise NotImplementedError(f"{self.provider} has no batch API here")
+        """The job's state and counts."""
 
+    @abstractmethod
     async def batch_results(self, batch_id: str) -> dict[str, BatchItem]:
         """An ended batch's outcome per request key (a request the provider did not answer is absent)."""
-        raise NotImplementedError(f"{self.provider} has no batch API here")
 
     async def batch_operation(self, operation: Callable[[], Awaitable[T]], what: str) -> T:
         """A batch API call under the model's retry policy; raises BatchError when it cannot be done."""
