@@ -25,10 +25,10 @@ from lhl_platform.judging.engine import parse_verdict
 from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_messages
 from lhl_platform.judging.validation import (
     DEFAULT_PER_KIND,
-    ItemScores,
     SuiteItem,
     ValidationResult,
     build_suite,
+    item_scores,
     score_suite,
 )
 from lhl_platform.providers.base import ChatModel, JudgeTask, ModelRequest, close_model, safe_complete
@@ -100,11 +100,7 @@ def validate_judge(home: Home, judge: str, *, seed: int = 0, per_kind: int = DEF
                 if e.suite_digest == digest and e.verdict is not None}
     with home.events.writer(stream, flush_every=500, flush_seconds=1.0) as writer:
         verdicts = asyncio.run(_label(writer, spec, model, digest, suite.items, recorded))
-        scorer = _scorer(spec)
-        scores = None
-        if scorer is not None:
-            scores = [ItemScores(identical=scorer(i.truth, i.truth[0]), edited=scorer(i.truth, i.edited),
-                                 unrelated=scorer(i.truth, i.unrelated)) for i in suite.items]
+        scores = item_scores(suite.items, _scorer(spec))
         result = score_suite(suite, verdicts, scores=scores, judge=spec.name)
         families = {f.family.value: f.model_dump(mode="json", exclude={"family"}) for f in result.families}
         writer.append(EventType.JUDGE_VALIDATED, spec.name, f"validated:{digest}:{_version(model)}", JudgeValidated(

@@ -917,7 +917,7 @@ def score_suite(suite: Suite | Sequence[SuiteItem], verdicts: Sequence[Verdict |
                             families=tuple(families), kinds=tuple(kinds), outcomes=tuple(outcomes))
 
 
-def _scores(items: Sequence[SuiteItem], scorer: ScoreFn | None) -> list[ItemScores | None] | None:
+def item_scores(items: Sequence[SuiteItem], scorer: ScoreFn | None) -> list[ItemScores | None] | None:
     if scorer is None:
         return None
     return [ItemScores(identical=scorer(i.truth, i.truth[0]), edited=scorer(i.truth, i.edited),
@@ -929,7 +929,7 @@ def run_suite(suite: Suite | Sequence[SuiteItem], judge: JudgeFn, *, scorer: Sco
     """Run a judge with the `rubric.judge` signature over the suite; `scorer(truth, text)` adds LexFlip figures."""
     items = _items_of(suite)
     verdicts = [judge(i.clause_type, i.truth, i.edited) for i in items]
-    return score_suite(items, verdicts, scores=_scores(items, scorer), judge=name)
+    return score_suite(items, verdicts, scores=item_scores(items, scorer), judge=name)
 
 
 async def run_suite_async(suite: Suite | Sequence[SuiteItem], judge: AsyncJudgeFn, *, concurrency: int = 8,
@@ -947,4 +947,4 @@ async def run_suite_async(suite: Suite | Sequence[SuiteItem], judge: AsyncJudgeF
                 return None
 
     verdicts = await asyncio.gather(*(one(i) for i in items))
-    return score_suite(items, list(verdicts), scores=_scores(items, scorer), judge=name)
+    return score_suite(items, list(verdicts), scores=item_scores(items, scorer), judge=name)
