@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from lhl_platform.corpus.store import active_corpus_id, ingested_corpora
 from lhl_platform.domain.models import MismatchType, VerdictLabel
-from lhl_platform.events.payloads import EventType, OutcomeImported
+from lhl_platform.extraction.events import ExtractionEvent, OutcomeImported
 from lhl_platform.home import Home
 
 REQUIRED = ("model", "run", "contract_id", "clause_type", "gt_present", "predicted_present", "verdict",
@@ -101,7 +101,7 @@ def import_outcomes(home: Home, path: Path) -> tuple[int, int]:
     home.ensure()
     with home.events.writer(f"import.{digest}", atomic=True) as writer:
         for row in rows:
-            writer.append(EventType.OUTCOME_IMPORTED, f"{row.model}/{row.run}",
+            writer.append(ExtractionEvent.IMPORTED, f"{row.model}/{row.run}",
                           f"import:{row.model}:{row.run}:{row.contract_id}:{row.clause_type}", row)
         written = writer.written
     return len(rows), written

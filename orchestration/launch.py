@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from dagster import DagsterInstance, JobDefinition
+from dagster import DagsterInstance, JobDefinition, MultiPartitionKey
 
 from lhl_platform.corpus.store import active_corpus_id
 from lhl_platform.home import Home
@@ -176,9 +176,12 @@ def submit(home: Home, launches: Sequence[Launch]) -> list[str]:
             repository = next(iter(location.get_repositories().values()))
             for launch in launches:
                 tags = dict(launch.tags)
-                if launch.partition_key is not None:
+                if isinstance(launch.partition_key, MultiPartitionKey):
                     keys = launch.partition_key.keys_by_dimension
                     ensure_partitions(instance, [keys["model"]], [int(keys["run"])])
+                elif launch.partition_key is not None:
+                    ensure_partitions(instance, [launch.partition_key], [])
+                if launch.partition_key is not None:
                     partition_tags = defs.resolve_job_def(launch.job).get_tags_for_partition_key(
                         launch.partition_key, selected_asset_keys=None)
                     tags = {**partition_tags, **launch.tags}

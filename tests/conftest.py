@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import lhl_platform.catalog  # noqa: F401  (the application assembled: every suite registered)
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 
 CUAD_DIR = Path(os.environ.get("LHL_CUAD_DIR", Path(__file__).resolve().parents[2] / "shared" / "cuad_v1"))

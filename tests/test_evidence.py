@@ -20,9 +20,10 @@ from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.events.checkpoint import Checkpoint
 from lhl_platform.events.integrity import DamagedLogError, read_manifest
 from lhl_platform.events.log import EventLog, StreamWriter, stream_head
-from lhl_platform.events.payloads import EventType, ExtractionFailed
+from lhl_platform.events.payloads import EventType
 from lhl_platform.events.verify import verify_home
 from lhl_platform.extraction.engine import extraction_stream
+from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
 from lhl_platform.home import Home
 from lhl_platform.importer import import_outcomes
 from lhl_platform.registry import add_model, list_models
@@ -55,7 +56,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert main(["--home", str(home), "subset", "create", "few", "--size", "3"]) == 0
     with h.events.writer(EXTRACT) as writer:
         for i in range(3):
-            writer.append(EventType.EXTRACTION_FAILED, f"c{i}", f"failed:{i}",
+            writer.append(ExtractionEvent.FAILED, f"c{i}", f"failed:{i}",
                           ExtractionFailed(model="lexical", run=1, contract_id=f"c{i}", stage="call", reason="x"))
     import_outcomes(h, _outcomes(root / "outcomes.csv", _contract(home)))
     return home
@@ -296,7 +297,7 @@ def test_concurrent_writers_interleave_whole_checkpoint_lines(tmp_path):
     def write(stream: str) -> None:
         with log.writer(stream, flush_every=1) as writer:
             for i in range(15):
-                writer.append(EventType.EXTRACTION_FAILED, f"c{i}", f"k{i}",
+                writer.append(ExtractionEvent.FAILED, f"c{i}", f"k{i}",
                               ExtractionFailed(model="a", run=1, contract_id=f"c{i}", stage="call", reason="x"))
 
     threads = [threading.Thread(target=write, args=(f"s{n}",)) for n in range(4)]
@@ -462,7 +463,7 @@ def test_an_atomic_writer_commits_one_segment_however_many_events(tmp_path):
     log = EventLog(tmp_path / "events")
     with log.writer("s", flush_every=5, atomic=True) as writer:
         for i in range(23):
-            writer.append(EventType.EXTRACTION_FAILED, f"c{i}", f"k{i}",
+            writer.append(ExtractionEvent.FAILED, f"c{i}", f"k{i}",
                           ExtractionFailed(model="a", run=1, contract_id=f"c{i}", stage="call", reason="x"))
     assert [(e.first_seq, e.count) for e in read_manifest(log.root / "s")] == [(0, 23)]
 

@@ -6,9 +6,10 @@ import shutil
 import pytest
 
 from lhl_platform.domain.models import MismatchType, Usage, VerdictLabel
-from lhl_platform.events.payloads import EventType, VerdictRecorded
+from lhl_platform.events.payloads import ModelCall
 from lhl_platform.home import Home
 from lhl_platform.judges import judge_agreement
+from lhl_platform.judging.events import VerdictEvent, VerdictRecorded
 from lhl_platform.warehouse.build import read_warehouse
 from orchestration.cli import main
 
@@ -25,6 +26,11 @@ def _json(capsys, *args):
     code = main(list(args))
     out = capsys.readouterr().out
     return code, json.loads(out) if code in (0, 2) else out
+
+
+
+def _extraction_calls(home: Home) -> int:
+    return sum(e.type == "model.call" and e.data_as(ModelCall).stage == "extraction" for e in home.events.read())
 
 
 def test_rubric_passes_the_suite_on_cuad_and_the_overlap_control_fails(cuad_dir, tmp_path, capsys):
@@ -47,12 +53,12 @@ def test_rubric_passes_the_suite_on_cuad_and_the_overlap_control_fails(cuad_dir,
 def test_a_second_judge_never_changes_the_default_report(demo_copy, capsys):
     home = str(demo_copy.root)
     code, before = _json(capsys, "--home", home, "report", "--format", "json", "--resamples", "200")
-    calls = sum(e.type == "model.call" for e in demo_copy.events.read())
+    calls = _extraction_calls(demo_copy)
     assert main(["--home", home, "models", "add", "surface", "--provider", "offline", "--model-id", "overlap",
                  "--role", "judge"]) == 0
     assert main(["--home", home, "audit", "--models", "lexical", "--runs", "1", "--judge", "surface"]) == 0
     capsys.readouterr()
-    assert sum(e.type == "model.call" for e in demo_copy.events.read()) == calls  # re-judged, not re-extracted
+    assert _extraction_calls(demo_copy) == calls  # re-judged, not re-extracted
     code, after = _json(capsys, "--home", home, "report", "--format", "json", "--resamples", "200")
     assert {k: v for k, v in after.items() if k != "statistics"} == {
         k: v for k, v in before.items() if k != "statistics"}
@@ -83,7 +89,7 @@ def test_agreement_kappas_equal_a_hand_computation(demo_copy):
         for (cid, clause), pair in zip(tps, labels, strict=True):
             for judge, (verdict, mismatch) in zip(("ja", "jb"), pair, strict=True):
                 key = f"verdict:{judge}:lexical:1:{cid}:{clause}"
-                writer.append(EventType.VERDICT_RECORDED, f"{cid}/{clause}", key, VerdictRecorded(
+                writer.append(VerdictEvent.RECORDED, f"{cid}/{clause}", key, VerdictRecorded(
                     model="lexical", run=1, contract_id=cid, clause_type=clause, verdict=verdict,
                     mismatch_type=mismatch, reason="", judge=judge, judge_model_id="fixture", prompt_version="fixture",
                     request_key="k", usage=Usage(), latency_s=0.0, params={}))

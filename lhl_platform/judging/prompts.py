@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from lhl_platform.providers.base import Message
+from lhl_platform.judging.task import JudgeTask
+from lhl_platform.providers.base import ChatModel, Message, ModelRequest
 
 JUDGE_PROMPT_VERSION = "judge-v1"
 
@@ -25,3 +26,11 @@ def judge_messages(clause_type: str, truth: tuple[str, ...], extracted: str) -> 
     source = "\n".join(f"- {span}" for span in truth)
     return (Message(role="system", content=_RUBRIC),
             Message(role="user", content=f"Clause type: {clause_type}\nSource:\n{source}\nExtracted:\n{extracted}"))
+
+
+def judge_request(model: ChatModel, clause_type: str, truth: tuple[str, ...], extracted: str) -> ModelRequest:
+    """The one request a judge is asked with, wherever it judges (an audit, a debated output, a validation item,
+    `lhl judge`). Run 0: a verdict does not depend on the audit round."""
+    return ModelRequest(provider=model.provider, model_id=model.model_id, prompt_version=JUDGE_PROMPT_VERSION, run=0,
+                        params=model.request_params(), messages=judge_messages(clause_type, truth, extracted),
+                        task=JudgeTask(clause_type=clause_type, truth=truth, extracted=extracted))

@@ -27,16 +27,34 @@ import pyarrow as pa
 
 from lhl_platform.corpus.store import CORPUS_STREAM
 from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
+from lhl_platform.events.kinds import registered_kinds
 from lhl_platform.events.log import SCHEMA
 from lhl_platform.home import Home
 from lhl_platform.registry import primary_judge
 from lhl_platform.warehouse.scope import ScopeRequest, apply_scope
+from lhl_platform.warehouse.staging import staging_description, staging_sql
 from sql import SQL_DIR
 
 _DEPENDS = re.compile(r"^--\s*depends_on:\s*(.+)$", re.MULTILINE)
 LAYERS = ("staging", "intermediate", "marts")
 SCOPE_TABLES = ("scope", "scope_models", "scope_runs", "scope_contracts")
 SOURCES = ("events", "oracle", "clause_taxonomy", *SCOPE_TABLES)
+MACROS = "macros.sql"
+
+# The folders of SQL models: the platform's own (`sql/common`) first, then each suite's (`register_sql_folder`).
+# A folder holds `macros.sql` (loaded before any model), `intermediate/` and `marts/`; staging models are
+# generated from the registered event types (`staging.py`).
+_FOLDERS: list[Path] = [SQL_DIR / "common"]
+
+
+def register_sql_folder(folder: Path) -> None:
+    folder = Path(folder)
+    if folder not in _FOLDERS:
+        _FOLDERS.append(folder)
+
+
+def sql_folders() -> list[Path]:
+    return list(_FOLDERS)
 
 
 @dataclass(frozen=True)
@@ -46,19 +64,34 @@ class SqlModel:
     sql: str
     depends_on: tuple[str, ...]
     description: str
+    folder: str = ""  # the folder it comes from (`common`, a suite's), empty for generated staging
 
 
-def sql_models(folder: Path = SQL_DIR, layers: tuple[str, ...] = LAYERS) -> list[SqlModel]:
-    """The SQL models of the given layers, in dependency order."""
-    models: dict[str, SqlModel] = {}
-    for layer in LAYERS:
-        for path in sorted((folder / layer).glob("*.sql")):
-            text = path.read_text()
-            deps = tuple(d.strip() for m in _DEPENDS.findall(text) for d in m.split(",") if d.strip())
-            comment = [ln[2:].strip() for ln in text.splitlines() if ln.startswith("--") and not _DEPENDS.match(ln)]
-            models[path.stem] = SqlModel(path.stem, layer, text, deps, " ".join(comment))
+def _staging_models() -> list[SqlModel]:
+    return [SqlModel(kind.staging, "staging", staging_sql(kind), ("events",), staging_description(kind))
+            for kind in registered_kinds()]
+
+
+def sql_models(layers: tuple[str, ...] = LAYERS) -> list[SqlModel]:
+    """The SQL models of the given layers, in dependency order: generated staging, then every folder's models."""
+    models: dict[str, SqlModel] = {m.name: m for m in _staging_models()}
+    for folder in _FOLDERS:
+        for layer in LAYERS[1:]:
+            for path in sorted((folder / layer).glob("*.sql")):
+                text = path.read_text()
+                deps = tuple(d.strip() for m in _DEPENDS.findall(text) for d in m.split(",") if d.strip())
+                comment = [ln[2:].strip() for ln in text.splitlines()
+                           if ln.startswith("--") and not _DEPENDS.match(ln)]
+                if path.stem in models:
+                    raise ValueError(f"two SQL models are named {path.stem} ({path} and {models[path.stem].folder})")
+                models[path.stem] = SqlModel(path.stem, layer, text, deps, " ".join(comment), folder.name)
     order = TopologicalSorter({name: set(m.depends_on) - set(SOURCES) for name, m in models.items()})
     return [models[name] for name in order.static_order() if models[name].layer in layers]
+
+
+def macros_sql() -> str:
+    """Every folder's macros, the platform's first (later folders may use earlier macros)."""
+    return "\n".join((folder / MACROS).read_text() for folder in _FOLDERS if (folder / MACROS).exists())
 
 
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -76,7 +109,7 @@ def fingerprint(home: Home) -> str:
         digest.update(manifest.parent.name.encode() + manifest.name.encode() + manifest.read_bytes())
     for oracle in sorted(home.corpora_dir.glob("*/oracle.parquet")):
         digest.update(oracle.parent.name.encode())
-    digest.update("".join(m.sql for m in sql_models()).encode())
+    digest.update((macros_sql() + "".join(m.sql for m in sql_models())).encode())
     digest.update(primary_judge(home).encode())
     return digest.hexdigest()
 
@@ -140,6 +173,8 @@ def build_warehouse(home: Home, *, force: bool = False) -> bool:
 
 def apply_models(con: duckdb.DuckDBPyConnection, layers: tuple[str, ...] = LAYERS, temp: bool = False) -> None:
     kind = "temp table" if temp else "table"
+    if not temp:
+        con.execute(macros_sql())
     for model in sql_models(layers=layers):
         con.execute(f"create or replace {kind} {model.name} as {model.sql}")
 

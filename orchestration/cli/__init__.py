@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+import lhl_platform.catalog  # noqa: F401  (the application assembled: every suite registered)
 from orchestration.cli import audit, compare, corpus, debate, judge, models, ops, publish, report, schedule
 from orchestration.cli.app import Cli, CliError
 

@@ -21,8 +21,8 @@ DEMO_MODELS = (
 
 
 def cmd_audit(args: argparse.Namespace, home: Home) -> int:
-    from assets.partitions import partition_settings
     from lhl_platform.audit import select_contracts
+    from lhl_platform.clause.stages import partition_settings
     from lhl_platform.factory import build_model
     from lhl_platform.registry import get_model
     from orchestration.launch import audit, submit

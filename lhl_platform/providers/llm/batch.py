@@ -9,7 +9,8 @@ its request and recorded exactly as an interactive call would be.
 
 A provider adapter (`LlmModel`) builds entries (`batch_entry`), creates a job from them (`submit_batch`),
 reports its state (`poll_batch`) and, once it has ended, each request's outcome (`batch_results`). The
-partition engine (`lhl_platform.extraction.batch`) does the rest: chunks, events, resuming, retries.
+call engine (`lhl_platform.calls.batch`) does the rest for any single-call stage: chunks, events, resuming,
+retries.
 """
 
 from __future__ import annotations

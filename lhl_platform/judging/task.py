@@ -1,0 +1,29 @@
+"""The judging task: one extracted clause against the ground-truth spans, and the verdict it must give."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from lhl_platform.providers.base import Task
+
+
+class JudgeOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    verdict: Literal["supported", "contradicted"]
+    mismatch_type: Literal["none", "numeric", "temporal", "obligation", "scope", "missing_condition",
+                           "extra_condition", "other"]
+    reason: str = ""
+
+
+class JudgeTask(Task):
+    """Compare one extracted clause with the ground-truth spans under the five-criterion rubric."""
+
+    kind: Literal["judge"] = "judge"
+    clause_type: str
+    truth: tuple[str, ...]
+    extracted: str
+
+
+JudgeTask.output = JudgeOutput
