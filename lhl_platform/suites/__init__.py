@@ -20,7 +20,7 @@ def register_suite(suite: Suite) -> None:
         raise ValueError(f"two suites are named {suite.name!r}")
     _SUITES[suite.name] = suite
     if suite.sql is not None:
-        register_sql_folder(suite.sql)
+        register_sql_folder(suite.sql, name=suite.name, scope=suite.scope)
     register_offline_models(suite.offline_models)
 
 

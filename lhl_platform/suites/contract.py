@@ -20,9 +20,11 @@ from typing import Any, Literal, Protocol
 import duckdb
 from pydantic import BaseModel, ConfigDict
 
+from lhl_platform.factory import OfflineEntry
 from lhl_platform.home import Home
 from lhl_platform.progress import Progress
 from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.warehouse.suite_scope import SuiteScope
 
 Partitioning = Literal["model_run", "model", "none"]
 StageKind = Literal["items", "solve", "score", "mitigate", "profile", "derived"]
@@ -140,16 +142,38 @@ class Section:
     row: type[BaseModel]
     rows: SectionRows
     note: str = ""  # a short note where a reader could misread the figures
-    table: str = ""  # the table `lhl publish` writes (default: the section's name)
+    table: str = ""  # the table `lhl publish` writes (default: `<suite>_<section>`)
+    figure: Callable[[Sequence[BaseModel]], str] | None = None  # an inline SVG of the rows, for the HTML report
 
 
 @dataclass(frozen=True)
 class CompareMetric:
-    """A metric `lhl compare` pairs two models on: per unit (contract, item) numerator and denominator."""
+    """A metric `lhl compare` pairs two models on, computed from a model's rows of the suite's `units` mart (one
+    per run and unit: a contract, an item), each a mapping of column to value. The same function runs on both
+    models' rows of the same bootstrap draw of shared units."""
 
     name: str
-    numerator: str
-    denominator: str
+    value: Callable[[Sequence[Mapping[str, Any]]], float | None]
+
+    @staticmethod
+    def ratio(name: str, numerator: str, denominator: str) -> CompareMetric:
+        """sum(numerator) / sum(denominator) over the rows; null with a zero denominator."""
+
+        def value(rows: Sequence[Mapping[str, Any]]) -> float | None:
+            den = sum(r[denominator] or 0 for r in rows)
+            return sum(r[numerator] or 0 for r in rows) / den if den else None
+
+        return CompareMetric(name, value)
+
+    @staticmethod
+    def mean(name: str, column: str) -> CompareMetric:
+        """The mean of a per-unit value over the rows where it is defined; null where it never is."""
+
+        def value(rows: Sequence[Mapping[str, Any]]) -> float | None:
+            values = [r[column] for r in rows if r[column] is not None]
+            return sum(values) / len(values) if values else None
+
+        return CompareMetric(name, value)
 
 
 @dataclass(frozen=True)
@@ -191,7 +215,8 @@ class Suite:
     item_sets: Callable[[Home], list[ItemSet]] = field(default=lambda home: [])
     compare: tuple[CompareMetric, ...] = ()
     units: str = ""
-    offline_models: Mapping[str, Any] = field(default_factory=dict)
+    offline_models: Mapping[str, OfflineEntry] = field(default_factory=dict)
+    scope: SuiteScope | None = None  # None: the clause suite's scope (corpus, subset, runs, models, judge)
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:

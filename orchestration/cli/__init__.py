@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 import lhl_platform.catalog  # noqa: F401  (the application assembled: every suite registered)
-from orchestration.cli import audit, compare, corpus, debate, judge, models, ops, publish, report, schedule
+from orchestration.cli import audit, compare, corpus, debate, judge, models, ops, publish, report, schedule, suites
 from orchestration.cli.app import Cli, CliError
 
 __all__ = ["Cli", "CliError", "build_cli", "main"]
@@ -19,7 +19,7 @@ __all__ = ["Cli", "CliError", "build_cli", "main"]
 
 def build_cli() -> Cli:
     cli = Cli()
-    for group in (corpus, models, audit, debate, report, compare, publish, judge, ops, schedule):
+    for group in (corpus, models, audit, debate, report, compare, publish, judge, ops, schedule, suites):
         group.register(cli)
     return cli
 

@@ -1,5 +1,5 @@
--- depends_on: int_calls, int_debate_configs, stg_debate_verdicts, stg_debate_verdict_failures
--- The clause suite's calls, one source (`int_calls`), attributed to the audited (model, run, contract): extraction
+-- depends_on: int_call_costs, int_debate_configs, stg_debate_verdicts, stg_debate_verdict_failures
+-- The clause suite's calls, one source (`int_call_costs`: every call, priced), attributed to the audited (model, run, contract): extraction
 -- calls to the extracting model, judge calls to the judged model or debate system (billed to the judge), debate
 -- role calls to the debate system (billed to the backbone, counted as its extraction). Of a debate, only the
 -- current configuration's calls count; a judge's verdict on a debated output taken over from the baseline made
@@ -17,16 +17,16 @@ debate_judge_calls as (  -- the configuration each judge call on a debated outpu
 ),
 attributed as (
     select c.*
-    from int_calls c
+    from int_call_costs c
     where c.stage in ('extraction', 'judge') and not starts_with(c.stream, 'debate-judge.')
     union all by name
     select c.* replace (d.system as system)
-    from int_calls c
+    from int_call_costs c
     join current_debates d on d.stream = c.stream
     where c.stage = 'debate'
     union all by name
     select c.* replace (d.system as system)
-    from int_calls c
+    from int_call_costs c
     join (select distinct j.request_key, d.system
           from debate_judge_calls j
           join current_debates d on d.backbone = j.backbone and d.run = j.run and d.config_hash = j.config_hash) d
@@ -35,5 +35,5 @@ attributed as (
 )
 select system as model, run, item as contract_id, case stage when 'judge' then 'judge' else 'extraction' end as stage,
        model as billed_model, case when stage = 'judge' then model end as judge,
-       input_tokens, output_tokens, cached_tokens, cache_write_tokens, batch_id is not null as batch
+       input_tokens, output_tokens, cached_tokens, cache_write_tokens, batch_id is not null as batch, cost_usd
 from attributed
