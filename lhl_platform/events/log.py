@@ -39,6 +39,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from lhl_platform import __version__
+from lhl_platform.domain.redaction import redact
 from lhl_platform.events.checkpoint import Checkpoint
 from lhl_platform.events.integrity import (
     INGEST_STREAM,
@@ -272,6 +273,7 @@ class StreamWriter:
         """Turn one appended payload into the next event of the chain (a row of the next segment)."""
         fast = _SERIALIZERS.get(payload.__class__)
         body = fast(payload) if fast is not None else _CANONICAL.encode(payload.model_dump(mode="json"))
+        body = redact(body)  # the catch-all: no credential is ever hash-chained into the log
         payload_hash = hashlib.sha256(body.encode()).hexdigest()
         event_id = f"{self._ids.getrandbits(128):032x}"
         stamp = stamp or _now()

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from lhl_platform.domain.redaction import redact
+
 if TYPE_CHECKING:
     from lhl_platform.providers.llm.base import Reply
 
@@ -61,3 +63,7 @@ class BatchItem:
 
     reply: Reply | None = None
     error: str = ""
+
+    def __post_init__(self) -> None:
+        # The provider's own words about a request (a server may echo the key): redacted where they enter.
+        object.__setattr__(self, "error", redact(self.error))
