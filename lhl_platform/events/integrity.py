@@ -14,6 +14,7 @@ only saves work for readers: `lhl verify` never consults it and always hashes ev
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -270,7 +271,10 @@ class HashCache:
             tmp.write_text(json.dumps(self._entries, separators=(",", ":")))
             os.replace(tmp, self.path)
         except OSError:
-            tmp.unlink(missing_ok=True)  # the cache is an optimisation; failing to save it is harmless
+            # The cache is an optimisation; failing to save it is harmless, and so is failing to clean up
+            # (on a read-only home even removing the temporary file fails).
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
         self._dirty = False
 
 
