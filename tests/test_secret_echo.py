@@ -88,7 +88,8 @@ class EchoServer:
         if path.endswith("/v1/messages"):  # Anthropic: its SDK raises AuthenticationError with this body in it
             return 401, {"type": "error", "error": {"type": "authentication_error", "message": said}}, {}
         if ":generateContent" in path:  # Gemini: its SDK raises ClientError with this body in it
-            return 400, {"error": {"code": 400, "message": f"API key not valid. {said}", "status": "INVALID_ARGUMENT"}}, {}
+            error = {"code": 400, "message": f"API key not valid. {said}", "status": "INVALID_ARGUMENT"}
+            return 400, {"error": error}, {}
         case = re.search(r"CASE-(\w+)", body)
         kind = case.group(1) if case else "401"
         if kind in ("401", "400"):

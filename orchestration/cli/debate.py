@@ -52,8 +52,9 @@ def _materialize(home: Home, instance: DagsterInstance, selection: list[Any], wh
                          resources={"lhl": LhlHome(path=str(home.root))}, run_config={**quiet, **(run_config or {})},
                          raise_on_error=False, tags={"lhl/launched_by": "cli", **(tags or {})})
     if not result.success:
-        failure = next((e for e in result.all_events if e.is_failure), None)
-        detail = failure.message if failure is not None and failure.message else "see `lhl ui` for the run's logs"
+        from orchestration.failures import failure_detail  # the step's underlying error, not only its name
+
+        detail = failure_detail(result.all_events) or "see `lhl ui` for the run's logs"
         raise DebateLaunchError(f"{what} failed: {detail}")
 
 
