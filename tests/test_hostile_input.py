@@ -30,7 +30,7 @@ from tests.helpers import outcome, write_outcomes
 
 CORPUS_NAME = "xss<img src=x onerror=alert(1)>"
 IMG = "<img src=x onerror=alert(21)>"
-ESCAPES = "\x1b]0;TITLE\x07\x1b[2J wiped"
+ESCAPES = "\x1b]0;TITLE\x07\x1b[2J\u009b2J\u202e wiped"  # OSC title, clear screen, C1 CSI, RTL override
 MARKDOWN = "a|b*c*_d_[x](javascript:alert(3))"
 HOSTILE_IDS = (IMG, ESCAPES, MARKDOWN)
 
@@ -77,7 +77,7 @@ def test_markdown_reports_print_names_and_ids_as_text(hostile_home, capsys):
     shown = _inert_markdown(out)
     assert CORPUS_NAME in shown  # the name is still there, as text
     assert IMG in shown and MARKDOWN in shown  # rows_complete names the contracts
-    assert "\\x1b]0;TITLE\\x07\\x1b[2J wiped" in shown
+    assert "\\x1b]0;TITLE\\x07\\x1b[2J\\u009b2J\\u202e wiped" in shown
     leaderboard = next(line for line in out.splitlines() if line.startswith("| imp "))
     assert leaderboard.count(" | ") == 11  # 12 cells: no pipe of a name split the table
 
@@ -90,8 +90,13 @@ def test_table_reports_show_control_characters_as_escapes(hostile_home, capsys):
     for args in (("report",), ("compare", "imp", "imp2", "--resamples", "50")):
         code, out, err = _cli(capsys, "--home", str(hostile_home), *args)
         assert code == 0, err
-        assert "\x1b" not in out + err and "\x07" not in out + err
-    assert "\\x1b]0;TITLE\\x07\\x1b[2J wiped" in _cli(capsys, "--home", str(hostile_home), "report")[1]
+        assert not {"\x1b", "\x07", "\u009b", "\u202e"} & set(out + err)
+    assert "\\x1b]0;TITLE\\x07\\x1b[2J\\u009b2J\\u202e wiped" in _cli(capsys, "--home", str(hostile_home), "report")[1]
+    # JSON stays exact: what the terminal guard writes for a raw C1 or bidi character is JSON's own escape.
+    code, out, _ = _cli(capsys, "--home", str(hostile_home), "report", "--format", "json")
+    assert code == 0 and not {"\u009b", "\u202e"} & set(out)
+    rows = json.loads(out)["statistics"]["missing_by_contract"]
+    assert ESCAPES in {row["contract_id"] for row in rows}
 
 
 def test_an_import_refuses_contract_ids_the_active_corpus_does_not_hold(hostile_home, tmp_path, capsys):

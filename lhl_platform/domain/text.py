@@ -19,12 +19,14 @@ _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
 def _escape(match: re.Match[str]) -> str:
+    # C0 as `\x1b` (JSON output never holds them raw: json escapes them itself); the rest as `\u009b`, which
+    # inside a JSON string is the same escape JSON would use, so a JSON report stays valid and exact.
     code = ord(match.group(0))
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return f"\\x{code:02x}" if code < 0x20 else f"\\u{code:04x}"
 
 
 def printable(text: str) -> str:
-    """`text` with every control or invisible format character shown as its escape (`\\x1b`, `\\u202e`), so
+    """`text` with every control or invisible format character shown as its escape (`\\x1b`, `\\u009b`), so
     printing it can neither move the cursor, retitle the terminal, nor reorder or hide what follows."""
     return _INVISIBLE.sub(_escape, text)
 
