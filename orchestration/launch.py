@@ -18,6 +18,7 @@ from dagster import DagsterInstance, JobDefinition, MultiPartitionKey
 
 from lhl_platform.corpus.store import active_corpus_id
 from lhl_platform.home import Home
+from orchestration.failures import failure_detail
 from orchestration.runs import Launch, audit_launch, corpus_launch, judges_launch, metrics_launch
 from resources import LhlHome
 
@@ -91,8 +92,7 @@ def execute(home: Home, instance: DagsterInstance, launch: Launch) -> Any:
             run_config={**QUIET, **launch.run_config}, instance=instance, partition_key=launch.partition_key,
             tags=launch.tags, resources={"lhl": LhlHome(path=str(home.root))}, raise_on_error=False)
     if not result.success:
-        failure = next((e for e in result.all_events if e.is_failure), None)
-        detail = failure.message if failure is not None and failure.message else "see `lhl ui` for the run's logs"
+        detail = failure_detail(result.all_events) or "see `lhl ui` for the run's logs"  # the cause, not the step
         raise LaunchError(f"{launch.what or launch.job} failed: {detail}")
     return result
 

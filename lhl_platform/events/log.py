@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from lhl_platform import __version__
+from lhl_platform.domain.redaction import redact
 from lhl_platform.events.checkpoint import Checkpoint
 from lhl_platform.events.encoding import encode_payload
 from lhl_platform.events.integrity import (
@@ -249,9 +250,9 @@ class StreamWriter:
     def _build(self, type: str, subject: str, idempotency_key: str, payload: BaseModel,
                stamp: str | None = None) -> None:
         """Turn one appended payload into the next event of the chain (a row of the next segment)."""
-        data = encode_payload(payload)
-        payload_hash = hashlib.sha256(data).hexdigest()
-        body = data.decode()
+        # redacted: the catch-all, so no credential is ever hash-chained into the log
+        body = redact(encode_payload(payload).decode())
+        payload_hash = hashlib.sha256(body.encode()).hexdigest()
         event_id = f"{self._ids.getrandbits(128):032x}"
         stamp = stamp or _now()
         seq = self._next_seq

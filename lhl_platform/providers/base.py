@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializeAsAny
 
 from lhl_platform.domain.models import Usage as Usage  # providers report usage in the domain's terms
 from lhl_platform.events.model import canonical_json, sha256_hex
+from lhl_platform.providers.redacted import redact_response
 
 
 class Message(BaseModel):
@@ -127,6 +128,7 @@ async def close_model(model: ChatModel) -> None:
 async def safe_complete(model: ChatModel, request: ModelRequest) -> ModelResponse:
     """Call a model; an exception becomes an error response, since provider errors are data to record."""
     try:
-        return await model.complete(request)
+        return redact_response(await model.complete(request))  # errors and raw text may echo a key
     except Exception as exc:
-        return ModelResponse(error=f"{type(exc).__name__}: {exc}"[:2000], finish_reason=FinishReason.ERROR)
+        return redact_response(ModelResponse(error=f"{type(exc).__name__}: {exc}"[:2000],
+                                             finish_reason=FinishReason.ERROR))

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from lhl_platform.domain.redaction import redact
+
 if TYPE_CHECKING:
     from lhl_platform.providers.llm.base import Reply
 
@@ -62,3 +64,7 @@ class BatchItem:
 
     reply: Reply | None = None
     error: str = ""
+
+    def __post_init__(self) -> None:
+        # The provider's own words about a request (a server may echo the key): redacted where they enter.
+        object.__setattr__(self, "error", redact(self.error))
