@@ -1,4 +1,6 @@
 -- depends_on: stg_extractions, stg_imports, oracle, clause_taxonomy
+-- partition_by: model, run
+-- stored_as: parquet
 -- Every recorded instance of every corpus, audited or imported, before de-duplication, with its detection
 -- outcome. Audited rows take their verdict from the report's judge later; imported rows carry their own.
 with rows as (

@@ -1,4 +1,6 @@
 -- depends_on: int_verdicts
+-- partition_by: model, run
+-- stored_as: parquet
 -- Every instance that two different judges labelled, with both verdicts (each judge's latest), for agreement.
 select a.model, a.run, a.contract_id, a.clause_type,
        a.judge as judge_a, a.verdict as verdict_a, a.mismatch_type as mismatch_a,

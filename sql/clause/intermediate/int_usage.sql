@@ -1,4 +1,6 @@
 -- depends_on: int_call_costs, int_debate_configs, stg_debate_verdicts, stg_debate_verdict_failures
+-- partition_by: run
+-- stored_as: parquet
 -- The clause suite's calls, one source (`int_call_costs`: every call, priced), attributed to the audited (model, run, contract): extraction
 -- calls to the extracting model, judge calls to the judged model or debate system (billed to the judge), debate
 -- role calls to the debate system (billed to the backbone, counted as its extraction). Of a debate, only the

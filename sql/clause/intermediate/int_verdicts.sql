@@ -1,4 +1,6 @@
 -- depends_on: stg_verdicts
+-- partition_by: model, run
+-- stored_as: parquet
 -- Each judge's verdict per instance; when a judge labelled an instance more than once, its latest counts.
 -- Verdicts of different judges are never mixed: every report picks exactly one judge.
 select judge, model, run, contract_id, clause_type, verdict, mismatch_type

@@ -1,4 +1,6 @@
 -- depends_on: instance_rows
+-- partition_by: model, run
+-- stored_as: parquet
 -- One row per instance (model, run, contract, clause type) in scope: TP/FP/FN/TN, verdict, mismatch, category.
 -- A duplicated instance keeps its first record (and fails the no-duplicate check).
 select model, run, contract_id, clause_type, category, gt_present, predicted_present, outcome, verdict,

@@ -1,4 +1,6 @@
 -- depends_on: int_instance_rows, int_verdicts, int_debate_instance_rows, int_debate_verdicts, audit_scope, scope
+-- partition_by: model, run
+-- stored_as: parquet
 -- Every recorded instance in scope, before de-duplication (the duplicate checks read this), with the verdict
 -- of the report's judge on audited true positives; imported rows keep the verdict they came with. Debated
 -- outputs come in as their debate system's instances (`<backbone>+debate`), judged like audited ones.

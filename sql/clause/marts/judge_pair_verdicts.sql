@@ -1,4 +1,6 @@
 -- depends_on: int_judge_pairs, instance_rows, scope
+-- partition_by: model, run
+-- stored_as: parquet
 -- The true positives in scope labelled by the report's judge (A) and by another judge (B): what judge
 -- agreement is computed over.
 select p.model, p.run, p.contract_id, p.clause_type, p.judge_a, p.verdict_a, p.mismatch_a, p.judge_b, p.verdict_b,

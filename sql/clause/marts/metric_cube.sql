@@ -1,44 +1,37 @@
--- depends_on: instance_outcomes, missing_rows, matched_cells
--- Confusion counts and every rate at each reporting grain, in one pass: model (pooled over runs), run,
--- category, clause type, run x category, and model over the matched cells only (for cross-model ranks).
--- Missing rows are counted but excluded from every denominator; a zero denominator gives null.
-with all_rows as (
-    select model, run, contract_id, category, clause_type, outcome, verdict, mismatch_type from instance_outcomes
-    union all
-    select model, run, contract_id, category, clause_type, null, null, null from missing_rows
-),
-flagged as (
-    select a.*, m.contract_id is not null as matched
-    from all_rows a
-    left join matched_cells m on m.contract_id = a.contract_id and m.run = a.run
-),
-counts as (
+-- depends_on: cube_by_clause, cube_by_contract, matched_cells
+-- Confusion counts and every rate at each reporting grain: model (pooled over runs), run, category, clause type,
+-- run x category (rolled up from `cube_by_clause`), and model over the matched cells only, for cross-model ranks
+-- (from `cube_by_contract`). Missing rows are counted but excluded from every denominator; a zero denominator
+-- gives null.
+with counts as (
     select
         case
-            when grouping(matched) = 0 then 'model_matched'
             when grouping(clause_type) = 0 then 'clause_type'
             when grouping(run) = 0 and grouping(category) = 0 then 'run_category'
             when grouping(run) = 0 then 'run'
             when grouping(category) = 0 then 'category'
             else 'model'
         end as level,
-        model, run, category, clause_type, matched,
+        model, run, category, clause_type,
         count(distinct run) as runs,
-        count(*) filter (where outcome = 'TP') as tp,
-        count(*) filter (where outcome = 'FP') as fp,
-        count(*) filter (where outcome = 'FN') as fn,
-        count(*) filter (where outcome = 'TN') as tn,
-        count(*) filter (where outcome = 'TP' and verdict = 'supported') as supported,
-        count(*) filter (where outcome = 'TP' and verdict = 'contradicted') as contradicted,
-        count(*) filter (where outcome = 'TP' and verdict = 'contradicted' and mismatch_type = 'missing_condition')
-            as n_missing_condition,
-        count(*) filter (where outcome = 'TP' and verdict = 'contradicted' and mismatch_type = 'extra_condition')
-            as n_extra_condition,
-        count(*) filter (where outcome = 'TP' and verdict = 'contradicted' and mismatch_type = 'scope') as n_scope,
-        count(*) filter (where outcome is null) as missing_rows
-    from flagged
+        sum(tp)::bigint as tp, sum(fp)::bigint as fp, sum(fn)::bigint as fn, sum(tn)::bigint as tn,
+        sum(supported)::bigint as supported, sum(contradicted)::bigint as contradicted,
+        sum(n_missing_condition)::bigint as n_missing_condition, sum(n_extra_condition)::bigint as n_extra_condition,
+        sum(n_scope)::bigint as n_scope, sum(missing_rows)::bigint as missing_rows
+    from cube_by_clause
     group by grouping sets ((model), (model, run), (model, category), (model, category, clause_type),
-                            (model, run, category), (model, matched))
+                            (model, run, category))
+    union all
+    select
+        'model_matched', c.model, null, null, null,
+        count(distinct c.run),
+        sum(c.tp)::bigint, sum(c.fp)::bigint, sum(c.fn)::bigint, sum(c.tn)::bigint,
+        sum(c.supported)::bigint, sum(c.contradicted)::bigint,
+        sum(c.n_missing_condition)::bigint, sum(c.n_extra_condition)::bigint,
+        sum(c.n_scope)::bigint, sum(c.missing_rows)::bigint
+    from cube_by_contract c
+    semi join matched_cells m on m.contract_id = c.contract_id and m.run = c.run
+    group by c.model
 )
 select
     level, model, run, category, clause_type, runs,
@@ -48,4 +41,3 @@ select
     hal_gen(contradicted, fp, tp) as hal_gen, jeq(supported, tp, fn) as jeq,
     rdi(n_extra_condition, n_missing_condition, contradicted) as rdi
 from counts
-where level <> 'model_matched' or matched

@@ -1,4 +1,5 @@
 -- depends_on: audit_scope, missing_rows
+-- partition_by: model
 -- Missing rows attributed to contracts: incomplete in every audited run (persistent) or in some run.
 with runs as (
     select model, contract_id, count(distinct run) as runs_audited

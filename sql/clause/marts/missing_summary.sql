@@ -1,4 +1,5 @@
 -- depends_on: audit_scope, missing_rows, missing_by_contract, clause_taxonomy
+-- partition_by: model
 -- Missing rows per model: the nominal instances (cells in scope x clause types), how many were never returned,
 -- and how they fall on contracts. `persistent_fraction` is the share of the incomplete contracts that are
 -- incomplete in every audited run (inputs the model cannot process rather than transient failures);

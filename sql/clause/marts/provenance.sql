@@ -1,4 +1,5 @@
 -- depends_on: int_calls, stg_verdicts, int_debate_scope, stg_debate_verdicts, int_debate_configs, instance_outcomes, audit_scope, scope
+-- partition_by: model, run
 -- Where the figures in scope come from, per (model, run): the extracting model's id and prompt version of its
 -- recorded calls (role `extractor`), the report judge's model id and prompt version of its verdicts (role
 -- `judge`), for a debate system the backbone it debated and the debate prompt version (role `debate`), and

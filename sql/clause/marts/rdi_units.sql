@@ -1,4 +1,5 @@
 -- depends_on: instance_outcomes
+-- partition_by: model, run
 -- Per (model, run, category, contract): the contradicted TPs and their direction labels.
 -- The bootstrap resamples these (instances by default, contracts as clusters on request).
 select

@@ -1,4 +1,5 @@
 -- depends_on: int_usage, audit_scope, scope
+-- partition_by: model, run
 -- Calls, tokens and cost per (model, run) for the contracts in scope, each call priced at the registered rates of
 -- the model that answered it (`int_call_costs`). Judge calls count for the report's judge only, so auditing with a
 -- second judge never changes the default report.

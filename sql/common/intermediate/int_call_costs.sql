@@ -1,4 +1,6 @@
 -- depends_on: int_calls, int_model_prices
+-- partition_by: stream
+-- stored_as: parquet
 -- Every call priced at the registered rates of the model that answered (USD per million tokens): input read from
 -- the provider's cache at the cached rate, input written to it at the cache-write rate, the rest at the input rate;
 -- calls served by a batch API at the batch rates (the batch discount applies to the cache rates too).

@@ -1,4 +1,6 @@
 -- depends_on: stg_model_calls, stg_model_call_failures
+-- partition_by: stream
+-- stored_as: parquet
 -- Every model call of every stage and suite, one row each, completed or failed (a failed call was paid for when it
 -- used tokens): which registered model answered (`model`, priced at its rates), for which stage, and whose figures
 -- its usage belongs to (`system`, `run`, `item`). Calls recorded before stages were named were extraction calls,
