@@ -47,8 +47,9 @@ def _specs() -> list[AssetSpec]:
              pool="lhl_warehouse", name="sql_models")
 def sql_model_assets(context: AssetExecutionContext, lhl: LhlHome) -> Iterator[MaterializeResult]:
     home = lhl.home()
-    # The whole projection is rebuilt from the events (it takes seconds); selection only limits what is reported.
-    build_warehouse(home, force=True)
+    # A refresh: only what the new events touch is recomputed (`lhl warehouse rebuild` rebuilds everything);
+    # selection only limits what is reported.
+    build_warehouse(home)
     selected = [m.name for m in MODELS if AssetKey(m.name) in context.selected_asset_keys]
     with read_warehouse(home) as con:
         figures = _figures(con, selected)

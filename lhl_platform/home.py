@@ -34,7 +34,8 @@ class Home:
 
     @property
     def warehouse_path(self) -> Path:
-        return self.root / "warehouse.duckdb"
+        """The warehouse folder: its builds and Parquet files (`lhl_platform/warehouse/store.py`)."""
+        return self.root / "warehouse"
 
     def ensure(self) -> Home:
         for folder in (self.root, self.root / "events", self.corpora_dir, self.dagster_dir):

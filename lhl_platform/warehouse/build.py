@@ -1,25 +1,27 @@
-"""Build the DuckDB warehouse: source tables from the event log and corpora, then the SQL models.
+"""Build and read the DuckDB warehouse: a projection of the event log and corpora through the SQL models.
 
-The models come in three layers (`sql/staging`, `sql/intermediate`, `sql/marts`). Staging and
-intermediate tables hold every corpus, run and judge; the marts are computed within a scope (one corpus,
-its contracts or a subset, some runs, some models, one judge) given as small `scope*` tables. The stored
-warehouse holds the marts of the default scope; a scoped read computes its own marts as temporary tables
-over the stored layers (see `scope.py`).
+The models come in four layers (`models.py`): generated staging, intermediate, parts and marts. Staging and
+intermediate tables hold every corpus, run and judge; parts and marts are computed within a scope (one corpus,
+its contracts or a subset, some runs, some models, one judge) given as small `scope*` tables. A stored build holds
+the marts of the default scope; a scoped read computes its own parts and marts as temporary tables over the
+stored layers (see `scope.py`).
 
-The warehouse is a projection: it can always be rebuilt from the events. DuckDB allows one writing
-process per file, so builds take an exclusive file lock, and a build is skipped when the event log
-and corpora are unchanged since the last one (their fingerprint is stored in `_build`).
+The warehouse can always be rebuilt from the events. A build is refreshed incrementally (`refresh.py`): only the
+segments committed since the previous build are staged, and only what they touch is recomputed. Every build is a
+new file, published atomically when complete (`store.py`), so readers never wait for a writer: they read the
+current build while the next one is written. Writers take turns and say when they wait. A read checks the build
+against the digest recorded when it was written and refuses an altered one; a build that cannot be read at all is
+rebuilt from the events, and a read-only home is reported on from an in-memory build.
 """
 
 from __future__ import annotations
 
-import fcntl
+import contextlib
 import hashlib
-import re
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from graphlib import TopologicalSorter
 from pathlib import Path
 
 import duckdb
@@ -27,88 +29,35 @@ import pyarrow as pa
 
 from lhl_platform.corpus.store import CORPUS_STREAM
 from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
-from lhl_platform.events.kinds import registered_kinds
+from lhl_platform.events.integrity import file_sha256
 from lhl_platform.events.log import SCHEMA
 from lhl_platform.home import Home
 from lhl_platform.registry import primary_judge
+from lhl_platform.warehouse.models import (
+    LAYERS,
+    MACROS,
+    SCOPE_TABLES,
+    SCOPED,
+    SOURCES,
+    SqlModel,
+    SqlPackage,
+    macros_sql,
+    register_sql_folder,
+    shared_scope,
+    sql_models,
+    sql_packages,
+)
+from lhl_platform.warehouse.refresh import Projection, RestageNeeded
 from lhl_platform.warehouse.scope import ScopeError, ScopeRequest, apply_scope
-from lhl_platform.warehouse.staging import staging_description, staging_sql
-from lhl_platform.warehouse.suite_scope import SuiteScope, SuiteScopeRequest, apply_suite_scope
-from sql import SQL_DIR
+from lhl_platform.warehouse.store import BuildRecord, Store, WarehouseAltered, WarehouseInvalid
+from lhl_platform.warehouse.suite_scope import SuiteScopeRequest, apply_suite_scope
 
-_DEPENDS = re.compile(r"^--\s*depends_on:\s*(.+)$", re.MULTILINE)
-LAYERS = ("staging", "intermediate", "marts")
-SCOPE_TABLES = ("scope", "scope_models", "scope_runs", "scope_contracts")
-SOURCES = ("events", "oracle", "clause_taxonomy", *SCOPE_TABLES)
-MACROS = "macros.sql"
+__all__ = ["LAYERS", "MACROS", "SCOPED", "SCOPE_TABLES", "SOURCES", "SqlModel", "SqlPackage", "WarehouseAltered",
+           "apply_models", "build_warehouse", "connect", "fingerprint", "macros_sql", "memory_warehouse",
+           "partition_connection", "read_warehouse", "register_sql_folder", "sql_models", "sql_packages"]
 
-# The folders of SQL models: the platform's own (`sql/common`) first, then each suite's (`register_sql_folder`).
-# A folder holds `macros.sql` (loaded before any model), `intermediate/` and `marts/`; staging models are
-# generated from the registered event types (`staging.py`). A folder registered with a scope (`SuiteScope`) has
-# its marts computed in that suite's own scope; the others share the clause suite's (corpus, runs, models, judge).
-
-
-@dataclass(frozen=True)
-class SqlPackage:
-    name: str
-    folder: Path
-    scope: SuiteScope | None = None
-
-
-_PACKAGES: list[SqlPackage] = [SqlPackage("common", SQL_DIR / "common")]
-
-
-def register_sql_folder(folder: Path, name: str | None = None, scope: SuiteScope | None = None) -> None:
-    folder = Path(folder)
-    if all(p.folder != folder for p in _PACKAGES):
-        _PACKAGES.append(SqlPackage(name or folder.name, folder, scope))
-
-
-def sql_packages() -> list[SqlPackage]:
-    return list(_PACKAGES)
-
-
-@dataclass(frozen=True)
-class SqlModel:
-    name: str
-    layer: str
-    sql: str
-    depends_on: tuple[str, ...]
-    description: str
-    package: str = ""  # the package it comes from (`common`, a suite's), empty for generated staging
-
-
-def _staging_models() -> list[SqlModel]:
-    return [SqlModel(kind.staging, "staging", staging_sql(kind), ("events",), staging_description(kind))
-            for kind in registered_kinds()]
-
-
-def sql_models(layers: tuple[str, ...] = LAYERS, packages: set[str] | None = None) -> list[SqlModel]:
-    """The SQL models of the given layers (and packages), in dependency order: generated staging, then every
-    package's models."""
-    models: dict[str, SqlModel] = {m.name: m for m in _staging_models()}
-    for package in _PACKAGES:
-        for layer in LAYERS[1:]:
-            for path in sorted((package.folder / layer).glob("*.sql")):
-                text = path.read_text()
-                deps = tuple(d.strip() for m in _DEPENDS.findall(text) for d in m.split(",") if d.strip())
-                comment = [ln[2:].strip() for ln in text.splitlines()
-                           if ln.startswith("--") and not _DEPENDS.match(ln)]
-                if path.stem in models:
-                    raise ValueError(f"two SQL models are named {path.stem} ({path} and {models[path.stem].package})")
-                models[path.stem] = SqlModel(path.stem, layer, text, deps, " ".join(comment), package.name)
-    order = TopologicalSorter({name: set(m.depends_on) - set(SOURCES) - _scope_tables() for name, m in models.items()})
-    return [models[name] for name in order.static_order()
-            if models[name].layer in layers and (packages is None or models[name].package in packages)]
-
-
-def _scope_tables() -> set[str]:
-    return {t for p in _PACKAGES if p.scope is not None for t in p.scope.tables}
-
-
-def macros_sql() -> str:
-    """Every folder's macros, the platform's first (later folders may use earlier macros)."""
-    return "\n".join((p.folder / MACROS).read_text() for p in _PACKAGES if (p.folder / MACROS).exists())
+# Bumped when the layout of a stored build changes: an older build is then rebuilt rather than refreshed.
+LAYOUT = "2"
 
 
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -118,25 +67,122 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
     return con
 
 
-def fingerprint(home: Home) -> str:
-    digest = hashlib.sha256()
-    # Commits append to a stream's manifest log and are folded into manifest.json when a writer closes: both
-    # count, so a report read while a partition is writing sees what is committed so far.
-    for manifest in sorted([*home.events.root.glob("*/manifest.json"), *home.events.root.glob("*/manifest.log")]):
-        digest.update(manifest.parent.name.encode() + manifest.name.encode() + manifest.read_bytes())
+def _open_build(store: Store, path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    con = connect(path, read_only=read_only)
+    # The build's views read its Parquet files by paths relative to the warehouse folder (a home can be moved).
+    con.execute("set file_search_path = " + "'" + str(store.root).replace("'", "''") + "'")
+    return con
+
+
+def sql_digest() -> str:
+    """What a build's layout depends on: the SQL (generated staging included) and the layout version."""
+    models = sql_models()
+    text = LAYOUT + macros_sql() + "".join(f"{m.name}|{m.partition_by}|{m.stored_as}|{m.sql}" for m in models)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def fingerprint(home: Home, segments: list[Path] | None = None) -> str:
+    """What a build is computed from: the committed segments (immutable, so their names say it; the registry's,
+    which name the primary judge, among them), the stored corpora and the SQL."""
+    if segments is None:
+        segments = home.events.segments(corpora_dir=home.corpora_dir)
+    digest = hashlib.sha256(sql_digest().encode())
+    for path in sorted(segments):
+        digest.update(f"{path.parent.name}/{path.name}\n".encode())
     for oracle in sorted(home.corpora_dir.glob("*/oracle.parquet")):
         digest.update(oracle.parent.name.encode())
-    digest.update((macros_sql() + "".join(m.sql for m in sql_models())).encode())
-    digest.update(primary_judge(home).encode())
     return digest.hexdigest()
 
 
-@contextmanager
-def _locked(home: Home) -> Iterator[None]:
+def _oracles(home: Home) -> list[Path]:
+    return sorted(home.corpora_dir.glob("*/oracle.parquet"))
+
+
+def _note(message: str) -> None:
+    print(f"lhl: {message}", file=sys.stderr, flush=True)
+
+
+# --- building ---------------------------------------------------------------------------------------------
+
+
+def build_warehouse(home: Home, *, force: bool = False) -> bool:
+    """Bring the stored warehouse up to date with the events (a refresh of what changed; everything when `force`,
+    which is `lhl warehouse rebuild`); returns False when it was up to date already."""
+    store = Store(home.warehouse_path)
     home.ensure()
-    with (home.root / "warehouse.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
+    with store.writing():
+        return _build(home, store, force=force)
+
+
+def _build(home: Home, store: Store, *, force: bool, problem: str | None = None) -> bool:
+    # Check what the results rest on even when nothing changed since the last build (hashes of unchanged
+    # files are cached), so damage made since is never read silently.
+    segments = home.events.segments(corpora_dir=home.corpora_dir)
+    current = fingerprint(home, segments)
+    try:
+        record = store.current()
+    except WarehouseInvalid as exc:
+        record, problem = None, str(exc)
+    base: BuildRecord | None = None
+    if record is not None and not force:
+        try:
+            store.check(record)
+            base = record
+        except (WarehouseInvalid, WarehouseAltered) as exc:
+            problem = str(exc).split("; ")[0]
+    if base is not None and base.fingerprint == current:
+        return False
+    if problem:
+        _note(f"{problem}: rebuilding the warehouse from the events")
+    build = store.next_build(record)
+    try:
+        _write(home, store, build, segments, current, base)
+    except RestageNeeded:
+        _write(home, store, build, segments, current, None)
+    return True
+
+
+def _write(home: Home, store: Store, build: int, segments: list[Path], current: str,
+           base: BuildRecord | None) -> None:
+    tmp = store.build_path(build).with_suffix(".duckdb.tmp")
+    store.discard(build)
+    if base is not None:
+        store.copy_build(base, tmp)
+    con = _open_build(store, tmp, read_only=False)
+    try:
+        if base is not None:
+            row = con.execute("select value from _lhl_build where name = 'sql'").fetchone()
+            if row is None or row[0] != sql_digest():  # other SQL: start afresh
+                con.close()
+                tmp.unlink()
+                con = _open_build(store, tmp, read_only=False)
+                base = None
+        projection = Projection(con, store, build, fresh=base is None, primary_judge=primary_judge(home))
+        # One transaction: the file is private until published, and a commit per statement would sync each one.
+        con.execute("begin")
+        projection.run(segments, _oracles(home))
+        con.execute("delete from _lhl_build")
+        con.executemany("insert into _lhl_build values (?, ?)",
+                        [["sql", sql_digest()], ["fingerprint", current], ["build", str(build)]])
+        con.execute("commit")
+        con.execute("checkpoint")
+        con.close()
+        with tmp.open("rb+") as fh:
+            os.fsync(fh.fileno())
+        final = store.build_path(build)
+        os.replace(tmp, final)
+        record = store.publish(BuildRecord(build=build, catalog=final.name, sha256=file_sha256(final),
+                                           fingerprint=current))
+    except BaseException:
+        with contextlib.suppress(Exception):
+            con.close()
+        store.discard(build)
+        raise
+    store.collect_garbage(record)
+    store.remove_legacy(home.root)
+
+
+# --- in memory ----------------------------------------------------------------------------------------------
 
 
 def _load_sources(con: duckdb.DuckDBPyConnection, home: Home, streams: list[str] | None = None) -> None:
@@ -149,7 +195,7 @@ def _load_sources(con: duckdb.DuckDBPyConnection, home: Home, streams: list[str]
     else:
         empty = pa.Table.from_pylist([], schema=SCHEMA)  # noqa: F841 - read by DuckDB's replacement scan
         con.execute("create or replace table events as select * from empty")
-    oracles = sorted(home.corpora_dir.glob("*/oracle.parquet"))
+    oracles = _oracles(home)
     if oracles:
         con.execute("""create or replace table oracle as
             select regexp_extract(filename, '([^/]+)/oracle\\.parquet$', 1) as corpus_id,
@@ -163,42 +209,9 @@ def _load_sources(con: duckdb.DuckDBPyConnection, home: Home, streams: list[str]
     con.execute("create or replace table clause_taxonomy as select * from taxonomy")
 
 
-def build_warehouse(home: Home, *, force: bool = False) -> bool:
-    """Rebuild sources and SQL models from the events; returns False when already up to date."""
-    with _locked(home):
-        # Check what the results rest on even when nothing changed since the last build (hashes of unchanged
-        # files are cached), so damage made since is never read silently.
-        home.events.segments(corpora_dir=home.corpora_dir)
-        current = fingerprint(home)
-        con = connect(home.warehouse_path)
-        try:
-            if not force:
-                con.execute("create table if not exists _build (fingerprint varchar)")
-                row = con.execute("select fingerprint from _build").fetchone()
-                if row is not None and row[0] == current:
-                    return False
-            _load_sources(con, home)
-            apply_models(con, ("staging", "intermediate"))
-            key = apply_scope(con, ScopeRequest(judge=primary_judge(home)))
-            apply_models(con, ("marts",), packages=_shared_scope())
-            for package in _PACKAGES:
-                if package.scope is not None:
-                    apply_suite_scope(con, package.scope, SuiteScopeRequest(suite=package.name), primary_judge(home))
-                    apply_models(con, ("marts",), packages={package.name})
-            con.execute("create or replace table _scope_key as select ? as key", [key])
-            con.execute("create or replace table _build as select ? as fingerprint", [current])
-            return True
-        finally:
-            con.close()
-
-
-def _shared_scope() -> set[str]:
-    """The packages whose marts are computed in the clause suite's scope."""
-    return {p.name for p in _PACKAGES if p.scope is None}
-
-
 def apply_models(con: duckdb.DuckDBPyConnection, layers: tuple[str, ...] = LAYERS, temp: bool = False,
                  packages: set[str] | None = None) -> None:
+    """Every model of these layers as a table (temporary ones over a read-only build), in dependency order."""
     kind = "temp table" if temp else "table"
     if not temp:
         con.execute(macros_sql())
@@ -206,15 +219,90 @@ def apply_models(con: duckdb.DuckDBPyConnection, layers: tuple[str, ...] = LAYER
         con.execute(f"create or replace {kind} {model.name} as {model.sql}")
 
 
+def memory_warehouse(home: Home, streams: list[str] | None = None, judge: str | None = None
+                     ) -> duckdb.DuckDBPyConnection:
+    """The whole projection (of every stream, or of the given ones) computed in memory, in the default scope (of
+    the given judge): what `lhl verify` compares a stored build with, and what a read-only home is read from."""
+    con = connect()
+    try:
+        _load_sources(con, home, streams)
+        apply_models(con, ("staging", "intermediate"))
+        key = apply_scope(con, ScopeRequest(judge=judge or primary_judge(home)))
+        apply_models(con, SCOPED, packages=shared_scope())
+        if streams is None:
+            for package in sql_packages():
+                if package.scope is not None:
+                    apply_suite_scope(con, package.scope, SuiteScopeRequest(suite=package.name), primary_judge(home))
+                    apply_models(con, SCOPED, packages={package.name})
+        con.execute("create or replace table _scope_key as select ? as key", [key])
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
 def partition_connection(home: Home, streams: list[str], judge: str | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory warehouse over just some streams (one partition), for partition-level checks, in the scope
     of the active corpus."""
-    con = connect()
-    _load_sources(con, home, [CORPUS_STREAM, *streams])
-    apply_models(con, ("staging", "intermediate"))
-    apply_scope(con, ScopeRequest(judge=judge or primary_judge(home)))
-    apply_models(con, ("marts",), packages=_shared_scope())
-    return con
+    return memory_warehouse(home, [CORPUS_STREAM, *streams], judge=judge)
+
+
+# --- reading ------------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def _current_build(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to a complete build: the current one when it is up to date; while another process
+    writes the next one, the current one as it is; otherwise this process refreshes it first."""
+    store = Store(home.warehouse_path)
+    segments = home.events.segments(corpora_dir=home.corpora_dir)
+    wanted = fingerprint(home, segments)
+    problem: str | None = None
+    for _ in range(10):
+        try:
+            record = store.current()
+        except WarehouseInvalid as exc:
+            record, problem = None, str(exc)
+        writable = store.writable()
+        # The current build when it is up to date, or while the next one is being written (never waiting for it).
+        if record is not None and (record.fingerprint == wanted or (writable and store.writer_busy())):
+            with store.reading(record) as present:
+                if present:
+                    try:
+                        con = _open_build(store, store.root / record.catalog, read_only=True)
+                    except duckdb.Error as exc:
+                        problem = f"{store.root / record.catalog}: cannot be opened ({' '.join(str(exc).split())})"
+                    else:
+                        try:
+                            store.check(record, con)
+                        except WarehouseInvalid as exc:
+                            problem = str(exc)
+                            con.close()
+                        except BaseException:
+                            con.close()
+                            raise
+                        else:
+                            try:
+                                yield con
+                            finally:
+                                con.close()
+                            return
+                    record = None
+            if record is not None:
+                continue  # deleted since the record was read: read it again
+        if not writable:
+            _note(f"{problem + ': ' if problem else ''}the home is read-only: computing the marts in memory")
+            con = memory_warehouse(home)
+            try:
+                yield con
+            finally:
+                con.close()
+            return
+        with store.writing():
+            _build(home, store, force=False, problem=problem)
+        problem = None
+        wanted = fingerprint(home)
+    raise WarehouseInvalid(f"{store.root}: no build stayed current long enough to be read")
 
 
 @contextmanager
@@ -222,24 +310,21 @@ def read_warehouse(home: Home, request: ScopeRequest | SuiteScopeRequest | None 
                    ) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to an up-to-date warehouse; with a scope request, its marts are computed
     for that scope (as temporary tables over the stored layers)."""
-    build_warehouse(home)
-    con = connect(home.warehouse_path, read_only=True)
-    try:
+    with _current_build(home) as con:
         if isinstance(request, SuiteScopeRequest):
-            package = next((p for p in _PACKAGES if p.name == request.suite and p.scope is not None), None)
+            package = next((p for p in sql_packages() if p.name == request.suite and p.scope is not None), None)
             if package is None or package.scope is None:
                 raise ScopeError(f"suite {request.suite!r} has no scope of its own")
             apply_suite_scope(con, package.scope, request, primary_judge(home), temp=True)
-            apply_models(con, ("marts",), temp=True, packages={package.name})
-        elif request is not None:
-            key = apply_scope(con, request.model_copy(update={"judge": request.judge or primary_judge(home)}),
-                              temp=True)
+            apply_models(con, SCOPED, temp=True, packages={package.name})
+        elif request is not None and request != ScopeRequest():
+            # The stored marts are the default scope's, computed with the primary judge of the same events.
+            judge = request.judge or con.execute("select judge from scope").fetchone()[0]  # type: ignore[index]
+            key = apply_scope(con, request.model_copy(update={"judge": judge}), temp=True)
             stored = con.execute("select key from _scope_key").fetchone()
             if stored is not None and stored[0] == key:  # the default scope: its marts are stored already
                 for table in SCOPE_TABLES:
                     con.execute(f"drop table temp.{table}")
             else:
-                apply_models(con, ("marts",), temp=True, packages=_shared_scope())
+                apply_models(con, SCOPED, temp=True, packages=shared_scope())
         yield con
-    finally:
-        con.close()

@@ -1,0 +1,177 @@
+"""The SQL models: where they come from, what they read, and how the warehouse keeps and refreshes each one.
+
+The platform's own folder (`sql/common`) comes first, then each suite's (`register_sql_folder`). A folder holds
+`macros.sql` (loaded before any model) and one `.sql` file per model in `intermediate/`, `parts/` and `marts/`;
+staging models are generated from the registered event types (`staging.py`). A folder registered with a scope
+(`SuiteScope`) has its parts and marts computed in that suite's own scope; the others share the clause suite's
+(corpus, runs, models, judge).
+
+Header comments of a model file:
+
+- `-- depends_on: a, b` names the models and sources it reads (the build order).
+- `-- partition_by: model, run` says the rows with given values of these columns are computed only from input
+  rows with the same values in whichever of these columns an input has (an input with none of them is read
+  whole). A refresh then recomputes only the values whose inputs changed (`refresh.py`). Without it a model is
+  recomputed whole when any input changed, so it must stay small.
+- `-- stored_as: parquet` keeps a partitioned model as one Parquet file per partition (for models that grow with
+  the instances); `-- stored_as: view` computes it when read. The default is a table in the build's DuckDB file.
+
+Every other comment line is the model's description (its Dagster asset shows it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from graphlib import TopologicalSorter
+from pathlib import Path
+
+from lhl_platform.events.kinds import registered_kinds
+from lhl_platform.warehouse.staging import META_COLUMNS, staging_description, staging_sql
+from lhl_platform.warehouse.suite_scope import SuiteScope
+from sql import SQL_DIR
+
+_HEADER = re.compile(r"^--\s*(depends_on|partition_by|stored_as):\s*(.+)$", re.MULTILINE)
+LAYERS = ("staging", "intermediate", "parts", "marts")
+# The layers computed within a scope: `parts` are the scoped partial counts the marts roll up (kept so that a
+# refresh recounts only what changed; not results of their own, so they have no row class and are not published).
+SCOPED = ("parts", "marts")
+SCOPE_TABLES = ("scope", "scope_models", "scope_runs", "scope_contracts")
+SOURCES = ("events", "oracle", "clause_taxonomy", *SCOPE_TABLES)
+MACROS = "macros.sql"
+STORAGE = ("table", "parquet", "view")
+
+
+@dataclass(frozen=True)
+class SqlPackage:
+    name: str
+    folder: Path
+    scope: SuiteScope | None = None
+
+
+_PACKAGES: list[SqlPackage] = [SqlPackage("common", SQL_DIR / "common")]
+
+
+def register_sql_folder(folder: Path, name: str | None = None, scope: SuiteScope | None = None) -> None:
+    folder = Path(folder)
+    if all(p.folder != folder for p in _PACKAGES):
+        _PACKAGES.append(SqlPackage(name or folder.name, folder, scope))
+
+
+def sql_packages() -> list[SqlPackage]:
+    return list(_PACKAGES)
+
+
+@dataclass(frozen=True)
+class SqlModel:
+    name: str
+    layer: str
+    sql: str
+    depends_on: tuple[str, ...]
+    description: str
+    package: str = ""  # the package it comes from (`common`, a suite's), empty for generated staging
+    partition_by: tuple[str, ...] = ()
+    stored_as: str = "table"
+
+    @property
+    def ordered(self) -> bool:
+        return _final_order_by(self.sql) is not None
+
+
+def _final_order_by(sql: str) -> list[str] | None:
+    """The leading names of the statement's own (outermost, last) ORDER BY terms, or None without one."""
+    text = re.sub(r"--[^\n]*", "", sql).lower()
+    depth, last = 0, -1
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and text.startswith("order by", i) and (i == 0 or not text[i - 1].isalnum()):
+            last = i
+    if last < 0:
+        return None
+    terms, depth, start = [], 0, last + len("order by")
+    for i in range(start, len(text) + 1):
+        ch = text[i] if i < len(text) else ","
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            terms.append(text[start:i].strip())
+            start = i + 1
+    return [t.split()[0].split("(")[0].split(".")[-1].strip('"') for t in terms if t]
+
+
+def _check(model: SqlModel, path: Path) -> None:
+    if model.stored_as not in STORAGE:
+        raise ValueError(f"{path}: stored_as must be one of {', '.join(STORAGE)}, not {model.stored_as!r}")
+    if model.stored_as == "parquet" and (not model.partition_by or model.ordered):
+        raise ValueError(f"{path}: a model stored as parquet needs partition_by and no final ORDER BY")
+    order = _final_order_by(model.sql)
+    if model.partition_by and order is not None and order[:len(model.partition_by)] != list(model.partition_by):
+        # A refresh keeps each partition's rows in the model's order and the partitions in key order.
+        raise ValueError(f"{path}: a partitioned model's ORDER BY must start with its partition_by columns "
+                         f"({', '.join(model.partition_by)})")
+
+
+def _staging_models() -> list[SqlModel]:
+    return [SqlModel(kind.staging, "staging", staging_sql(kind), ("events",), staging_description(kind),
+                     partition_by=("stream",), stored_as="parquet")
+            for kind in registered_kinds()]
+
+
+_PARSED: dict[tuple[Path, str, str, str], SqlModel] = {}
+
+
+def _load(path: Path, layer: str, package: str) -> SqlModel:
+    text = path.read_text()
+    known = _PARSED.get((path, layer, package, text))
+    if known is not None:
+        return known
+    headers: dict[str, list[str]] = {}
+    for key, value in _HEADER.findall(text):
+        headers.setdefault(key, []).extend(v.strip() for v in value.split(",") if v.strip())
+    comment = [ln[2:].strip() for ln in text.splitlines() if ln.startswith("--") and not _HEADER.match(ln)]
+    stored = headers.get("stored_as", ["table"])
+    model = SqlModel(path.stem, layer, text, tuple(headers.get("depends_on", [])), " ".join(comment), package,
+                     tuple(headers.get("partition_by", [])), stored[0] if len(stored) == 1 else ",".join(stored))
+    _check(model, path)
+    _PARSED[(path, layer, package, text)] = model
+    return model
+
+
+def sql_models(layers: tuple[str, ...] = LAYERS, packages: set[str] | None = None) -> list[SqlModel]:
+    """The SQL models of the given layers (and packages), in dependency order: generated staging, then every
+    package's models."""
+    models: dict[str, SqlModel] = {m.name: m for m in _staging_models()}
+    for package in _PACKAGES:
+        for layer in LAYERS[1:]:
+            for path in sorted((package.folder / layer).glob("*.sql")):
+                if path.stem in models:
+                    raise ValueError(f"two SQL models are named {path.stem} ({path} and {models[path.stem].package})")
+                models[path.stem] = _load(path, layer, package.name)
+    order = TopologicalSorter({name: set(m.depends_on) - set(SOURCES) - scope_tables()
+                               for name, m in models.items()})
+    return [models[name] for name in order.static_order()
+            if models[name].layer in layers and (packages is None or models[name].package in packages)]
+
+
+def scope_tables() -> set[str]:
+    """The suites' own scope tables (`<suite>_scope`, ...)."""
+    return {t for p in _PACKAGES if p.scope is not None for t in p.scope.tables}
+
+
+def shared_scope() -> set[str]:
+    """The packages whose parts and marts are computed in the clause suite's scope."""
+    return {p.name for p in _PACKAGES if p.scope is None}
+
+
+def macros_sql() -> str:
+    """Every folder's macros, the platform's first (later folders may use earlier macros)."""
+    return "\n".join((p.folder / MACROS).read_text() for p in _PACKAGES if (p.folder / MACROS).exists())
+
+
+__all__ = ["LAYERS", "META_COLUMNS", "SCOPED", "SCOPE_TABLES", "SOURCES", "SqlModel", "SqlPackage", "macros_sql",
+           "register_sql_folder", "scope_tables", "shared_scope", "sql_models", "sql_packages"]
