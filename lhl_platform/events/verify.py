@@ -27,14 +27,18 @@ seen from inside the home. That is what `lhl verify --export` is for: it prints 
 (per-stream heads and the hash of the checkpoint's last line); kept somewhere the home's writers cannot
 reach (a notary, a signed ticket, another system's log), it pins the state, and any later home whose
 checkpoint does not extend it was rewritten.
+
+The projection is checked like the events: given a `projection` check (the warehouse's, which sits above this
+layer), `verify_home` also rebuilds the marts from the events once they have verified and names every stored
+table that differs, and a stored build whose files differ from the digest recorded at its build.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -62,6 +66,8 @@ class VerifyReport:
     heads: Mapping[str, tuple[int, str]] = field(default_factory=dict)  # proven from the events
     checkpoint: CheckpointHead | None = None
     unanchored: tuple[str, ...] = ()  # streams with events newer than their last checkpointed head
+    evidence_ok: bool = True  # the events and corpora verified (the problems, if any, are the projection's)
+    projection: str | None = None  # what of the projection was compared, when it was
 
     def summary(self) -> str:
         """All problems on one line (the first few named, the rest counted)."""
@@ -90,9 +96,20 @@ class _Stream:
     chains: dict[int, str] = field(default_factory=dict)  # chain hash at each checkpointed position
 
 
-def verify_home(home: HomeFolders) -> VerifyReport:
-    """Verify the home's event log and its stored corpora."""
-    return verify_log(home.events, corpora_dir=home.corpora_dir)
+H = TypeVar("H", bound=HomeFolders)
+
+
+def verify_home(home: H, projection: Callable[[H], tuple[str | None, list[str]]] | None = None) -> VerifyReport:
+    """Verify the home's event log and its stored corpora, then (given a check: what it compared, None when
+    nothing is stored, and what differs) the projection built from them."""
+    report = verify_log(home.events, corpora_dir=home.corpora_dir)
+    if not report.ok:
+        return replace(report, evidence_ok=False)
+    if projection is None:
+        return report
+    compared, problems = projection(home)
+    return replace(report, ok=not problems, problem=problems[0] if problems else "", problems=tuple(problems),
+                   projection=compared)
 
 
 def verify_log(log: EventLog, corpora_dir: Path | None = None) -> VerifyReport:

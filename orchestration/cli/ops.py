@@ -1,4 +1,4 @@
-"""`lhl verify` and `lhl ui`: the evidence and the Dagster UI for this home."""
+"""`lhl verify`, `lhl warehouse` and `lhl ui`: the evidence, its projection and the Dagster UI for this home."""
 
 from __future__ import annotations
 
@@ -15,21 +15,49 @@ def cmd_verify(args: argparse.Namespace, home: Home) -> int:
     import json
 
     from lhl_platform.events.verify import export_head, verify_home
+    from lhl_platform.warehouse.verify import verify_projection
 
-    report = verify_home(home)
+    # The projection is checked too, once the evidence it is rebuilt from has verified.
+    report = verify_home(home, projection=None if args.export else verify_projection)
     if not report.ok:
-        raise CliError(f"evidence altered: {report.summary()}")
+        what = "warehouse differs from the events" if report.evidence_ok else "evidence altered"
+        raise CliError(f"{what}: {report.summary()}")
     if args.export:
         print(json.dumps(export_head(home.events, report).as_json(), indent=1))
         return 0
     print(f"event log intact: {report.streams} streams, {report.segments} segments, {report.events} events")
     print(f"corpora intact: {report.corpora} corpora, {report.corpus_files} files")
+    if report.projection is not None:
+        print(f"warehouse matches the events: {report.projection}")
     head = report.checkpoint
     if head is not None and head.entries:
         print(f"checkpoint: {head.entries} entries, head {head.hash}")
     if report.unanchored:
         print(f"{len(report.unanchored)} stream(s) have events newer than the checkpoint "
               "(anchored by their next write or by `lhl verify --export`)")
+    return 0
+
+
+def cmd_warehouse_rebuild(args: argparse.Namespace, home: Home) -> int:
+    import time
+
+    from lhl_platform.warehouse.build import build_warehouse
+
+    started = time.perf_counter()
+    build_warehouse(home, force=True)
+    print(f"warehouse rebuilt from the events in {time.perf_counter() - started:.1f}s ({home.warehouse_path})")
+    return 0
+
+
+def cmd_warehouse_refresh(args: argparse.Namespace, home: Home) -> int:
+    import time
+
+    from lhl_platform.warehouse.build import build_warehouse
+
+    started = time.perf_counter()
+    changed = build_warehouse(home)
+    took = time.perf_counter() - started
+    print(f"warehouse brought up to date in {took:.2f}s" if changed else "warehouse already up to date")
     return 0
 
 
@@ -48,10 +76,15 @@ def cmd_ui(args: argparse.Namespace, home: Home) -> int:
 
 
 def register(cli: Cli) -> None:
-    verify = cli.add("verify", cmd_verify, "check the event log, the checkpoint and the stored corpora; "
-                     "non-zero exit when anything was altered, removed or rolled back")
+    verify = cli.add("verify", cmd_verify, "check the event log, the checkpoint, the stored corpora and the warehouse "
+                     "(rebuilt from the events and compared); non-zero exit when anything was altered, removed or "
+                     "rolled back")
     verify.add_argument("--export", action="store_true",
                         help="print the checkpoint head (JSON) to keep elsewhere, e.g. with a notary")
+    cli.group("warehouse", "the DuckDB projection of the events (built and refreshed by every command that needs it)")
+    cli.add("refresh", cmd_warehouse_refresh, "bring the warehouse up to date, reading only the new events", "warehouse")
+    cli.add("rebuild", cmd_warehouse_rebuild, "rebuild the whole warehouse from the events (gives the same marts as "
+            "a refresh)", "warehouse")
     ui = cli.add("ui", cmd_ui, "the Dagster UI for this home (lineage, partitions, checks, schedules)")
     ui.add_argument("--host", default="127.0.0.1")
     ui.add_argument("--port", type=int, default=3000)
