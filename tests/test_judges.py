@@ -108,7 +108,7 @@ def test_agreement_kappas_equal_a_hand_computation(demo_copy):
 def test_an_llm_judge_runs_the_same_suite_through_the_provider_and_a_rerun_calls_nothing(tmp_path, monkeypatch):
     # An OpenAI-compatible judge that calls everything supported: the harness rejects it on family (b).
     from lhl_platform.corpus.demo import DEMO_DIR
-    from lhl_platform.judges import validate_judge
+    from lhl_platform.lexflip.validate import validate_judge
     from tests.fakes import Reply, ScriptedServer
 
     answer = {"verdict": "supported", "mismatch_type": "none", "reason": "looks the same"}

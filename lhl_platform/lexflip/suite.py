@@ -3,7 +3,7 @@ Registered in `lhl_platform.catalog`."""
 
 from __future__ import annotations
 
-from lhl_platform.judges import validate_judge
+from lhl_platform.lexflip.validate import validate_judge
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.registry import judges, primary_judge
 from lhl_platform.suites.contract import CheckSpec, Job, Markdown, Stage, StageContext, StageResult, Suite
