@@ -66,7 +66,8 @@ SUBTAG_CUES: dict[str, tuple[str, ...]] = {
     "plaintiff_status": ("plaintiff status", "public figure", "private figure", "well known", "public personality",
                          "limited-purpose public figure"),
     "defendant_type": ("defendant type", "who owns", "owned by", "owner of the", "city-owned", "city owned",
-                       "city property", "public entity", "municipality", "municipal", "government", "private owner",
+                       "city property", "public entity", "municipality", "municipal", "government entity",
+                       "government-owned", "government owned", "private owner",
                        "public property", "public or private"),
     "initial_aggressor": ("initial aggressor", "who started", "who was the aggressor", "did you start", "started it",
                           "who attacked first", "provoked", "first aggressor", "threw the first"),
@@ -269,7 +270,7 @@ CONSEQUENCE = re.compile(
     r"|liab\w*|eligib\w*|entitled|protects?|protected|covers?|covered|exempt\w*|exclude[sd]?|framework|standard"
     r"|reach(?:es)?|govern\w*|immun\w*|penalt\w*|recover\w*|felony|crime|illegal|lawful|unlawful|admissib\w*"
     r"|inadmissib\w*|defen[cs]e|duty|waive\w*|presum\w*|shifts?|allows?|bans?|forfeit\w*|triggers?|time-barred"
-    r"|days|years|months)\b")
+    r"|binds?|binding|only if|only when|days|years|months)s?\b")
 
 # Words that frame a question rather than carry its content (an ask made only of these names no gap).
 FRAMING_WORDS = _word_set("""
@@ -290,9 +291,11 @@ REFERENTIAL = frozenset({"these", "those", "both", "them", "this", "that", "abov
 # Clause openers that introduce an explanation of the ask before them, not another ask.
 EXPLANATION_OPENERS = ("since ", "because ", "as ", "so ", "which ", "while ", "for example", "e.g.", "such as ",
                        "this matters", "that matters", "it matters", "where ", "given ")
-# Clause openers that frame the request as a whole ("Before I can answer, ...") and name nothing.
+# Clause openers that frame the request as a whole ("Before I can answer, ...", "..., I can then advise") and
+# name nothing.
 FRAME_OPENERS = ("before i can", "before answering", "to give you", "to answer", "in order to", "once i",
-                 "before i could", "two questions", "a few questions", "some questions", "three questions")
+                 "before i could", "two questions", "a few questions", "some questions", "three questions",
+                 "i can ", "i will ", "i'll ", "i could ", "then i ", "we can ")
 
 STOPWORDS = _word_set("""
 a an the and or of to in on at for from with by as is are was were be been being it its this that these those

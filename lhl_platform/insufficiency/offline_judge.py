@@ -135,11 +135,15 @@ def identify(task: IdentificationTask) -> IdentificationOutput:
 
 
 def _context(found: _Found, tag: str) -> str:
+    """Where an explanation of the gap can be: what is attached to the fragment that identifies it (for an ASK,
+    not the question itself), and the sentence after it unless that is another question."""
     parts = []
+    reading = found.reading
     for fragment in found.identified[tag]:
-        parts += [fragment.head, fragment.detail]
-        if fragment.sentence + 1 < len(found.reading.sentences):
-            parts.append(found.reading.sentences[fragment.sentence + 1])
+        parts += [fragment.detail] if fragment.framing is Framing.ASK else [fragment.head, fragment.detail]
+        after = fragment.sentence + 1
+        if after < len(reading.sentences) and reading.framings[after] is not Framing.ASK:
+            parts.append(reading.sentences[after])
     return " ".join(p for p in parts if p)
 
 

@@ -96,8 +96,9 @@ def sentences(text: str) -> list[str]:
         start = 0
         for match in _SENTENCE_END.finditer(line):
             before = line[start:match.start()].rsplit(" ", 1)[-1].lower().strip("(\"'[*").rstrip(".")
-            if match.group(1) == "." and before in _ABBREVIATIONS:
-                continue
+            if match.group(1) == "." and (before in _ABBREVIATIONS or (before.isdigit() and start == match.start()
+                                                                         - len(before))):
+                continue  # "Stat. § 95.11", or an item number opening the line ("2. Is there ...")
             out.append(line[start:match.end()].strip())
             start = match.end()
         rest = line[start:].strip()
@@ -194,7 +195,7 @@ def stems(text: str) -> list[str]:
 
 @cache
 def _cue_stems(sub_tag: str) -> tuple[tuple[str, ...], ...]:
-    phrases = SUBTAG_CUES.get(sub_tag, ()) + ((sub_tag.replace("_", " "),) if sub_tag not in SUBTAG_CUES else ())
+    phrases = (sub_tag.replace("_", " "),) + SUBTAG_CUES.get(sub_tag, ())  # its canonical name always counts
     if sub_tag in TIMING_SUBTAGS:
         phrases += TIMING_GENERIC
     return tuple(tuple(stems(p)) for p in phrases if stems(p))
