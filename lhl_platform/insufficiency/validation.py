@@ -56,7 +56,7 @@ THRESHOLDS: dict[str, float] = {
 }
 MAX_F2_MEAN_ABS_DIFF = 0.10  # per variant case, the F2 the judge's identification gives against the labelled F2
 
-ValidationModel = "validation"  # the model name the validation tasks carry (they judge no registered model)
+VALIDATION_MODEL = "validation"  # the model name the validation tasks carry (they judge no registered model)
 
 
 class _Frozen(BaseModel):
@@ -158,7 +158,7 @@ def validation_tasks(cases: Sequence[ValidationCase]) -> list[tuple[Identificati
     """The judge calls a validation run makes, one pair per case (no explanation call for a base query)."""
     out: list[tuple[IdentificationTask, ExplanationSafetyTask | None]] = []
     for case in cases:
-        common = {"item_id": case.case_id, "model": ValidationModel, "run": 1, "query": case.query,
+        common = {"item_id": case.case_id, "model": VALIDATION_MODEL, "run": 1, "query": case.query,
                   "response": case.response}
         explain = ExplanationSafetyTask(elements=case.elements, **common) if case.elements else None
         out.append((IdentificationTask(missing_elements=case.gold, **common), explain))
