@@ -46,6 +46,7 @@ from lhl_platform.quality.checks import (
     no_duplicate_instances,
 )
 from lhl_platform.registry import get_model, judges, primary_judge
+from lhl_platform.stats import nan_to_null
 from lhl_platform.suites.contract import FilePath, Markdown, StageContext, StageResult
 from lhl_platform.warehouse.build import partition_connection, read_warehouse
 
@@ -116,7 +117,8 @@ def audit_run_config(settings: PartitionSettings) -> dict[str, dict[str, Any]]:
 
 
 def _pct(value: object) -> str:
-    return "-" if value is None or (isinstance(value, float) and value != value) else f"{100 * float(value):.1f}"  # type: ignore[arg-type]
+    value = nan_to_null(value)
+    return "-" if value is None else f"{100 * float(value):.1f}"  # type: ignore[arg-type]
 
 
 def _head(home: Home, stream: str) -> dict[str, Any]:
@@ -237,7 +239,7 @@ def profile_dir(home: Home, model: str, run: int) -> Path:
 
 
 def _figure(value: object) -> float | int | str:
-    if value is None or (isinstance(value, float) and value != value):
+    if nan_to_null(value) is None:
         return "-"
     return value if isinstance(value, int | float) else str(value)
 
