@@ -75,6 +75,11 @@ class JudgeConfig(_Config):
                                                         "audit judge, else the primary judge (built-in: rubric)")
 
 
+class VerdictConfig(JudgeConfig):
+    batch: bool | None = Field(default=None, description="send an LLM judge's requests through its provider's batch "
+                                                         "API (batch prices); default: LHL_AUDIT_BATCH")
+
+
 class CalibrationConfig(_Config):
     judge: str | None = Field(default=None, description="judge whose verdicts the profile is measured with "
                                                         "(default: the primary judge)")
@@ -207,7 +212,7 @@ def extractions(ctx: StageContext) -> StageResult:
 
 def judge_verdicts(ctx: StageContext) -> StageResult:
     config = ctx.config
-    assert isinstance(config, JudgeConfig)
+    assert isinstance(config, VerdictConfig)
     home = ctx.home
     model, run = _partition(ctx)
     judge = get_model(home, partition_settings(home, model, judge=config.judge).judge)
@@ -220,8 +225,14 @@ def judge_verdicts(ctx: StageContext) -> StageResult:
         ctx.log(f"judging {model}, run {run} with the primary judge {primary.name}")
         run_judging(home, model, run, primary, corpus, progress=_bar(primary, f"{model} run {run} ({primary.name}):"))
     ctx.log(f"judging {model}, run {run} with {judge.name}")
-    summary = run_judging(home, model, run, judge, corpus, progress=_bar(judge, f"{model} run {run} judging "
-                                                                                f"({judge.name}):"))
+    bar = _bar(judge, f"{model} run {run} judging ({judge.name}):")
+
+    def waiting(text: str) -> None:
+        ctx.log(text)
+        bar.status(text)
+
+    summary = run_judging(home, model, run, judge, corpus, progress=bar,
+                          batch=batch_requested() if config.batch is None else config.batch, status=waiting)
     streams = [extraction_stream(model, run), verdict_stream(model, run)]
     return StageResult(
         metadata={**summary.metadata(), "judge": judge.name, **extra, **_head(home, verdict_stream(model, run))},
