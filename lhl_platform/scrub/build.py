@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from lhl_platform.domain.models import Contract
-from lhl_platform.scrub.categories import CATEGORY_KEYS
+from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.document import ParsedContract, parse_contract
 from lhl_platform.scrub.inject import INJECTOR_VERSION, Injection, apply, candidates, targets
 from lhl_platform.scrub.items import Edit, GoldFinding, ScrubItem, Source
@@ -76,6 +76,7 @@ class BuiltSet:
     report: VerifierReport
     eligible: int
     skipped: tuple[SkippedContract, ...]
+    targeted: dict[CategoryKey, int]  # what the kept items aimed for, per error category (kept: report.kept)
     builder_version: str = BUILDER_VERSION
 
 
@@ -114,12 +115,17 @@ def _assemble(contract: Contract, corpus: str, accepted: list[Injection]) -> Scr
                      source=Source(corpus=corpus, contract_id=contract.contract_id, sha256=contract.sha256))
 
 
+def contract_targets(contract: Contract, seed: int) -> dict[CategoryKey, int]:
+    """How many defects of each error category the build aims for in this contract."""
+    return targets(len(contract.text), random.Random(f"{BUILDER_VERSION}|{seed}|{contract.contract_id}|targets"))
+
+
 def inject_contract(contract: Contract, corpus: str, seed: int, config: BuildConfig,
                     doc: ParsedContract | None = None) -> tuple[ScrubItem, list[Rejection]]:
     """One contract's item: injected, verified, and the rejections met on the way."""
     doc = doc or parse_contract(contract.text)
     key = f"{BUILDER_VERSION}|{seed}|{contract.contract_id}"
-    wanted = targets(len(contract.text), random.Random(f"{key}|targets"))
+    wanted = contract_targets(contract, seed)
     pools = candidates(doc, drafting_style(contract.text), key)
     accepted: list[Injection] = []
     rejections: list[Rejection] = []
@@ -182,6 +188,7 @@ def build_items(contracts: Sequence[Contract], n: int, seed: int, *, corpus: str
     random.Random(f"{BUILDER_VERSION}|{seed}|selection").shuffle(eligible)
     items: list[ScrubItem] = []
     rejections: list[Rejection] = []
+    targeted: dict[CategoryKey, int] = {k: 0 for k in CATEGORY_KEYS if k != "defined_terms"}
     for contract, doc in eligible:
         if len(items) == n:
             break
@@ -194,9 +201,11 @@ def build_items(contracts: Sequence[Contract], n: int, seed: int, *, corpus: str
                                                   f"{config.min_categories})"))
             continue
         items.append(item)
+        for category, count in contract_targets(contract, seed).items():
+            targeted[category] += count
     if len(items) < n:
         raise BuildError(f"only {len(items)} of the {len(eligible)} eligible contracts took enough defects; "
                          f"ask for at most {len(items)}")
     items.sort(key=lambda i: i.contract_id)
     return BuiltSet(items=tuple(items), seed=seed, corpus=corpus, config=config, report=report(items, rejections),
-                    eligible=len(eligible), skipped=tuple(skipped))
+                    eligible=len(eligible), skipped=tuple(skipped), targeted=targeted)

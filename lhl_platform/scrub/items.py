@@ -158,6 +158,11 @@ def export_items(items: Iterable[ScrubItem]) -> bytes:
     return "".join(item_line(item) + "\n" for item in items).encode("utf-8")
 
 
+def item_set_id(items: Iterable[ScrubItem]) -> str:
+    """A set's identity: the first 16 hex digits of the SHA-256 of its release JSONL."""
+    return hashlib.sha256(export_items(items)).hexdigest()[:16]
+
+
 def _field_path(loc: Sequence[int | str]) -> str:
     path = ""
     for part in loc:
