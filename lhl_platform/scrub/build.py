@@ -33,6 +33,9 @@ from lhl_platform.scrub.style import drafting_style
 from lhl_platform.scrub.verify import VERIFIER_VERSION, Rejection, VerifierReport, report, verify_item
 
 BUILDER_VERSION = f"scrub-build-v1+{INJECTOR_VERSION}+{VERIFIER_VERSION}"
+# How a built set must be labelled wherever it is reported.
+PROVENANCE = ("self-built: drafting defects injected into the source contracts by lhl_platform.scrub (not "
+              "annotated by lawyers); the defined_terms gold is derived by its definition parser")
 
 
 class BuildConfig(BaseModel):

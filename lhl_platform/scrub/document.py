@@ -301,6 +301,10 @@ class ParsedContract:
     def party_terms(self) -> tuple[str, ...]:
         return tuple(p.term for p in self.parties)
 
+    @cached_property
+    def _lower_forms(self) -> frozenset[str]:
+        return frozenset(f.lower() for t in self.terms for f in term_forms(t))
+
     def names_one_thing(self, term: str) -> bool:
         """Whether the term is defined as one thing ("the Territory", "this Agreement") rather than a class of
         things ("each, a Product", "means any entity that ...")."""
@@ -321,6 +325,8 @@ class ParsedContract:
         is not meant there ("third party", "similar services", "any other agreement"), or None."""
         before = re.search(r"([A-Za-z\-]+)\s+$", self.text[max(0, start - 30):start])
         word = before.group(1).lower() if before else ""
+        if f"{word} {term.lower()}" in self._lower_forms:
+            return None  # "third party" where "Third Party" is itself a defined term
         if word in CONTRAST_WORDS:
             return word
         if word in OTHER_WORDS and self.names_one_thing(term):

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from lhl_platform.domain.models import MODEL_NAME_PATTERN, RunNumber
-from lhl_platform.scrub.build import BuildConfig, BuiltSet, SkippedContract
+from lhl_platform.scrub.build import PROVENANCE, BuildConfig, BuiltSet, SkippedContract
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.items import Edit, Finding, GoldFinding, ScrubItem, Source, export_items, item_set_id
 from lhl_platform.scrub.verify import VerifierReport
@@ -45,6 +45,7 @@ class BuiltItem(Payload):
 
 class ScrubItemsBuilt(Payload):
     item_set: str = Field(description="first 16 hex digits of the SHA-256 of the release JSONL")
+    provenance: str = Field(description="the label the set carries wherever it is reported")
     export_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     corpus: str
     seed: int
@@ -121,7 +122,8 @@ def items_built(built: BuiltSet, requested: int) -> ScrubItemsBuilt:
                      for g in item.gold)
         records.append(BuiltItem(contract_id=item.contract_id, source=item.source, text_sha256=item.text_sha256,
                                  gold=gold))
-    return ScrubItemsBuilt(item_set=item_set_id(built.items), export_sha256=hashlib.sha256(data).hexdigest(),
+    return ScrubItemsBuilt(item_set=item_set_id(built.items), provenance=PROVENANCE,
+                           export_sha256=hashlib.sha256(data).hexdigest(),
                            corpus=built.corpus, seed=built.seed, requested=requested,
                            builder_version=built.builder_version, config=built.config, eligible=built.eligible,
                            skipped=built.skipped, targeted=built.targeted, items=tuple(records), report=built.report)

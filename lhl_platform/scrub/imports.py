@@ -89,7 +89,7 @@ def parse_findings(data: bytes | str, name: str = "<findings>",
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        where = f"{name}:{number}"
+        where = f"{name}, line {number}"
         try:
             raw = json.loads(line)
         except json.JSONDecodeError as exc:

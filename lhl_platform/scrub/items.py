@@ -167,7 +167,7 @@ def _field_path(loc: Sequence[int | str]) -> str:
     path = ""
     for part in loc:
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path or "line"
+    return path
 
 
 def parse_items(data: bytes | str, name: str = "<items>") -> tuple[ScrubItem, ...]:
@@ -178,7 +178,7 @@ def parse_items(data: bytes | str, name: str = "<items>") -> tuple[ScrubItem, ..
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        where = f"{name}:{number}"
+        where = f"{name}, line {number}"
         try:
             raw = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -189,7 +189,8 @@ def parse_items(data: bytes | str, name: str = "<items>") -> tuple[ScrubItem, ..
             item = ScrubItem.model_validate(raw)
         except ValidationError as exc:
             first = exc.errors()[0]
-            raise ItemsFormatError(f"{where}: field {_field_path(first['loc'])}: {first['msg']}") from None
+            field = _field_path(first["loc"])
+            raise ItemsFormatError(f"{where}: {'field ' + field + ': ' if field else ''}{first['msg']}") from None
         if item.contract_id in seen:
             raise ItemsFormatError(f"{where}: field contract_id: {item.contract_id!r} is already on line "
                                    f"{seen[item.contract_id]}")

@@ -42,14 +42,16 @@ def match_case(template: str, words: str) -> str:
 
 # --- quantities --------------------------------------------------------------------------------------------
 
-_WORD_NUMBER = r"[A-Za-z]+(?:[- ][A-Za-z]+){0,3}"
+_NUMBER_WORD = "|".join(sorted([*_UNITS, *_TENS[2:], "hundred", "thousand"], key=len, reverse=True))
 _UNIT = (r"(?:business\s+days?|calendar\s+days?|days?|months?|years?|weeks?|hours?|quarters?|percent|per\s+cent|"
          r"%|Business\s+Days?)")
-# "thirty (30) days", "ninety (90)", "30 days", "5%", "$84,000" (the amount or count is group "n").
+# "thirty (30) days", "five percent (5%)", "30 days", "5%", "$84,000" (the amount or count is group "n", "n2" or
+# "money").
 QUANTITY = re.compile(
-    rf"(?P<words>\b{_WORD_NUMBER})\s+\((?P<n>\d{{1,6}})\)(?P<pct>%)?"  # thirty (30), five percent (5%)
-    rf"|(?<![\w.,$])(?P<n2>\d{{1,4}})(?=\s*{_UNIT})"  # 30 days, 5%
-    r"|\$(?P<money>\d{1,3}(?:,\d{3})+|\d{1,9})(?P<cents>\.\d{2})?(?![\d,])"  # $84,000
+    rf"(?P<words>\b(?i:{_NUMBER_WORD})(?:[- ](?i:{_NUMBER_WORD}|and))*)(?P<percent>\s+percent)?"
+    rf"\s+\((?P<n>\d{{1,6}})(?P<pct>%?)\)"
+    rf"|(?<![\w.,$])(?P<n2>\d{{1,4}})(?=\s*{_UNIT})"
+    r"|\$(?P<money>\d{1,3}(?:,\d{3})+|\d{1,9})(?P<cents>\.\d{2})?(?![\d,])"
 )
 _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December"]
@@ -61,8 +63,6 @@ def quantities(text: str) -> list[tuple[int, int, str]]:
     (`thirty (30) days` and `30 days` are both `30`)."""
     found = []
     for m in QUANTITY.finditer(text):
-        if m.group("n") is not None and not _spelled_number(m.group("words")):
-            continue
         value = m.group("n") or m.group("n2") or (m.group("money") or "").replace(",", "")
         found.append((m.start(), m.end(), value))
     found += [(m.start(), m.end(), f"{m.group('month')} {int(m.group('day'))}, {m.group('year')}")
@@ -70,25 +70,21 @@ def quantities(text: str) -> list[tuple[int, int, str]]:
     return sorted(found)
 
 
-_NUMBER_WORDS = set(_UNITS) | set(_TENS[2:]) | {"hundred", "thousand", "and"}
-
-
-def _spelled_number(words: str) -> bool:
-    parts = [p for p in re.split(r"[- ]", words.lower()) if p]
-    return bool(parts) and all(p in _NUMBER_WORDS for p in parts)
+def _round(value: float, n: int) -> int:
+    """`value` rounded as drafters write figures of the size of `n` (5s for tens, 50s for hundreds, ...)."""
+    step = 1 if n < 10 else 5 if n < 100 else 50 if n < 1000 else 10 ** (len(str(n)) - 2)
+    return max(step, int(round(value / step)) * step)
 
 
 def shifted_number(n: int, pick: int) -> int:
-    """A different, plausible value for a quantity `n` (a period, a count, an amount): `pick` chooses among a
-    few, so a seeded caller gets variety."""
+    """A different, plausible figure for a quantity `n` (a period, a count, an amount): `pick` chooses among a
+    few (double, one and a half times, half), so a seeded caller gets variety."""
     if n <= 1:
         options = [2, 3]
     elif n < 10:
         options = [n + 1, n * 2, n - 1]
-    elif n < 1000:
-        options = [n + n // 2, n * 2, max(1, n // 2)]
     else:
-        options = [n + n // 4, n * 2, n // 2]
+        options = [n * 2, _round(n * 1.5, n), _round(n / 2, n)]
     options = [o for o in dict.fromkeys(options) if o != n and o > 0]
     return options[pick % len(options)]
 
@@ -106,7 +102,7 @@ def shift_quantity(text: str, start: int, end: int, pick: int) -> str | None:
         return None
     if m.group("n") is not None:
         new = shifted_number(int(m.group("n")), pick)
-        return f"{match_case(m.group('words'), number_words(new))} ({new}){m.group('pct') or ''}"
+        return f"{match_case(m.group('words'), number_words(new))}{m.group('percent') or ''} ({new}{m.group('pct')})"
     if m.group("n2") is not None:
         return str(shifted_number(int(m.group("n2")), pick))
     amount = int(m.group("money").replace(",", ""))
@@ -130,9 +126,10 @@ def _is_sentence_end(text: str, m: re.Match[str], semicolons: bool) -> bool:
         return semicolons
     if mark != ".":
         return True
-    word = re.search(r"([A-Za-z.]+)$", text[max(0, m.start() - 12):m.start()])
-    if word is None:
-        return not text[m.start() - 1:m.start()].isdigit()  # "Section 2." ends a heading, "1.5" does not
+    before = text[max(0, m.start() - 16):m.start()]
+    word = re.search(r"([A-Za-z.]+)$", before)
+    if word is None:  # after a figure: "April 1, 2024." ends a sentence, "Section 2." does not
+        return not re.search(r"\b(?:Section|SECTION|Article|ARTICLE|No)\.?\s+[\d.]+$", before)
     token = word.group(1).lower().rstrip(".")
     return not (token in _ABBREVIATIONS or len(token) == 1)
 
