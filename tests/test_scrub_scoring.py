@@ -120,7 +120,8 @@ def test_a_dot_is_kept_so_1_1_d_does_not_match_11_d():
 
 @pytest.mark.parametrize(("written", "normalised"), [
     ("1(a)(i)", "1ai"), ("1.1(h)(vii)", "1.1hvii"), ("Section 2.1(A)", "2.1a"), ("§ 8.2", "8.2"), ("§§ 8.2", "8.2"),
-    ("Sections 4", "4"), ("Article IV", "4"), ("ARTICLE 4", "4"), ("Clause 4.1", "4.1"), ("Paragraph 3", "3"),
+    ("Sections 4", "4"), ("Article IV", "4"), ("ARTICLE 4", "4"), ("Article VII(g)", "7g"), ("Clause 4.1", "4.1"),
+    ("Paragraph 3", "3"),
     ("8.", "8"), ("P", "P"), ("Preamble", "P"), ("preamble", "P"), ("R", "R"), ("Recitals", "R"),
     ("Recital B", "R"), ("Exhibit A", "Exhibit A"), ("exh. a", "Exhibit A"), ("EXHIBIT A", "Exhibit A"),
     ("Schedule 2", "Schedule 2"), ("Schedule 2, Section 1(a)", "Schedule 2 1a"), ("Signature Block", "Signature Block"),

@@ -93,6 +93,8 @@ BAD = [
      ("under Section 5.2", "5.2", "5.9", {"wrong": "5.9", "correct": "5.2", "location": "5.3"})),
     ("incorrect_section_references", "reference_points_to_related_section",
      ("due under Section 3.1", "3.1", "3", {"wrong": "3", "correct": "3.1", "location": "5.3"})),
+    ("incorrect_section_references", "reference_doubled",
+     ("Sections 2.1 and 2.2", "2.1", "2.2", {"wrong": "2.2", "correct": "2.1", "location": "6.3"})),
     ("incorrect_party_references", "not_a_party",
      ("Licensee shall keep", "Licensee", "Northwind",
       {"wrong": "Northwind", "correct": "Licensee", "location": "4.1"})),

@@ -352,9 +352,9 @@ def term_forms(term: str) -> tuple[str, ...]:
 
 
 def lowercase_form_exists(term: str) -> bool:
-    """Whether a lowercase occurrence of `term` can be a mistake: not an acronym, a number or a single letter."""
+    """Whether a lowercase occurrence of `term` can be a mistake: no acronym, figure or single capital in it."""
     words = term.split()
-    return len(term) > 2 and not any(any(c.isdigit() for c in w) or (len(w) > 1 and w.isupper()) for w in words)
+    return len(term) > 2 and not any(any(c.isdigit() for c in w) or w.isupper() for w in words)  # "ETON", "B"
 
 
 # --- parsing ----------------------------------------------------------------------------------------------

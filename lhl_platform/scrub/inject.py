@@ -275,6 +275,10 @@ def section_references(doc: ParsedContract, style: DraftingStyle, rng: random.Ra
         siblings = _siblings(doc, target)
         if not siblings:
             continue
+        listed = {r.label for r in doc.references if abs(r.start - ref.start) < 60}
+        siblings = [x for x in siblings if x.number not in listed]  # not "Sections 2.2 and 2.2"
+        if not siblings:
+            continue
         wrong = siblings[min(len(siblings) - 1, rng.randrange(2))]
         if article and not ref.label.isdigit():
             value = int(wrong.number)
@@ -363,8 +367,8 @@ def _conflicting_body(doc: ParsedContract, body: str, rng: random.Random) -> str
     parties = list(doc.party_terms)
     for party in parties:
         m = re.search(rf"(?<![\w\-]){re.escape(party)}(?![\w\-])(?!['’](?!s))", body)  # not "Imprimis' product"
-        others = [p for p in parties if p != party]
-        if m and others:
+        others = [p for p in parties if p != party and not re.search(rf"(?<![\w\-]){re.escape(p)}(?![\w\-])", body)]
+        if m and others:  # the other party must not be named already ("Aura and/or Aura")
             return body[:m.start()] + others[0] + body[m.end():]
     return None
 
@@ -429,6 +433,17 @@ def duplicate_definitions(doc: ParsedContract, style: DraftingStyle, rng: random
 _NUMBERING = re.compile(r"(?:(?:Section|SECTION)\s+)?(?:\d+(?:\.\d+)*\.?|\([a-zA-Z0-9]{1,4}\))\s+")
 
 
+def _provision(text: str, start: int, end: int) -> tuple[int, int]:
+    """A sentence without the heading lines and the section number in front of it."""
+    while (newline := text.find("\n", start, end)) >= 0:
+        line = text[start:newline].strip()
+        if line and not in_heading(text, start) and not re.fullmatch(r"[\w.()]{1,8}", line):
+            break
+        start = newline + 1
+    lead = _NUMBERING.match(text, start)
+    return (lead.end() if lead else start), end
+
+
 def _content_words(sentence: str) -> set[str]:
     return {w for w in _words(sentence) if len(w) > 3 and w not in NON_MODIFIERS}
 
@@ -438,9 +453,7 @@ def inconsistent_language(doc: ParsedContract, style: DraftingStyle, rng: random
     sentences: list[tuple[int, int, list[tuple[int, int, str]]]] = []
     seen: set[int] = set()
     for start, end, _ in quantities(text):
-        s, e = sentence_bounds(text, start)
-        lead = _NUMBERING.match(text, s)
-        s = lead.end() if lead else s
+        s, e = _provision(text, *sentence_bounds(text, start))
         if s in seen or not _editable(doc, start, end) or any(s <= d.start < e for d in doc.definitions):
             continue  # a provision that defines a term would be a second definition if restated
         seen.add(s)
@@ -452,7 +465,7 @@ def inconsistent_language(doc: ParsedContract, style: DraftingStyle, rng: random
     words = {s: _content_words(text[s:e]) for s, e, _ in sentences}
     for i, (s1, _, q1) in enumerate(sentences):
         for s2, _, q2 in sentences[i + 1:]:
-            if doc.location(s1) == doc.location(s2):
+            if doc.location(q1[0][0]) == doc.location(q2[0][0]):
                 continue
             union = words[s1] | words[s2]
             if not union or len(words[s1] & words[s2]) / len(union) < 0.45:
@@ -464,7 +477,7 @@ def inconsistent_language(doc: ParsedContract, style: DraftingStyle, rng: random
             new = shift_quantity(text, start, end, rng.randrange(3))
             if new is not None:
                 out.append(Injection("inconsistent_language", start, end, new,
-                                     {"location": doc.location(start), "location_2": doc.location(s2)},
+                                     {"location": doc.location(start), "location_2": doc.location(q2[0][0])},
                                      subject=f"sentence:{s1}"))
     rng.shuffle(out)
     # Otherwise: restate a provision at the end of a distant section, with a different figure.
@@ -485,7 +498,7 @@ def inconsistent_language(doc: ParsedContract, style: DraftingStyle, rng: random
         for section in rng.sample(far, min(ALTERNATIVES, len(far))):
             point = _insertion_point(doc, section)
             restated.append(Injection("inconsistent_language", point, point, f" {changed}",
-                                      {"location": doc.location(point - 1), "location_2": doc.location(s)},
+                                      {"location": doc.location(point - 1), "location_2": doc.location(found[0][0])},
                                       subject=f"sentence:{s}"))
     # One restatement per sentence in the order; its alternatives follow it.
     order = list(dict.fromkeys(i.subject for i in restated))

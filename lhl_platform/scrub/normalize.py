@@ -20,7 +20,7 @@
    `exh. a` -> `Exhibit A`, `Schedule 2, Section 1(a)` -> `Schedule 2 1a`;
 6. a leading `Section(s)`, `Sec.`, `§`/`§§`, `Article(s)`, `Art.`, `Clause(s)`, `Paragraph(s)`, `Para.`, `¶`
    dropped: `§ 8.2` -> `8.2`;
-7. after `Article`, a Roman numeral becomes its value: `Article IV` -> `4`;
+7. after `Article`, a Roman numeral becomes its value: `Article IV` -> `4`, `Article VII(g)` -> `7g`;
 8. parentheses (and spaces) removed, dots kept: `1(a)(i)` -> `1ai`, `1.1(h)(vii)` -> `1.1hvii`, so
    `1.1(d)` -> `1.1d` and `11(d)` -> `11d` differ;
 9. a trailing dot dropped: `8.` -> `8`.
@@ -57,8 +57,9 @@ _ATTACHMENT_NAMES = {"exhibit": "Exhibit", "exh": "Exhibit", "ex": "Exhibit", "s
 
 
 def _section_number(value: str, article: bool) -> str:
-    if article and (number := roman_value(value.rstrip("."))) is not None and value.rstrip(".").isalpha():
-        return str(number)
+    head, paren, rest = value.partition("(")
+    if article and head.rstrip(".").isalpha() and (number := roman_value(head.rstrip("."))) is not None:
+        value = f"{number}{paren}{rest}"  # Article VII(g) -> 7(g)
     return value.replace("(", "").replace(")", "").replace(" ", "").rstrip(".")
 
 

@@ -256,7 +256,7 @@ def _inconsistent(doc: ParsedContract) -> list[Finding]:
         if s in sentences or not 40 <= e - s <= 900:
             continue
         values = frozenset(v for _, _, v in quantities(text[s:e]))
-        sentences[s] = (doc.location(s), _content(re.sub(r"\d", " ", text[s:e])), values)
+        sentences[s] = (doc.location(start), _content(re.sub(r"\d", " ", text[s:e])), values)
     out = []
     seen: set[tuple[str, str]] = set()
     rows = sorted(sentences.items())

@@ -26,8 +26,9 @@ draft (below), and its category's defect holds:
   term's own definition (`no_contrast_context`);
 - `incorrect_section_references`: the reference is read as the wrong number (`reference_not_parsed`); both the
   written and the correct section exist (`reference_target_missing`), differ and do not contain each other
-  (`reference_points_to_related_section`); the recorded distance is the distance from the reference to the start
-  of the correct section (`distance_mismatch`);
+  (`reference_points_to_related_section`); the wrong number is not cited right next to it already
+  (`reference_doubled`); the recorded distance is the distance from the reference to the start of the correct
+  section (`distance_mismatch`);
 - `incorrect_party_references`: both names are parties (`not_a_party`), the edit swaps them (`not_a_party_swap`)
   and the party is not named twice in a row (`party_doubled`);
 - `terms_defined_multiple_times`: the term is defined at both locations (`definitions_missing`), neither
@@ -199,6 +200,8 @@ def _section_reference(g: GoldFinding, start: int, end: int, doc: ParsedContract
                or meant.number.startswith(written.number + "("))
     if related:
         return [("reference_points_to_related_section", f"{wrong} and {correct} are the same or nested")]
+    if any(r.label == wrong and r.start != start and abs(r.start - start) < 60 for r in doc.references):
+        return [("reference_doubled", f"{wrong} is already cited next to it")]
     if g.distance is not None and g.distance != abs(meant.start - start):
         return [("distance_mismatch", f"recorded {g.distance}, measured {abs(meant.start - start)}")]
     return []
