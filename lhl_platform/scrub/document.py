@@ -57,7 +57,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from lhl_platform.scrub.style import sentence_bounds
@@ -302,7 +302,8 @@ class ParsedContract:
         return tuple(p.term for p in self.parties)
 
     @cached_property
-    def _lower_forms(self) -> frozenset[str]:
+    def lower_forms(self) -> frozenset[str]:
+        """Every spelling of every defined term, lower-cased."""
         return frozenset(f.lower() for t in self.terms for f in term_forms(t))
 
     def names_one_thing(self, term: str) -> bool:
@@ -325,7 +326,7 @@ class ParsedContract:
         is not meant there ("third party", "similar services", "any other agreement"), or None."""
         before = re.search(r"([A-Za-z\-]+)\s+$", self.text[max(0, start - 30):start])
         word = before.group(1).lower() if before else ""
-        if f"{word} {term.lower()}" in self._lower_forms:
+        if f"{word} {term.lower()}" in self.lower_forms:
             return None  # "third party" where "Third Party" is itself a defined term
         if word in CONTRAST_WORDS:
             return word
@@ -528,8 +529,10 @@ def _parties(text: str, located: ParsedContract, definitions: list[Definition]) 
     return parties
 
 
+@lru_cache(maxsize=16)
 def parse_contract(text: str) -> ParsedContract:
-    """Everything this module reads from one contract's text."""
+    """Everything this module reads from one contract's text (the last few parses are kept: a parse is
+    immutable, and the builder, the verifier and the offline models read the same texts in turn)."""
     recitals, exhibits = _regions(text)
     signature = None
     sections_stop = len(text)
@@ -545,7 +548,10 @@ def parse_contract(text: str) -> ParsedContract:
             sections_stop = min(sections_stop, signature)
     else:
         exhibits = []
-    sections = _sections(text, sections_stop) if sections_stop != len(text) else first_guess
+    # Numbering is read in order, so the sections before the stop are those of the first reading, cut at it.
+    sections = [s if s.end <= sections_stop else Section(label=s.label, number=s.number, start=s.start,
+                                                         end=sections_stop, depth=s.depth, heading=s.heading)
+                for s in first_guess if s.start < sections_stop]
     located = ParsedContract(text=text, sections=tuple(sections), definitions=(), references=(), parties=(),
                        recitals=recitals, body_start=body_start, signature_start=signature,
                        exhibits=tuple(exhibits), _section_starts=[s.start for s in sections])

@@ -348,8 +348,10 @@ class CalibrationTool:
 
     @property
     def version(self) -> str:
-        """Part of every request key: a changed profile never replays another profile's answers."""
-        return f"{CALIBRATION_VERSION}:{self.profile.name}:{self.profile.model_dump_json()}"
+        """Part of every request key: a changed profile (or gold) never replays another one's answers."""
+        gold = hashlib.sha256("".join(sorted(i.text_sha256 for i in self.items.values())).encode()).hexdigest()
+        profile = hashlib.sha256(self.profile.model_dump_json().encode()).hexdigest()
+        return f"{CALIBRATION_VERSION}:{self.profile.name}:{profile[:12]}:{gold[:12]}"
 
     def answer(self, task: Task) -> BaseModel:
         scrub = _scrub_task(task)

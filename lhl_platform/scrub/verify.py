@@ -53,6 +53,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -130,8 +131,7 @@ def _count_anywhere(text: str, term: str) -> int:
 
 
 def _defined(doc: ParsedContract, term: str) -> bool:
-    forms = {f.lower() for f in term_forms(term)}
-    return any(f.lower() in forms for t in doc.terms for f in term_forms(t))
+    return any(f.lower() in doc.lower_forms for f in term_forms(term))
 
 
 def _unused(g: GoldFinding, start: int, end: int, doc: ParsedContract) -> list[Problem]:
@@ -144,17 +144,26 @@ def _unused(g: GoldFinding, start: int, end: int, doc: ParsedContract) -> list[P
     return []
 
 
+@lru_cache(maxsize=4096)
+def _capitalised_use(text: str, term: str) -> tuple[bool, tuple[int, ...]]:
+    """Whether `term` is defined, quoted or said to be defined in `text`, and where it is written with capitals
+    (computed once per term of an item, however many occurrences of it were injected)."""
+    defined = bool(re.search(rf"[\"“]{term_pattern(term)}[\"”]|{term_pattern(term)}\s*\(as\s+defined", text,
+                             flags=re.IGNORECASE))
+    pattern = rf"(?<![\w\-])(?:{'|'.join(term_pattern(f) for f in term_forms(term))})(?![\w\-])"
+    return defined, tuple(m.start() for m in re.finditer(pattern, text))
+
+
 def _undefined_capitalised(g: GoldFinding, start: int, end: int, original: str, doc: ParsedContract,
                            injected_at: set[int]) -> list[Problem]:
     term = str(g.term)
     written = " ".join(doc.text[start:end].split())
     if written != term or " ".join(original.split()).lower() != term.lower() or original == doc.text[start:end]:
         return [("not_a_capitalisation", f"{original!r} -> {doc.text[start:end]!r} for {term!r}")]
-    if _defined(doc, term) or re.search(rf"[\"“]{term_pattern(term)}[\"”]|{term_pattern(term)}\s*\(as\s+defined",
-                                        doc.text, flags=re.IGNORECASE):
+    quoted, uses = _capitalised_use(doc.text, term)
+    if _defined(doc, term) or quoted:
         return [("undefined_term_is_defined", f"{term!r} is defined or quoted in the contract")]
-    elsewhere = [m.start() for m in re.finditer(rf"(?<![\w\-])(?:{'|'.join(term_pattern(f) for f in term_forms(term))})"
-                                                rf"(?![\w\-])", doc.text) if m.start() not in injected_at]
+    elsewhere = [at for at in uses if at not in injected_at]
     if elsewhere:
         return [("undefined_term_used_elsewhere", f"{term!r} is written with capitals at {elsewhere[0]}")]
     return []
