@@ -1,51 +1,71 @@
-"""SQL models as assets: one asset per `sql/<layer>/*.sql` file (groups staging, intermediate, marts), built in
-one pass (one DuckDB writer). The marts shown here are those of the default scope: the active corpus, every
-audited run and model, the primary judge."""
+"""SQL models as assets: one asset per model of every suite (the generated staging models, each folder's
+intermediate and marts; groups staging, intermediate, marts), built in one pass (one DuckDB writer). The marts
+shown here are those of the default scope: the active corpus, every audited run and model, the primary judge."""
 
 
 from collections.abc import Iterator
 from typing import Any
 
-from dagster import AssetExecutionContext, AssetKey, AssetSpec, MaterializeResult, MetadataValue, multi_asset
+from dagster import (
+    AssetExecutionContext,
+    AssetKey,
+    AssetsDefinition,
+    AssetSpec,
+    MaterializeResult,
+    MetadataValue,
+    multi_asset,
+)
 
-from assets.corpus import clause_taxonomy, oracle
-from assets.debate import debate_calibration, debate_outcomes, debate_verdicts
-from assets.profiles import model_profiles
+import lhl_platform.catalog  # noqa: F401  (every suite's SQL folder and event types, before the models are listed)
+from lhl_platform.suites import suites
 from lhl_platform.warehouse.build import SOURCES, SqlModel, build_warehouse, read_warehouse, sql_models
 from resources import LhlHome
 
-# Lineage: extractions[m|r] -> judge_verdicts[m|r] -> model_profiles[m|r] -> the SQL models.
-_UPSTREAM = [model_profiles.key, oracle.key, clause_taxonomy.key]
-MODELS = sql_models()
+
+def _writers() -> dict[str, list[AssetKey]]:
+    """Per event type, the stages whose staging model reads what they recorded (`Stage.feeds`)."""
+    writers: dict[str, list[AssetKey]] = {}
+    for suite in suites():
+        for stage in suite.stages:
+            for event_type in stage.feeds:
+                writers.setdefault(event_type, []).append(AssetKey(stage.name))
+    return writers
 
 
-def _upstream(model: SqlModel) -> list[AssetKey]:
-    """The assets whose events a staging model reads."""
-    if model.name == "stg_debate_calibrations":
-        return [debate_calibration.key]
-    if model.name.startswith("stg_debate_"):
-        return [debate_outcomes.key, debate_verdicts.key]
-    return _UPSTREAM
+def _specs(models: list[SqlModel]) -> list[AssetSpec]:
+    from lhl_platform.events.kinds import registered_kinds
+
+    writers = _writers()
+    staged = {kind.staging: kind.name for kind in registered_kinds()}
+    stages = {stage.name for suite in suites() for stage in suite.stages}
+
+    def deps(model: SqlModel) -> list[AssetKey]:
+        if model.name in staged:
+            return writers.get(staged[model.name], [])
+        # the source tables a stage of the same name records (the corpus's oracle, the taxonomy)
+        return [AssetKey(d) for d in model.depends_on if d not in SOURCES or d in stages]
+
+    return [AssetSpec(m.name, deps=deps(m), description=m.description, group_name=m.layer, kinds={"duckdb", "sql"})
+            for m in models]
 
 
-def _spec(model: SqlModel) -> AssetSpec:
-    internal = [AssetKey(d) for d in model.depends_on if d not in SOURCES]
-    return AssetSpec(model.name, deps=internal or _upstream(model), description=model.description,
-                     group_name=model.layer, kinds={"duckdb", "sql"})
+def build_sql_assets() -> AssetsDefinition:
+    """One asset per SQL model of the suites registered now, built in one pass."""
+    models = sql_models()
 
+    @multi_asset(specs=_specs(models), can_subset=True, pool="lhl_warehouse", name="sql_models")
+    def sql_model_assets(context: AssetExecutionContext, lhl: LhlHome) -> Iterator[MaterializeResult]:
+        home = lhl.home()
+        # The whole projection is rebuilt from the events (it takes seconds); selection only limits what is reported.
+        build_warehouse(home, force=True)
+        selected = [m.name for m in models if AssetKey(m.name) in context.selected_asset_keys]
+        with read_warehouse(home) as con:
+            figures = _figures(con, selected)
+            for name in selected:
+                rows = con.execute(f"select count(*) from {name}").fetchone()[0]  # type: ignore[index]
+                yield MaterializeResult(asset_key=name, metadata={"rows": int(rows), **figures.get(name, {})})
 
-@multi_asset(specs=[_spec(m) for m in MODELS], can_subset=True,
-             pool="lhl_warehouse", name="sql_models")
-def sql_model_assets(context: AssetExecutionContext, lhl: LhlHome) -> Iterator[MaterializeResult]:
-    home = lhl.home()
-    # The whole projection is rebuilt from the events (it takes seconds); selection only limits what is reported.
-    build_warehouse(home, force=True)
-    selected = [m.name for m in MODELS if AssetKey(m.name) in context.selected_asset_keys]
-    with read_warehouse(home) as con:
-        figures = _figures(con, selected)
-        for name in selected:
-            rows = con.execute(f"select count(*) from {name}").fetchone()[0]  # type: ignore[index]
-            yield MaterializeResult(asset_key=name, metadata={"rows": int(rows), **figures.get(name, {})})
+    return sql_model_assets
 
 
 def _figures(con: Any, selected: list[str]) -> dict[str, dict[str, Any]]:

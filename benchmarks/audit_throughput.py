@@ -41,9 +41,11 @@ from fake_openai_server import start, stats  # noqa: E402
 
 from lhl_platform.corpus.store import load_corpus  # noqa: E402
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES  # noqa: E402
+from lhl_platform.extraction.events import ExtractionEvent  # noqa: E402
 from lhl_platform.extraction.prompts import extraction_messages  # noqa: E402
+from lhl_platform.extraction.task import ExtractionOutput  # noqa: E402
 from lhl_platform.home import Home  # noqa: E402
-from lhl_platform.providers.base import ExtractionOutput  # noqa: E402
+from lhl_platform.judging.events import VerdictEvent  # noqa: E402
 from lhl_platform.providers.llm.schema import strict_json_schema  # noqa: E402
 
 DEFAULT_CUAD = Path(os.environ.get("LHL_CUAD_DIR", ROOT.parent / "shared" / "cuad_v1"))
@@ -177,13 +179,12 @@ def main() -> int:
 def _recorded(home: Home, run: int) -> tuple[int, int, int]:
     """Instances recorded by the audit's run, the segments they were committed in, and the judge's verdicts."""
     from lhl_platform.events.integrity import read_manifest
-    from lhl_platform.events.payloads import EventType
     from lhl_platform.extraction.engine import extraction_stream
     from lhl_platform.judging.engine import verdict_stream
 
     stream = extraction_stream("bench", run)
-    instances = sum(e.type == EventType.EXTRACTION_RECORDED for e in home.events.read(stream))
-    verdicts = sum(e.type == EventType.VERDICT_RECORDED for e in home.events.read(verdict_stream("bench", run)))
+    instances = sum(e.type == ExtractionEvent.RECORDED for e in home.events.read(stream))
+    verdicts = sum(e.type == VerdictEvent.RECORDED for e in home.events.read(verdict_stream("bench", run)))
     return instances, len(read_manifest(home.events.root / stream)), verdicts
 
 

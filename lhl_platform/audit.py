@@ -68,14 +68,9 @@ def run_extraction(home: Home, inputs: Resolved, run: int, progress: Progress | 
     """Extract one partition. With `batch`, an LLM's requests go through its provider's batch API (priced at
     the batch rates, answered within hours); `status` hears what the partition is waiting for."""
     chat = build_model(inputs.spec, run=run, oracle=inputs.corpus.oracle)
-    if batch and isinstance(chat, LlmModel):
-        from lhl_platform.extraction.batch import extract_partition_batch
-
-        return asyncio.run(extract_partition_batch(
-            home.events, inputs.spec, run, inputs.corpus_id, inputs.contracts, chat,
-            concurrency=inputs.spec.params.concurrency, progress=progress, status=status))
     return asyncio.run(extract_partition(home.events, inputs.spec, run, inputs.corpus_id, inputs.contracts, chat,
-                                         concurrency=inputs.spec.params.concurrency, progress=progress))
+                                         concurrency=inputs.spec.params.concurrency, progress=progress,
+                                         batch=batch and isinstance(chat, LlmModel), status=status))
 
 
 def batch_requested() -> bool:

@@ -1,23 +1,24 @@
 """Build the ChatModel behind a registered ModelSpec.
 
-This sits above the providers and the judges: offline algorithms of every kind (extractors, judges)
-register a builder here, so neither package needs to know the other.
+LLM providers are the platform's own. Offline models (extractors, judges, scrubbers, responders: documented
+algorithms presented as models) are registered by the suites they belong to (`register_offline_models`), each
+for the roles it can play, so the factory knows no suite and no suite knows another's models.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from pydantic import BaseModel
-
-from lhl_platform.domain.models import ModelSpec, OracleRow, Verdict
-from lhl_platform.judging import overlap, rubric
-from lhl_platform.providers.base import ChatModel, ExtractTask, JudgeOutput, JudgeTask, Task
-from lhl_platform.providers.offline import lexical, simulated
+from lhl_platform.domain.models import ModelSpec, OracleRow
+from lhl_platform.home import Home
+from lhl_platform.providers.base import ChatModel
 from lhl_platform.providers.offline.adapter import OfflineModel
 
 LLM_PROVIDERS = ("openai", "anthropic", "gemini")
+# What a registered model is for: the model under test of any suite, or a judge that scores answers.
+ROLES = {"extractor": "a model under test (extracts clauses, scrubs contracts, answers queries)",
+         "judge": "a judge that scores other models' answers"}
 
 
 class ProviderError(ValueError):
@@ -26,59 +27,46 @@ class ProviderError(ValueError):
 
 @dataclass(frozen=True)
 class BuildContext:
-    """What an offline builder may need beyond the spec: the audit round and (for calibration tools) the oracle."""
+    """What an offline builder may need beyond the spec: the audit round, the home, and (for calibration tools
+    that read the answer key) the corpus oracle."""
 
     run: int = 1
     oracle: Iterable[OracleRow] = ()
+    home: Home | None = None
 
 
 OfflineBuilder = Callable[[str, BuildContext], OfflineModel]
 
 
-def _expect(task: Task, kind: type[Task], what: str) -> None:
-    if not isinstance(task, kind):
-        raise ProviderError(f"{what} only answers {kind.__name__} tasks")
+@dataclass(frozen=True)
+class OfflineEntry:
+    """An offline model a suite provides: the role it plays and how to build it."""
+
+    role: str
+    build: OfflineBuilder
+    description: str = ""
 
 
-def _lexical(model_id: str, ctx: BuildContext) -> OfflineModel:
-    def answer(task: Task) -> BaseModel:
-        _expect(task, ExtractTask, "the lexical extractor")
-        return lexical.extract_clauses(task)  # type: ignore[arg-type]
-
-    return OfflineModel(model_id, lexical.VERSION, answer)
+_OFFLINE: dict[tuple[str, str], OfflineEntry] = {}  # (role, model id) -> entry
 
 
-def _simulated(model_id: str, ctx: BuildContext) -> OfflineModel:
-    simulator = simulated.SimulatedExtractor(simulated.PROFILES[model_id.split(":", 1)[1]], ctx.oracle, ctx.run)
-
-    def answer(task: Task) -> BaseModel:
-        _expect(task, ExtractTask, "a simulated extractor")
-        return simulator.extract(task)  # type: ignore[arg-type]
-
-    return OfflineModel(model_id, f"{simulated.VERSION}:{model_id}", answer)
+def register_offline_models(models: Mapping[str, OfflineEntry]) -> None:
+    for model_id, entry in models.items():
+        if entry.role not in ROLES:
+            raise ProviderError(f"offline model {model_id!r} has an unknown role {entry.role!r}")
+        _OFFLINE[(entry.role, model_id)] = entry
 
 
-def _offline_judge(judge: Callable[[str, tuple[str, ...], str], Verdict], version: str) -> OfflineBuilder:
-    def build(model_id: str, ctx: BuildContext) -> OfflineModel:
-        def answer(task: Task) -> BaseModel:
-            _expect(task, JudgeTask, f"the {model_id} judge")
-            assert isinstance(task, JudgeTask)
-            return JudgeOutput.model_validate(judge(task.clause_type, task.truth, task.extracted), from_attributes=True)
-
-        return OfflineModel(model_id, version, answer)
-
-    return build
-
-
-OFFLINE_EXTRACTORS: dict[str, OfflineBuilder] = {
-    "lexical": _lexical, **{f"simulated:{name}": _simulated for name in simulated.PROFILES}}
-OFFLINE_JUDGES: dict[str, OfflineBuilder] = {
-    "rubric": _offline_judge(rubric.judge, rubric.VERSION), "overlap": _offline_judge(overlap.judge, overlap.VERSION)}
+def offline_models(role: str) -> dict[str, OfflineEntry]:
+    """The registered offline models that play this role, by model id."""
+    return {model_id: entry for (r, model_id), entry in sorted(_OFFLINE.items()) if r == role}
 
 
 def validate_spec(spec: ModelSpec) -> None:
+    if spec.role not in ROLES:
+        raise ProviderError(f"unknown role {spec.role!r}; choose one of: " + ", ".join(ROLES))
     if spec.provider == "offline":
-        allowed = OFFLINE_JUDGES if spec.role == "judge" else OFFLINE_EXTRACTORS
+        allowed = offline_models(spec.role)
         if spec.model_id not in allowed:
             raise ProviderError(f"offline {spec.role} {spec.model_id!r} does not exist; choose one of: "
                                 + ", ".join(allowed))
@@ -86,9 +74,10 @@ def validate_spec(spec: ModelSpec) -> None:
         raise ProviderError(f"unknown provider {spec.provider!r}; choose offline, " + ", ".join(LLM_PROVIDERS))
 
 
-def build_model(spec: ModelSpec, *, run: int = 1, oracle: Iterable[OracleRow] = ()) -> ChatModel:
-    """The ChatModel behind a spec. Simulated extractors need the corpus oracle (they are calibration tools).
-    For an LLM provider this fails at once, before any work, when its API key is not in the environment."""
+def build_model(spec: ModelSpec, *, run: int = 1, oracle: Iterable[OracleRow] = (),
+                home: Home | None = None) -> ChatModel:
+    """The ChatModel behind a spec. Calibration tools need the answer key (`oracle`, or the `home` to read it
+    from). For an LLM provider this fails at once, before any work, when its API key is not in the environment."""
     validate_spec(spec)
     if spec.provider == "openai":
         from lhl_platform.providers.llm.openai_chat import OpenAIChatModel
@@ -102,5 +91,4 @@ def build_model(spec: ModelSpec, *, run: int = 1, oracle: Iterable[OracleRow] = 
         from lhl_platform.providers.llm.gemini import GeminiModel
 
         return GeminiModel(spec)
-    builders = OFFLINE_JUDGES if spec.role == "judge" else OFFLINE_EXTRACTORS
-    return builders[spec.model_id](spec.model_id, BuildContext(run=run, oracle=oracle))
+    return _OFFLINE[(spec.role, spec.model_id)].build(spec.model_id, BuildContext(run=run, oracle=oracle, home=home))

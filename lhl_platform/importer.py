@@ -11,9 +11,9 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from lhl_platform.corpus.store import active_corpus_id, ingested_corpora
+from lhl_platform.corpus.store import active_corpus_id, corpus_folder, ingested_corpora
 from lhl_platform.domain.models import MismatchType, VerdictLabel
-from lhl_platform.events.payloads import EventType, OutcomeImported
+from lhl_platform.extraction.events import ExtractionEvent, OutcomeImported
 from lhl_platform.home import Home
 
 REQUIRED = ("model", "run", "contract_id", "clause_type", "gt_present", "predicted_present", "verdict",
@@ -85,6 +85,18 @@ def parse_outcomes(path: Path, corpus_id: str = "imported") -> list[OutcomeImpor
     return rows
 
 
+def refuse_foreign_contracts(home: Home, path: Path, rows: list[OutcomeImported], corpus_id: str) -> None:
+    """Every row's contract must be one of the active corpus's: an unknown id would silently widen the
+    scope (and a report would print whatever the file holds as if it were a contract of the corpus)."""
+    table = pq.read_table(corpus_folder(home, corpus_id) / "contracts.parquet", columns=["contract_id"])
+    known = set(table.column("contract_id").to_pylist())
+    for i, row in enumerate(rows):
+        if row.contract_id not in known:
+            name = ingested_corpora(home)[corpus_id].name
+            raise ImportFileError(f"{path}: row {i + 1}: contract_id {row.contract_id!r} is not in the active "
+                                  f"corpus {name!r} ({corpus_id}); ingest the corpus the outcomes belong to first")
+
+
 def import_outcomes(home: Home, path: Path) -> tuple[int, int]:
     """Validate the whole file, then append one event per row; returns (rows, newly written).
 
@@ -93,15 +105,18 @@ def import_outcomes(home: Home, path: Path) -> tuple[int, int]:
     an error while writing)."""
     data = path.read_bytes() if path.is_file() else b""
     # Outcomes belong to the corpus active at import time (or to the pseudo-corpus 'imported' without one).
-    rows = parse_outcomes(path, active_corpus_id(home) if ingested_corpora(home) else "imported")
+    corpus_id = active_corpus_id(home) if ingested_corpora(home) else "imported"
+    rows = parse_outcomes(path, corpus_id)
     digest = hashlib.sha256(data).hexdigest()[:16]
     # The warehouse is rebuilt from the whole log right after an import; if any stream is damaged that
     # would fail, so check first and write nothing.
     home.events.segments(corpora_dir=home.corpora_dir)
+    if corpus_id != "imported":
+        refuse_foreign_contracts(home, path, rows, corpus_id)
     home.ensure()
     with home.events.writer(f"import.{digest}", atomic=True) as writer:
         for row in rows:
-            writer.append(EventType.OUTCOME_IMPORTED, f"{row.model}/{row.run}",
+            writer.append(ExtractionEvent.IMPORTED, f"{row.model}/{row.run}",
                           f"import:{row.model}:{row.run}:{row.contract_id}:{row.clause_type}", row)
         written = writer.written
     return len(rows), written

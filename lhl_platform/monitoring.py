@@ -80,3 +80,36 @@ def drift(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESAMPLES,
                                 baseline=base[0], baseline_low=base[1], baseline_high=base[2],
                                 newest=new[0], newest_low=new[1], newest_high=new[2], drifted=separated))
     return out
+
+
+# Per (model, run): the model versions the provider said it served. Null until model.call events record
+# the response's model field (`served_model`).
+_SERVED = """
+select model, run, count(*) as calls, count(served_model) as recorded,
+       list(distinct served_model order by served_model) filter (where served_model is not null) as served
+from int_calls
+where stage = 'extraction' and completed
+group by model, run
+order by model, run
+"""
+
+
+def served_model_changes(con: duckdb.DuckDBPyConnection) -> tuple[int, list[dict[str, Any]]]:
+    """(calls that recorded a served model, one row per model whose newest run was served a version that none
+    of its earlier runs was)."""
+    rows = con.execute(_SERVED).fetchall()
+    recorded = sum(int(r[3]) for r in rows)
+    by_model: dict[str, list[tuple[int, set[str]]]] = {}
+    for model, run, _calls, _rec, served in rows:
+        by_model.setdefault(model, []).append((int(run), set(served or [])))
+    changes = []
+    for model, runs in by_model.items():
+        runs.sort()
+        if len(runs) < 2:
+            continue
+        newest_run, newest = runs[-1]
+        earlier = set().union(*(s for _, s in runs[:-1]))
+        if newest and earlier and not newest <= earlier:
+            changes.append({"model": model, "newest_run": newest_run, "newest": sorted(newest),
+                            "earlier": sorted(earlier)})
+    return recorded, changes

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from lhl_platform.domain.models import Price, Usage
+from lhl_platform.domain.redaction import redact
+from lhl_platform.domain.text import printable
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,7 @@ class ProgressBar:
 
     def _write(self, line: str, share: float | None, final: bool) -> None:
         self.shown, self.last_shown = True, time.monotonic()
+        line = printable(redact(line))  # a label or a status names models and may quote a provider
         if self.tty:
             bar = ""
             if share is not None:

@@ -85,3 +85,9 @@ def remove_model(home: Home, name: str) -> None:
     get_model(home, name)
     home.events.append(REGISTRY_STREAM, EventType.MODEL_REMOVED, name, f"model.removed:{name}:{_event_count(home)}",
                        ModelRemoved(name=name))
+
+
+def judges(home: Home) -> list[str]:
+    """The built-in judge and every registered one, by name."""
+    registered = [m.name for m in list_models(home) if m.role == "judge"]
+    return list(dict.fromkeys([BUILTIN_JUDGE.name, *registered]))

@@ -42,20 +42,21 @@ from dagster import (
     sensor,
 )
 
+import lhl_platform.catalog  # noqa: F401  (the suites, whose jobs and stages the sensors name)
 from assets.partitions import model_partitions, run_partitions
-from assets.profiles import model_profiles
 from lhl_platform.corpus.store import active_corpus_id
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.registry import RegistryError, list_models
+from lhl_platform.suites import suites
 from orchestration.runs import (
     AUDIT_JOB,
     CORPUS_JOB,
     METRICS_JOB,
-    PARTITION_JOBS,
     Launch,
     audit_launch,
     corpus_launch,
     metrics_launch,
+    partition_jobs,
 )
 from resources import LhlHome
 
@@ -65,9 +66,12 @@ RECURRING_TICK_SECONDS = 60
 REFRESH_TICK_SECONDS = 30
 IN_FLIGHT = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING,
              DagsterRunStatus.STARTED]
-# What a partition run leaves behind last; the marts are current when `model_drift` is newer than all of them.
-PARTITION_OUTPUTS = (AssetKey("model_profiles"), AssetKey("debate_verdicts"))
+# What a partition run leaves behind last (the last stage of every suite's partition jobs); the marts are current
+# when `model_drift` is newer than all of them.
+PARTITION_OUTPUTS = tuple(dict.fromkeys(AssetKey(job.stages[-1]) for suite in suites() for job in suite.jobs
+                                        if job.partitioning != "none"))
 MARTS_DONE = AssetKey("model_drift")
+EAGER = [AssetKey(stage.name) for suite in suites() for stage in suite.stages if stage.eager]
 
 
 def run_request(launch: Launch) -> RunRequest:
@@ -148,7 +152,7 @@ def metrics_refresh_sensor(context: SensorEvaluationContext) -> SensorResult:
     busy = [r.dagster_run for r in _in_flight(instance)]
     if any(run.job_name == METRICS_JOB for run in busy):
         return SensorResult(skip_reason="a metrics run is already queued or running")
-    partition_runs = [run for run in busy if run.job_name in PARTITION_JOBS or run.tags.get("dagster/partition")]
+    partition_runs = [run for run in busy if run.job_name in partition_jobs() or run.tags.get("dagster/partition")]
     if partition_runs:
         return SensorResult(skip_reason=f"waiting for {len(partition_runs)} partition run(s) to finish")
     return SensorResult(run_requests=[run_request(metrics_launch("sensor", run_key=f"refresh:{landed}"))])
@@ -178,7 +182,7 @@ def shown_corpus(instance: DagsterInstance) -> str | None:
 
 
 profiles_automation = AutomationConditionSensorDefinition(
-    "profiles_automation", target=AssetSelection.assets(model_profiles), default_status=DefaultSensorStatus.RUNNING,
+    "profiles_automation", target=AssetSelection.assets(*EAGER), default_status=DefaultSensorStatus.RUNNING,
     minimum_interval_seconds=REFRESH_TICK_SECONDS,
     description="Declarative automation of the cheap per-partition SQL (model_profiles is eager): never the "
                 "assets that spend money on model calls.")

@@ -1,60 +1,48 @@
 """The Dagster code location: `lhl ui`, `lhl daemon`, `dagster dev -m orchestration.definitions` and every `lhl`
-command that launches a run load this same object. Jobs and their asset selections are defined here, once;
-`orchestration.launch` executes or queues these very jobs, and `orchestration.runs` builds their requests."""
+command that launches a run load this same object. It merges the platform's own definitions (the SQL models of
+every suite, the metrics job, sensors, the schedule, the home resource) with each registered suite's (its stages
+as assets, its jobs, its mart checks; built by `assets.suites`). `orchestration.launch` executes or queues these
+very jobs, and `orchestration.runs` builds their requests."""
 
 
-from dagster import AssetSelection, Definitions, PartitionedConfig, define_asset_job, in_process_executor
+from dagster import AssetKey, AssetsDefinition, AssetSelection, Definitions, define_asset_job, in_process_executor
 
-from assets.audit import extractions, judge_verdicts
-from assets.corpus import clause_taxonomy, contracts, oracle
-
-# PLUG-IN POINT, the typed debate: its assets and jobs join this code location (and so every launcher) here,
-# and nowhere else.
-from assets.debate import DEBATE_ASSETS, DEBATE_JOBS
-from assets.judges import JUDGE_ASSETS
-from assets.metrics import sql_model_assets
-from assets.monitoring import model_drift
-from assets.partitions import audit_partitions
-from assets.profiles import model_profiles
-from checks.outcomes import all_checks
+import lhl_platform.catalog  # noqa: F401  (the application assembled: every suite registered)
+from assets.metrics import build_sql_assets
+from assets.suites import suite_definitions
+from lhl_platform.suites import suites
 from orchestration.automation import SCHEDULES, SENSORS
-from orchestration.runs import (
-    AUDIT_JOB,
-    CORPUS_JOB,
-    JUDGES_JOB,
-    METRICS_JOB,
-    backfill_run_config,
-    backfill_tags,
-)
+from orchestration.runs import METRICS_JOB
 from resources import LhlHome
 
-audit_job = define_asset_job(
-    AUDIT_JOB, selection=AssetSelection.assets(extractions, judge_verdicts, model_profiles),
-    partitions_def=audit_partitions, executor_def=in_process_executor,
-    # A job backfill from the UI asks this for each partition: the same run config and tags as `lhl audit`.
-    config=PartitionedConfig(partitions_def=audit_partitions, run_config_for_partition_key_fn=backfill_run_config,
-                             tags_for_partition_key_fn=backfill_tags),
-    description="Extract, judge and profile one (model, run) partition with the model's registered audit settings.")
-metrics_job = define_asset_job(
-    METRICS_JOB, selection=AssetSelection.assets(sql_model_assets, model_drift), executor_def=in_process_executor,
-    description="Rebuild the SQL models (cross-model marts), run the outcome checks and the drift comparison.")
-corpus_job = define_asset_job(
-    CORPUS_JOB, selection=AssetSelection.assets(contracts, oracle, clause_taxonomy),
-    description="Load (or re-show) the active corpus: contracts, oracle, clause taxonomy.")
 
-judges_job = define_asset_job(
-    JUDGES_JOB, selection=AssetSelection.assets(*JUDGE_ASSETS), executor_def=in_process_executor,
-    description="Validate every registered judge on the dissociation suite; measure agreement with the primary judge.")
+def _metrics_selection(sql: AssetsDefinition) -> AssetSelection:
+    """The SQL models, and every derived figure computed from them (drift, say)."""
+    names = {key.to_user_string() for key in sql.keys}
+    derived = [AssetKey(stage.name) for suite in suites() for stage in suite.stages
+               if stage.kind == "derived" and stage.partitioning == "none" and names & set(stage.after)]
+    return AssetSelection.assets(sql) | AssetSelection.assets(*derived)
 
-ASSETS = [contracts, oracle, clause_taxonomy, extractions, judge_verdicts, model_profiles, sql_model_assets,
-          model_drift, *JUDGE_ASSETS, *DEBATE_ASSETS]
-JOBS = [audit_job, metrics_job, corpus_job, judges_job, *DEBATE_JOBS]
 
-defs = Definitions(
-    assets=ASSETS,
-    asset_checks=all_checks,
-    jobs=JOBS,
-    schedules=SCHEDULES,
-    sensors=SENSORS,
-    resources={"lhl": LhlHome()},
-)
+def build_definitions() -> Definitions:
+    """The code location for the suites registered now."""
+    sql = build_sql_assets()
+    metrics_job = define_asset_job(
+        METRICS_JOB, selection=_metrics_selection(sql), executor_def=in_process_executor,
+        description="Rebuild the SQL models (cross-model marts), run the outcome checks and the drift comparison.")
+    platform = Definitions(assets=[sql], jobs=[metrics_job], schedules=SCHEDULES, sensors=SENSORS,
+                           resources={"lhl": LhlHome()})
+    built = [suite_definitions(suite) for suite in suites()]
+    return Definitions.merge(platform, *(Definitions(assets=a, asset_checks=c, jobs=j) for a, c, j in built))
+
+
+defs = build_definitions()
+_BUILT: dict[tuple[str, ...], Definitions] = {tuple(s.name for s in suites()): defs}
+
+
+def definitions() -> Definitions:
+    """The code location, rebuilt when a suite was registered since (a suite defined by a test, say)."""
+    names = tuple(s.name for s in suites())
+    if names not in _BUILT:
+        _BUILT[names] = build_definitions()
+    return _BUILT[names]

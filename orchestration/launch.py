@@ -14,10 +14,11 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from dagster import DagsterInstance, JobDefinition
+from dagster import DagsterInstance, JobDefinition, MultiPartitionKey
 
 from lhl_platform.corpus.store import active_corpus_id
 from lhl_platform.home import Home
+from orchestration.failures import failure_detail
 from orchestration.runs import Launch, audit_launch, corpus_launch, judges_launch, metrics_launch
 from resources import LhlHome
 
@@ -58,9 +59,9 @@ def instance_for(home: Home) -> DagsterInstance:
 
 
 def job(name: str) -> JobDefinition:
-    from orchestration.definitions import defs
+    from orchestration.definitions import definitions
 
-    return defs.resolve_job_def(name)
+    return definitions().resolve_job_def(name)
 
 
 def ensure_partitions(instance: DagsterInstance, models: Sequence[str], runs: Sequence[int]) -> None:
@@ -91,8 +92,7 @@ def execute(home: Home, instance: DagsterInstance, launch: Launch) -> Any:
             run_config={**QUIET, **launch.run_config}, instance=instance, partition_key=launch.partition_key,
             tags=launch.tags, resources={"lhl": LhlHome(path=str(home.root))}, raise_on_error=False)
     if not result.success:
-        failure = next((e for e in result.all_events if e.is_failure), None)
-        detail = failure.message if failure is not None and failure.message else "see `lhl ui` for the run's logs"
+        detail = failure_detail(result.all_events) or "see `lhl ui` for the run's logs"  # the cause, not the step
         raise LaunchError(f"{launch.what or launch.job} failed: {detail}")
     return result
 
@@ -176,9 +176,12 @@ def submit(home: Home, launches: Sequence[Launch]) -> list[str]:
             repository = next(iter(location.get_repositories().values()))
             for launch in launches:
                 tags = dict(launch.tags)
-                if launch.partition_key is not None:
+                if isinstance(launch.partition_key, MultiPartitionKey):
                     keys = launch.partition_key.keys_by_dimension
                     ensure_partitions(instance, [keys["model"]], [int(keys["run"])])
+                elif launch.partition_key is not None:
+                    ensure_partitions(instance, [launch.partition_key], [])
+                if launch.partition_key is not None:
                     partition_tags = defs.resolve_job_def(launch.job).get_tags_for_partition_key(
                         launch.partition_key, selected_asset_keys=None)
                     tags = {**partition_tags, **launch.tags}

@@ -1,9 +1,10 @@
 """What every launcher launches: job names, run config and tags, built in one place.
 
 The CLI (in-process or queued), the sensors, the schedule and job backfills from the UI all launch the jobs of
-`orchestration.definitions` with a request built here, so a partition audited by any of them carries the
-same run config (the model's registered audit settings, resolved by `assets.partitions.partition_settings`)
-and the same tags (`lhl/provider`, `lhl/model`, `lhl/run`). Only `lhl/launched_by` says who launched it.
+`orchestration.definitions` with a request built here from the job's description in its suite: the same run
+config (the model's registered settings, with explicit values overriding them) and the same tags (`lhl/provider`,
+`lhl/model`, `lhl/run`). Only `lhl/launched_by` says who launched it. This holds for every suite's partition jobs,
+the debate's included.
 """
 
 from __future__ import annotations
@@ -13,17 +14,21 @@ from typing import Any
 
 from dagster import MultiPartitionKey
 
-from assets.partitions import PartitionSettings, audit_key, audit_partitions, model_and_run, partition_settings
+from assets import suites as suite_assets
+from assets.partitions import audit_key
+from assets.suites import ops_config, partition_key
+from lhl_platform.clause.stages import audit_run_config, partition_settings
+from lhl_platform.clause.suite import AUDIT_JOB, CALIBRATE_JOB, CORPUS_JOB, DEBATE_JOB
 from lhl_platform.home import Home
-from lhl_platform.registry import RegistryError, get_model
+from lhl_platform.lexflip.suite import JUDGES_JOB
+from lhl_platform.suites import suites
+from lhl_platform.suites.contract import Job
 
-AUDIT_JOB = "audit_partition"
+__all__ = ["AUDIT_JOB", "CALIBRATE_JOB", "CORPUS_JOB", "DEBATE_JOB", "JUDGES_JOB", "LAUNCHED_BY_TAG", "METRICS_JOB",
+           "Launch", "audit_launch", "backfill_run_config", "backfill_tags", "find_job", "job_launch",
+           "partition_jobs"]
+
 METRICS_JOB = "metrics"
-CORPUS_JOB = "corpus"
-JUDGES_JOB = "judges"
-DEBATE_JOB = "debate_partition"
-PARTITION_JOBS = (AUDIT_JOB, DEBATE_JOB)
-
 PROVIDER_TAG = "lhl/provider"
 MODEL_TAG = "lhl/model"
 RUN_TAG = "lhl/run"
@@ -37,19 +42,40 @@ class Launch:
     job: str
     run_config: dict[str, Any]
     tags: dict[str, str]
-    partition_key: MultiPartitionKey | None = None
+    partition_key: MultiPartitionKey | str | None = None
     run_key: str | None = None
     what: str = field(default="", compare=False)
 
 
-def audit_run_config(settings: PartitionSettings) -> dict[str, Any]:
-    return {"ops": {"extractions": {"config": {"contracts": settings.contracts, "subset": settings.subset}},
-                    "judge_verdicts": {"config": {"judge": settings.judge}},
-                    "model_profiles": {"config": {"judge": settings.judge}}}}
+def find_job(name: str) -> Job:
+    for suite in suites():
+        for job in suite.jobs:
+            if job.name == name:
+                return job
+    raise LookupError(f"no job named {name!r}")
 
 
-def audit_tags(home: Home, model: str, run: int) -> dict[str, str]:
-    return {PROVIDER_TAG: get_model(home, model).provider, MODEL_TAG: model, RUN_TAG: str(run)}
+def partition_jobs() -> tuple[str, ...]:
+    """Every suite's jobs that run a partition (a model and run, or a model)."""
+    return tuple(job.name for suite in suites() for job in suite.jobs if job.partitioning != "none")
+
+
+def job_launch(home: Home, name: str, launched_by: str, *, model: str | None = None, run: int | None = None,
+               config: dict[str, dict[str, Any]] | None = None, run_key: str | None = None, what: str = "") -> Launch:
+    """A launch of one of the suites' jobs: its default run config for the partition (the model's registered
+    settings), with the explicit `config` values that are not None overriding them, and its tags."""
+    job = find_job(name)
+    per_stage: dict[str, dict[str, Any]] = {}
+    if job.run_config is not None and model is not None:
+        per_stage = {stage: dict(values) for stage, values in job.run_config(home, model, run).items()}
+    for stage, values in (config or {}).items():
+        chosen = {k: v for k, v in values.items() if v is not None}
+        per_stage[stage] = {**per_stage.get(stage, {}), **chosen} if stage in per_stage else dict(values)
+    tags = job.tags(home, model, run) if job.tags is not None and model is not None else {}
+    key = partition_key(job, model, run) if model is not None else None
+    where = "" if model is None else f" {model}" + ("" if run is None else f"/run {run}")
+    return Launch(job=name, run_config=ops_config(per_stage), tags={**tags, LAUNCHED_BY_TAG: launched_by},
+                  partition_key=key, run_key=run_key, what=what or f"{name}{where}")
 
 
 def audit_launch(home: Home, model: str, run: int, launched_by: str, *, judge: str | None = None,
@@ -57,10 +83,10 @@ def audit_launch(home: Home, model: str, run: int, launched_by: str, *, judge: s
     """Extract, judge and profile one (model, run) partition with the model's audit settings (explicit
     values override them)."""
     settings = partition_settings(home, model, judge=judge, contracts=contracts, subset=subset)
-    return Launch(job=AUDIT_JOB, run_config=audit_run_config(settings),
-                  tags={**audit_tags(home, model, run), LAUNCHED_BY_TAG: launched_by},
-                  partition_key=audit_key(model, run), run_key=f"audit:{model}:{run}",
-                  what=f"partition {model}/run {run}")
+    launch = job_launch(home, AUDIT_JOB, launched_by, model=model, run=run, run_key=f"audit:{model}:{run}",
+                        what=f"partition {model}/run {run}")
+    return Launch(job=launch.job, run_config=ops_config(audit_run_config(settings)), tags=launch.tags,
+                  partition_key=audit_key(model, run), run_key=launch.run_key, what=launch.what)
 
 
 def metrics_launch(launched_by: str, run_key: str | None = None) -> Launch:
@@ -79,31 +105,12 @@ def corpus_launch(launched_by: str, path: str | None = None, run_key: str | None
                   what="corpus")
 
 
-# Job backfills launched from the UI ask the job's partitioned config for each partition's run config and
-# tags. The code location reads the home named by LHL_HOME (as `lhl ui` and `lhl daemon` set it).
+# Job backfills launched from the UI ask the job's partitioned config for each partition's run config and tags
+# (`assets.suites`); the audit job's answers, by partition key.
 
-def _settings_for_key(partition_key: str) -> tuple[Home, str, int] | None:
-    key = audit_partitions.get_partition_key_from_str(partition_key)
-    model, run = model_and_run(key)  # type: ignore[arg-type]
-    home = Home.resolve(None)
-    return (home, model, run) if home.root.exists() else None
+def backfill_run_config(partition: str) -> dict[str, Any]:
+    return suite_assets.backfill_run_config(find_job(AUDIT_JOB), partition)
 
 
-def backfill_run_config(partition_key: str) -> dict[str, Any]:
-    found = _settings_for_key(partition_key)
-    if found is None:
-        return {}
-    try:
-        return audit_run_config(partition_settings(found[0], found[1]))
-    except RegistryError:
-        return {}  # not registered in this home: the assets resolve their defaults when the run starts
-
-
-def backfill_tags(partition_key: str) -> dict[str, str]:
-    found = _settings_for_key(partition_key)
-    if found is None:
-        return {}
-    try:
-        return audit_tags(*found)
-    except RegistryError:
-        return {}
+def backfill_tags(partition: str) -> dict[str, str]:
+    return suite_assets.backfill_tags(find_job(AUDIT_JOB), partition)

@@ -1,6 +1,6 @@
-"""Run a long-lived process tree in the foreground (`lhl ui` runs `dagster dev`) and stop all of it on request.
+"""Run a long-lived process tree in the foreground (`lhl ui`, `lhl daemon`) and stop all of it on request.
 
-`dagster dev` is not one process: it starts a webserver, a daemon and code servers, and those start
+`lhl ui` is not one process: its webserver starts a daemon and code servers, and those start
 more. Killing only the process we started leaves the rest running, holding the port. So:
 
 * the child starts in its own session (and so its own process group), which also keeps it away from

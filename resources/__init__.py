@@ -7,8 +7,13 @@ import os
 from dagster import ConfigurableResource
 from pydantic import Field
 
+from lhl_platform.domain.redaction import install_log_redaction
 from lhl_platform.home import Home
 from resources.alerts import AlertHook, hook_for
+
+# Every process that loads the code location (code servers, run and step workers, the CLI) redacts
+# credentials from the log records it creates: what the assets log reaches Dagster's storage redacted.
+install_log_redaction()
 
 
 class LhlHome(ConfigurableResource):  # type: ignore[misc]

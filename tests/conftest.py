@@ -2,12 +2,18 @@ from __future__ import annotations
 
 import csv
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+import lhl_platform.catalog  # noqa: F401  (the application assembled: every suite registered)
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
+
+# The hash cache's sealing key lives outside any home (lhl_platform/events/cache_key.py): the tests keep theirs
+# in a temporary folder of their own rather than in the user's state folder (subprocesses inherit it).
+os.environ.setdefault("LHL_CACHE_KEY_FILE", str(Path(tempfile.mkdtemp(prefix="lhl-test-key-")) / "hash-cache.key"))
 
 CUAD_DIR = Path(os.environ.get("LHL_CUAD_DIR", Path(__file__).resolve().parents[2] / "shared" / "cuad_v1"))
 

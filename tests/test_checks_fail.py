@@ -6,9 +6,9 @@ import pytest
 
 from lhl_platform.domain.models import Usage
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
-from lhl_platform.events.payloads import EventType, VerdictRecorded
 from lhl_platform.home import Home
 from lhl_platform.importer import import_outcomes
+from lhl_platform.judging.events import VerdictEvent, VerdictRecorded
 from lhl_platform.quality.checks import every_tp_judged, labels_in_domain, no_duplicate_instances
 from lhl_platform.quality.expectations import validate_instance_rows
 from lhl_platform.warehouse.build import read_warehouse
@@ -47,7 +47,7 @@ def test_a_label_outside_the_vocabulary_fails_labels_in_domain(demo_copy):
     # A verdict written by an older or foreign writer: constructed without validation, so its label is bad.
     stream = "judge.model=lexical.run=1"
     with home.events.writer(stream) as writer:
-        writer.append(EventType.VERDICT_RECORDED, "x", "foreign-verdict", VerdictRecorded.model_construct(
+        writer.append(VerdictEvent.RECORDED, "x", "foreign-verdict", VerdictRecorded.model_construct(
             model="lexical", run=1, contract_id=_a_tp(home), clause_type="Parties", verdict="maybe",
             mismatch_type="vibes", reason="", judge="rubric", judge_model_id="rubric", prompt_version="x",
             request_key="k", usage=Usage(), latency_s=0.0,

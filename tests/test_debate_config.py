@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from lhl_platform.debate.config import (
@@ -152,11 +149,3 @@ def test_messages_share_a_system_prompt_and_the_contract_across_roles_for_prefix
     assert (system.role, contract.role, role.role) == ("system", "user", "user")
     assert "Ohio" in contract.content and "ROLE: Skeptic" in role.content and "Skeptic" not in contract.content
     assert role_messages(_skeptic_task(round=2))[:2] == (system, contract)
-
-
-def test_the_payload_module_can_be_imported_by_the_event_log_without_a_cycle():
-    code = ("import sys, lhl_platform.debate.events as e; "
-            "bad = [m for m in sys.modules if m.startswith(('lhl_platform.events', 'lhl_platform.providers'))]; "
-            "print(bad); assert not bad")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr

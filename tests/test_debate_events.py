@@ -32,18 +32,13 @@ from lhl_platform.debate.offline import OfflineDebateModel
 from lhl_platform.debate.types import Role, Route
 from lhl_platform.domain.models import Contract, Extraction
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
+from lhl_platform.events.kinds import EventPayloadError, kind_of
 from lhl_platform.events.log import EventLog
-from lhl_platform.events.payloads import PAYLOADS, EventType, ModelCall
-from lhl_platform.providers.base import ExtractTask, ModelRequest, ModelResponse
-from lhl_platform.providers.offline.simulated import PROFILES, SimulatedExtractor
+from lhl_platform.events.payloads import EventType, ModelCall
+from lhl_platform.extraction.simulated import PROFILES, SimulatedExtractor
+from lhl_platform.extraction.task import ExtractTask
+from lhl_platform.providers.base import ModelRequest, ModelResponse
 from tests.test_debate_machine import CAP, CASES, CONTRACT, ScriptedRoles
-
-
-@pytest.fixture(autouse=True)
-def debate_events_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Until the log's registry names the debate event types, register them for the test."""
-    for event_type, cls in EVENT_PAYLOADS.items():
-        monkeypatch.setitem(PAYLOADS, event_type.value, cls)  # type: ignore[arg-type]
 
 
 def _baselines() -> list[Extraction]:
@@ -97,11 +92,11 @@ def test_instances_without_a_baseline_are_counted_not_debated(tmp_path):
     assert summary.instances == 1 and summary.missing_baselines == len(CLAUSE_TYPES) - 1
 
 
-def test_the_partition_refuses_to_run_until_the_log_knows_the_debate_event_types(tmp_path, monkeypatch):
-    monkeypatch.delitem(PAYLOADS, "debate.turn")  # type: ignore[arg-type]
-    with pytest.raises(RuntimeError, match=r"debate\.turn"):
-        asyncio.run(run_debate_partition(EventLog(tmp_path), "debate.test", "base", 1, [CONTRACT], _baselines(),
-                                         ScriptedRoles(CASES[0].script), GENERIC))
+def test_the_debate_registers_its_own_event_types_and_the_log_refuses_unregistered_ones(tmp_path):
+    assert all(kind_of(t).payload is cls and kind_of(t).owner == "lhl_platform.debate.events"
+               for t, cls in EVENT_PAYLOADS.items())
+    with EventLog(tmp_path).writer("s") as writer, pytest.raises(EventPayloadError, match=r"debate\.nonesuch"):
+        writer.append("debate.nonesuch", "x", "k", _baselines()[0])
 
 
 # Resuming ------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from lhl_platform.debate.config import GENERIC, DebateConfig
 from lhl_platform.debate.events import DebateEventType, DebateOutcome, DebateTurn, RouteDecision
 from lhl_platform.debate.machine import (
-    CallLedger,
+    RoleCaller,
     addition_gate,
     debate_instance,
     deletion_gate,
@@ -132,7 +132,7 @@ def run_case(script: Script, baseline_present: bool, baseline_quotes: tuple[str,
     recorded = Recorded()
     baseline = Extraction(model="base", run=1, contract_id="c1", clause_type=clause, present=baseline_present,
                           quotes=baseline_quotes if baseline_present else ())
-    ledger = CallLedger(model=model, backbone="base", run=1, record=recorded)
+    ledger = RoleCaller(model=model, backbone="base", run=1, record=recorded)
     outcome = asyncio.run(debate_instance(ledger, config, CONTRACT, baseline, record=recorded))
     return outcome, model, recorded
 
@@ -351,7 +351,7 @@ def test_failed_and_unparseable_calls_raise_debate_error_and_record_the_failed_c
             raise ConnectionError("provider down")
 
     recorded = Recorded()
-    ledger = CallLedger(model=Broken({}), backbone="base", run=1, record=recorded)
+    ledger = RoleCaller(model=Broken({}), backbone="base", run=1, record=recorded)
     baseline = Extraction(model="base", run=1, contract_id="c1", clause_type="Cap On Liability", present=True,
                           quotes=(CAP,))
     with pytest.raises(DebateError, match="provider down") as info:
@@ -361,7 +361,7 @@ def test_failed_and_unparseable_calls_raise_debate_error_and_record_the_failed_c
 
     garbled: Script = {(Role.SKEPTIC, None): supporter()}  # a Supporter's answer to the Skeptic's task
     recorded = Recorded()
-    ledger = CallLedger(model=ScriptedRoles(garbled), backbone="base", run=1, record=recorded)
+    ledger = RoleCaller(model=ScriptedRoles(garbled), backbone="base", run=1, record=recorded)
     with pytest.raises(DebateError, match="schema") as info:
         asyncio.run(debate_instance(ledger, GENERIC, CONTRACT, baseline))
     assert info.value.stage == "parse"

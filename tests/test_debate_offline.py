@@ -11,7 +11,7 @@ import pytest
 from lhl_platform.corpus.demo import load_demo_corpus
 from lhl_platform.debate.config import GENERIC, CategoryMeasure, DebateConfig, MeasuredProfile, calibrate
 from lhl_platform.debate.engine import read_outcomes, run_debate_partition
-from lhl_platform.debate.events import EVENT_PAYLOADS, DebateOutcome
+from lhl_platform.debate.events import DebateOutcome
 from lhl_platform.debate.evidence import cue_fit, is_verbatim, locate
 from lhl_platform.debate.offline import OfflineDebateModel, answer
 from lhl_platform.debate.prompts import challenges_for, definition_text
@@ -31,17 +31,8 @@ from lhl_platform.debate.types import ChallengeKind, Position
 from lhl_platform.domain.models import Extraction, outcome_of
 from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES, category_of
 from lhl_platform.events.log import EventLog
-from lhl_platform.events.payloads import PAYLOADS
-from lhl_platform.providers.base import ExtractTask
-from lhl_platform.providers.offline.simulated import PROFILES, SimulatedExtractor
-
-
-@pytest.fixture(autouse=True)
-def debate_events_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Until the log's registry names the debate event types, register them for the test."""
-    for event_type, cls in EVENT_PAYLOADS.items():
-        monkeypatch.setitem(PAYLOADS, event_type.value, cls)  # type: ignore[arg-type]
-
+from lhl_platform.extraction.simulated import PROFILES, SimulatedExtractor
+from lhl_platform.extraction.task import ExtractTask
 
 TEXT = ("SUPPLY AGREEMENT\n"
         "This Supply Agreement is made on May 2, 2024 between Ferrum Components Inc. and Basalt Tools LLC.\n"

@@ -24,7 +24,7 @@ from lhl_platform.debate.calibration import latest_calibration
 from lhl_platform.debate.config import GENERIC, CategoryMeasure, MeasuredProfile, calibrate
 from lhl_platform.debate.engine import debate_streams, read_outcomes, system_scope_key
 from lhl_platform.debate.events import (
-    EVENT_PAYLOADS,
+    DebateEventType,
     DebateOutcome,
     DebateScope,
     DebateVerdict,
@@ -37,28 +37,14 @@ from lhl_platform.debate.prompts import DEBATE_PROMPT_VERSION
 from lhl_platform.debate.verdicts import debate_verdict_stream
 from lhl_platform.domain.models import MismatchType, Usage, VerdictLabel
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, Category, category_of
-from lhl_platform.events.payloads import AuditScope, EventType, ExtractionRecorded, ModelCall, VerdictRecorded
+from lhl_platform.events.payloads import AuditScope, EventType, ModelCall
+from lhl_platform.extraction.events import ExtractionEvent, ExtractionRecorded
 from lhl_platform.home import Home
 from lhl_platform.judging.engine import verdict_key as base_verdict_key
 from lhl_platform.judging.engine import verdict_stream
-from lhl_platform.warehouse.build import read_warehouse, sql_models
+from lhl_platform.judging.events import VerdictEvent, VerdictRecorded
+from lhl_platform.warehouse.build import read_warehouse
 from orchestration.cli import main
-from sql import SQL_DIR
-
-# Every debate event type has one staging model, and nothing else reads raw events ------------------------------
-
-
-def test_each_debate_event_type_has_exactly_one_staging_model():
-    readers: dict[str, list[str]] = {}
-    for model in sql_models():
-        for event_type in EVENT_PAYLOADS:
-            if f"type = '{event_type.value}'" in model.sql:
-                readers.setdefault(event_type.value, []).append(model.name)
-    assert all(len(names) == 1 and names[0].startswith("stg_debate_") for names in readers.values()), readers
-    assert set(readers) == {t.value for t in EVENT_PAYLOADS}
-    for path in [*(SQL_DIR / "intermediate").glob("int_debate_*.sql"), *(SQL_DIR / "marts").glob("debate_*.sql")]:
-        assert "from events" not in path.read_text(), path.name
-
 
 # The offline debate through Dagster, from the command line -------------------------------------------------------
 
@@ -119,8 +105,9 @@ def test_the_offline_debate_lowers_the_inventors_false_positives_and_joins_the_r
 
     # The debate system's calls and tokens, shaped for the usage mart: one row per role call, billed to the backbone.
     with read_warehouse(Home.resolve(home)) as con:
-        usage = con.execute("""select model, count(*), sum(input_tokens + output_tokens) from int_debate_usage
-                               where stage = 'extraction' group by model order by model""").fetchall()
+        usage = con.execute("""select model, count(*), sum(input_tokens + output_tokens) from int_usage
+                               where stage = 'extraction' and model like '%+debate%' group by model order by model
+                            """).fetchall()
     by_config = {kind: [o for o in outcomes if (o.config_name == "generic") == (kind == "generic")]
                  for kind in ("calibrated", "generic")}
     assert usage == [(f"sim-inventor+debate{suffix}", sum(o.calls for o in by_config[kind]),
@@ -163,14 +150,14 @@ def _write_synthetic_home(root: Path, layout: Any) -> Home:
             for c in contracts:
                 for t in CLAUSE_TYPES:
                     present = (c, t) in found
-                    w.append(EventType.EXTRACTION_RECORDED, f"{c}/{t}", f"extraction:{model}:1:{c}:{t}",
+                    w.append(ExtractionEvent.RECORDED, f"{c}/{t}", f"extraction:{model}:1:{c}:{t}",
                              ExtractionRecorded(model=model, run=1, contract_id=c, clause_type=t, present=present,
                                                 quotes=("some quote",) if present else (), corpus_id=corpus_id,
                                                 request_key="k"))
         with log.writer(verdict_stream(model, 1)) as w:
             for (c, t), verdict in found.items():
                 if (c, t) in truth:
-                    w.append(EventType.VERDICT_RECORDED, f"{c}/{t}", base_verdict_key("rubric", model, 1, c, t),
+                    w.append(VerdictEvent.RECORDED, f"{c}/{t}", base_verdict_key("rubric", model, 1, c, t),
                              VerdictRecorded(
                                  model=model, run=1, contract_id=c, clause_type=t, verdict=VerdictLabel(verdict),
                                  mismatch_type=MismatchType.NONE if verdict == "supported"
@@ -183,7 +170,7 @@ def _write_synthetic_home(root: Path, layout: Any) -> Home:
     debated = ("c1", "c2")
     final = {("c1", GL), ("c2", GL), ("c2", CAP)}
     with log.writer(f"debate.model=base.run=1.config={config.hash}") as w:
-        w.append(EventType.DEBATE_SCOPE, "base/1", scope_key("base", 1, config.hash, debated, "s12"),
+        w.append(DebateEventType.SCOPE, "base/1", scope_key("base", 1, config.hash, debated, "s12"),
                  DebateScope(backbone="base", run=1, config_name=config.name, config_hash=config.hash,
                              prompt_version=DEBATE_PROMPT_VERSION, contract_ids=debated, clause_types=CLAUSE_TYPES,
                              config=config, system="base+debate", corpus_id=corpus_id, subset="s12"))
@@ -193,7 +180,7 @@ def _write_synthetic_home(root: Path, layout: Any) -> Home:
             for t in CLAUSE_TYPES:
                 ref = InstanceRef(backbone="base", run=1, config_hash=config.hash, contract_id=c, clause_type=t)
                 was, now = (c, t) in detected["base"], (c, t) in final
-                w.append(EventType.DEBATE_OUTCOME, ref.subject, outcome_key(ref), DebateOutcome(
+                w.append(DebateEventType.OUTCOME, ref.subject, outcome_key(ref), DebateOutcome(
                     **ref.model_dump(), category=category_of(t), prompt_version=DEBATE_PROMPT_VERSION,
                     config_name=config.name, config=config, baseline_present=was,
                     baseline_quotes=("some quote",) if was else (), judge_present=now, final_present=now,
@@ -204,7 +191,7 @@ def _write_synthetic_home(root: Path, layout: Any) -> Home:
     with log.writer(debate_verdict_stream("base", 1)) as w:
         for c, t in sorted(final & truth):
             ref = InstanceRef(backbone="base", run=1, config_hash=config.hash, contract_id=c, clause_type=t)
-            w.append(EventType.DEBATE_VERDICT, ref.subject, verdict_key("rubric", ref), DebateVerdict(
+            w.append(DebateEventType.VERDICT, ref.subject, verdict_key("rubric", ref), DebateVerdict(
                 **ref.model_dump(), config_name=config.name, judge="rubric", judge_model_id="rubric",
                 verdict=VerdictLabel.SUPPORTED, mismatch_type=MismatchType.NONE, reason="", prompt_version="p",
                 request_key=f"d{c}{t}"))

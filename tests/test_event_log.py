@@ -5,7 +5,8 @@ import pytest
 
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.events import EventLog, verify_log
-from lhl_platform.events.payloads import EventPayloadError, EventType, ExtractionFailed, ModelRemoved
+from lhl_platform.events.payloads import EventPayloadError, EventType, ModelRemoved
+from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
 
 
 def _failure(i: int) -> ExtractionFailed:
@@ -15,7 +16,7 @@ def _failure(i: int) -> ExtractionFailed:
 def _fill(log: EventLog, stream: str = "extractions.m=a.r=1", n: int = 30, flush_every: int = 10) -> None:
     with log.writer(stream, flush_every=flush_every) as w:
         for i in range(n):
-            w.append(EventType.EXTRACTION_FAILED, f"c{i}", f"key-{i}", _failure(i))
+            w.append(ExtractionEvent.FAILED, f"c{i}", f"key-{i}", _failure(i))
 
 
 def test_events_round_trip_in_order_with_hashes(tmp_path):
@@ -174,7 +175,7 @@ def test_a_plain_writer_keeps_what_was_appended_before_an_error_an_atomic_one_ke
     for stream, atomic, kept in (("plain", False, 3), ("atomic", True, 0)):
         with pytest.raises(RuntimeError, match="boom"), log.writer(stream, flush_every=2, atomic=atomic) as w:
             for i in range(3):
-                w.append(EventType.EXTRACTION_FAILED, f"c{i}", f"key-{i}", _failure(i))
+                w.append(ExtractionEvent.FAILED, f"c{i}", f"key-{i}", _failure(i))
             raise RuntimeError("boom")
         assert len(log.read(stream)) == kept
     assert verify_log(log).ok

@@ -4,6 +4,7 @@ streams cut short or rolled back, reads check what they read, and imports are al
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -17,12 +18,14 @@ import pytest
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
+from lhl_platform.events.cache_key import cache_key, key_path
 from lhl_platform.events.checkpoint import Checkpoint
 from lhl_platform.events.integrity import DamagedLogError, read_manifest
 from lhl_platform.events.log import EventLog, StreamWriter, stream_head
-from lhl_platform.events.payloads import EventType, ExtractionFailed
+from lhl_platform.events.payloads import EventType
 from lhl_platform.events.verify import verify_home
 from lhl_platform.extraction.engine import extraction_stream
+from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
 from lhl_platform.home import Home
 from lhl_platform.importer import import_outcomes
 from lhl_platform.registry import add_model, list_models
@@ -55,7 +58,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert main(["--home", str(home), "subset", "create", "few", "--size", "3"]) == 0
     with h.events.writer(EXTRACT) as writer:
         for i in range(3):
-            writer.append(EventType.EXTRACTION_FAILED, f"c{i}", f"failed:{i}",
+            writer.append(ExtractionEvent.FAILED, f"c{i}", f"failed:{i}",
                           ExtractionFailed(model="lexical", run=1, contract_id=f"c{i}", stage="call", reason="x"))
     import_outcomes(h, _outcomes(root / "outcomes.csv", _contract(home)))
     return home
@@ -296,7 +299,7 @@ def test_concurrent_writers_interleave_whole_checkpoint_lines(tmp_path):
     def write(stream: str) -> None:
         with log.writer(stream, flush_every=1) as writer:
             for i in range(15):
-                writer.append(EventType.EXTRACTION_FAILED, f"c{i}", f"k{i}",
+                writer.append(ExtractionEvent.FAILED, f"c{i}", f"k{i}",
                               ExtractionFailed(model="a", run=1, contract_id=f"c{i}", stage="call", reason="x"))
 
     threads = [threading.Thread(target=write, args=(f"s{n}",)) for n in range(4)]
@@ -381,14 +384,37 @@ def test_repeated_reads_do_not_rehash_unchanged_segments(home, monkeypatch):
     assert hashed == [victim]
 
 
-def test_a_forged_cache_fools_readers_only_verify_hashes_every_byte(home):
+def _forge_cache(home: Path, victim: Path, recorded: str, key: bytes | None) -> None:
+    """Put the altered file's stat beside its old hash into the cache, sealed with `key` (None: unsealed, as
+    the cache was before seals)."""
+    st = victim.stat()
+    entry = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, recorded]
+    name = _name(home, victim)
+    if key is not None:
+        entry.append(hmac.new(key, json.dumps([name, *entry]).encode(), hashlib.sha256).hexdigest())
+    (home / "events" / ".segment-hashes.json").write_text(json.dumps({name: entry}))
+
+
+@pytest.mark.parametrize("seal", ["none", "guessed key"])
+def test_a_forged_cache_does_not_fool_readers(home, seal):
     victim = _segment(home, EXTRACT)
     recorded = read_manifest(victim.parent)[0].sha256
     _flip(victim)
-    st = victim.stat()
-    cache = home / "events" / ".segment-hashes.json"
-    cache.write_text(json.dumps({_name(home, victim): [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
-                                                       recorded]}))
+    _forge_cache(home, victim, recorded, None if seal == "none" else b"\0" * 32)
+    with pytest.raises(DamagedLogError, match=_name(home, victim)):
+        EventLog(home / "events").segments([EXTRACT])
+    report = verify_home(Home.resolve(home))
+    assert not report.ok and _name(home, victim) in report.problem
+
+
+def test_whoever_can_read_the_cache_key_can_forge_the_cache_and_only_verify_hashes_every_byte(home):
+    # The key lives outside the home (cache_key.py): writing the home is not enough, reading the key is.
+    key = cache_key()
+    assert key is not None and not str(key_path()).startswith(str(home))
+    victim = _segment(home, EXTRACT)
+    recorded = read_manifest(victim.parent)[0].sha256
+    _flip(victim)
+    _forge_cache(home, victim, recorded, key)
     assert EventLog(home / "events").segments([EXTRACT]) == [victim]
     report = verify_home(Home.resolve(home))
     assert not report.ok and _name(home, victim) in report.problem
@@ -462,7 +488,7 @@ def test_an_atomic_writer_commits_one_segment_however_many_events(tmp_path):
     log = EventLog(tmp_path / "events")
     with log.writer("s", flush_every=5, atomic=True) as writer:
         for i in range(23):
-            writer.append(EventType.EXTRACTION_FAILED, f"c{i}", f"k{i}",
+            writer.append(ExtractionEvent.FAILED, f"c{i}", f"k{i}",
                           ExtractionFailed(model="a", run=1, contract_id=f"c{i}", stage="call", reason="x"))
     assert [(e.first_seq, e.count) for e in read_manifest(log.root / "s")] == [(0, 23)]
 

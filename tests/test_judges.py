@@ -6,9 +6,10 @@ import shutil
 import pytest
 
 from lhl_platform.domain.models import MismatchType, Usage, VerdictLabel
-from lhl_platform.events.payloads import EventType, VerdictRecorded
+from lhl_platform.events.payloads import ModelCall
 from lhl_platform.home import Home
 from lhl_platform.judges import judge_agreement
+from lhl_platform.judging.events import VerdictEvent, VerdictRecorded
 from lhl_platform.warehouse.build import read_warehouse
 from orchestration.cli import main
 
@@ -25,6 +26,11 @@ def _json(capsys, *args):
     code = main(list(args))
     out = capsys.readouterr().out
     return code, json.loads(out) if code in (0, 2) else out
+
+
+
+def _extraction_calls(home: Home) -> int:
+    return sum(e.type == "model.call" and e.data_as(ModelCall).stage == "extraction" for e in home.events.read())
 
 
 def test_rubric_passes_the_suite_on_cuad_and_the_overlap_control_fails(cuad_dir, tmp_path, capsys):
@@ -47,12 +53,12 @@ def test_rubric_passes_the_suite_on_cuad_and_the_overlap_control_fails(cuad_dir,
 def test_a_second_judge_never_changes_the_default_report(demo_copy, capsys):
     home = str(demo_copy.root)
     code, before = _json(capsys, "--home", home, "report", "--format", "json", "--resamples", "200")
-    calls = sum(e.type == "model.call" for e in demo_copy.events.read())
+    calls = _extraction_calls(demo_copy)
     assert main(["--home", home, "models", "add", "surface", "--provider", "offline", "--model-id", "overlap",
                  "--role", "judge"]) == 0
     assert main(["--home", home, "audit", "--models", "lexical", "--runs", "1", "--judge", "surface"]) == 0
     capsys.readouterr()
-    assert sum(e.type == "model.call" for e in demo_copy.events.read()) == calls  # re-judged, not re-extracted
+    assert _extraction_calls(demo_copy) == calls  # re-judged, not re-extracted
     code, after = _json(capsys, "--home", home, "report", "--format", "json", "--resamples", "200")
     assert {k: v for k, v in after.items() if k != "statistics"} == {
         k: v for k, v in before.items() if k != "statistics"}
@@ -83,7 +89,7 @@ def test_agreement_kappas_equal_a_hand_computation(demo_copy):
         for (cid, clause), pair in zip(tps, labels, strict=True):
             for judge, (verdict, mismatch) in zip(("ja", "jb"), pair, strict=True):
                 key = f"verdict:{judge}:lexical:1:{cid}:{clause}"
-                writer.append(EventType.VERDICT_RECORDED, f"{cid}/{clause}", key, VerdictRecorded(
+                writer.append(VerdictEvent.RECORDED, f"{cid}/{clause}", key, VerdictRecorded(
                     model="lexical", run=1, contract_id=cid, clause_type=clause, verdict=verdict,
                     mismatch_type=mismatch, reason="", judge=judge, judge_model_id="fixture", prompt_version="fixture",
                     request_key="k", usage=Usage(), latency_s=0.0, params={}))
@@ -102,18 +108,24 @@ def test_agreement_kappas_equal_a_hand_computation(demo_copy):
 def test_an_llm_judge_runs_the_same_suite_through_the_provider_and_a_rerun_calls_nothing(tmp_path, monkeypatch):
     # An OpenAI-compatible judge that calls everything supported: the harness rejects it on family (b).
     from lhl_platform.corpus.demo import DEMO_DIR
-    from lhl_platform.judges import validate_judge
+    from lhl_platform.lexflip.validate import validate_judge
     from tests.fakes import Reply, ScriptedServer
 
-    answer = {"verdict": "supported", "mismatch_type": "none", "reason": "looks the same"}
-    reply = Reply(200, {"id": "c", "object": "chat.completion", "created": 0, "model": "judge-test",
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps(answer)},
-                                     "finish_reason": "stop"}],
-                        "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320}})
+    verdict = {"verdict": "supported", "mismatch_type": "none", "reason": "looks the same"}
+
+    def graded(seen) -> bool:  # LexFlip's 0-10 rating question, beside the verdict
+        return "Rate from 0 to 10" in seen.body["messages"][0]["content"]
+
+    def reply(seen):
+        answer = {"rating": 9} if graded(seen) else verdict
+        return Reply(200, {"id": "c", "object": "chat.completion", "created": 0, "model": "judge-test",
+                           "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps(answer)},
+                                        "finish_reason": "stop"}],
+                           "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320}})
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-judge")
     home = Home.resolve(tmp_path / "h")
     with ScriptedServer() as server:
-        server.script(default=reply)
+        server.respond = reply
         assert main(["--home", str(home.root), "ingest", "cuad", str(DEMO_DIR)]) == 0
         assert main(["--home", str(home.root), "models", "add", "llm-judge", "--provider", "openai", "--model-id",
                      "judge-test", "--base-url", server.url + "/v1", "--role", "judge",
@@ -121,7 +133,12 @@ def test_an_llm_judge_runs_the_same_suite_through_the_provider_and_a_rerun_calls
         result = validate_judge(home, "llm-judge", per_kind=3)
         calls = len(server.requests)
         again = validate_judge(home, "llm-judge", per_kind=3)
-        assert len(server.requests) == calls == result.items  # one call per item, none on the rerun
+        assert len(server.requests) == calls  # none on the rerun
+        verdicts = [s for s in server.requests if not graded(s)]
+        assert len(verdicts) == result.items  # one verdict call per item
+        assert result.items <= calls - len(verdicts) <= 3 * result.items  # and its graded pairs
     assert not result.passed and result.family("force_changed").as_expected == 0.0
     assert result.family("identical").passed and again == result
+    # A judge that rates everything 9 reads no force: no discrimination, no margin spent on any edit.
+    assert result.family("force_changed").discrimination == 0.0
     assert "judge.validated" in {e.type for e in home.events.read("judge-validation.judge=llm-judge")}

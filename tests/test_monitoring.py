@@ -10,10 +10,9 @@ import duckdb
 import pytest
 from dagster import DagsterInstance
 
-from assets.monitoring import served_model_changes
 from lhl_platform.home import Home
 from lhl_platform.importer import import_outcomes
-from lhl_platform.monitoring import drift
+from lhl_platform.monitoring import drift, served_model_changes
 from lhl_platform.warehouse.build import read_warehouse
 from orchestration.definitions import defs
 from orchestration.launch import QUIET
@@ -145,10 +144,11 @@ def test_the_default_hook_is_a_log_line_and_a_dead_webhook_never_breaks_the_run(
 
 def test_a_provider_serving_another_model_version_is_reported():
     con = duckdb.connect()
-    con.execute("create table stg_model_calls (model varchar, run integer, served_model varchar)")
-    con.execute("""insert into stg_model_calls values
+    con.execute("""create table int_calls as select 'extraction' as stage, true as completed, *
+                   from (values
         ('gpt', 1, 'gpt-5.2-2026-01-01'), ('gpt', 2, 'gpt-5.2-2026-01-01'), ('gpt', 3, 'gpt-5.2-2026-06-01'),
-        ('claude', 1, 'claude-x'), ('claude', 2, 'claude-x'), ('old', 1, null), ('old', 2, null)""")
+        ('claude', 1, 'claude-x'), ('claude', 2, 'claude-x'), ('old', 1, null), ('old', 2, null))
+                   t(model, run, served_model)""")
     recorded, changes = served_model_changes(con)
     assert recorded == 5
     assert changes == [{"model": "gpt", "newest_run": 3, "newest": ["gpt-5.2-2026-06-01"],

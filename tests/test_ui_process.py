@@ -2,7 +2,7 @@
 
 The first tests run the process-tree runner on a small stand-in tree (a stubborn child that ignores
 SIGTERM and SIGINT, a grandchild that moved to a session of its own), so they take seconds. The last
-one starts the real `lhl ui` (dagster dev: webserver, daemon, code servers) the way a service manager
+one starts the real `lhl ui` (the guarded webserver, a daemon, code servers) the way a service manager
 would: no terminal, stdin from /dev/null, a session of its own."""
 
 from __future__ import annotations
@@ -215,7 +215,7 @@ def test_lhl_ui_stops_its_whole_process_tree_on_sigterm(tmp_path):
             time.sleep(0.5)
         tree = descendants_of(ui.pid)
         ours = identify(tree | {ui.pid})  # recorded before the signal: the tree's parents change as it exits
-        assert len(tree) >= 3, "expected dagster dev with its webserver and daemon"
+        assert len(tree) >= 3, "expected the webserver with its daemon and code servers"
 
         started = time.monotonic()
         ui.send_signal(signal.SIGTERM)

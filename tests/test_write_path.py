@@ -18,12 +18,13 @@ from lhl_platform.events.checkpoint import Checkpoint
 from lhl_platform.events.integrity import MANIFEST_LOG, DamagedLogError, read_manifest
 from lhl_platform.events.log import StreamWriter
 from lhl_platform.events.model import canonical_json, sha256_hex
-from lhl_platform.events.payloads import EventType, ExtractionFailed
 from lhl_platform.extraction import engine
 from lhl_platform.extraction.engine import MAX_UNCOMMITTED, extract_partition, extraction_stream
+from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
 from lhl_platform.extraction.prompts import extraction_messages
+from lhl_platform.extraction.task import ExtractTask
 from lhl_platform.progress import ProgressBar, Tick
-from lhl_platform.providers.base import ExtractTask, ModelRequest, ModelResponse, Usage
+from lhl_platform.providers.base import ModelRequest, ModelResponse, Usage
 
 
 def _failure(i: int) -> ExtractionFailed:
@@ -31,7 +32,7 @@ def _failure(i: int) -> ExtractionFailed:
 
 
 def _append(writer: StreamWriter, i: int) -> None:
-    writer.append(EventType.EXTRACTION_FAILED, f"c{i}", f"k{i}", _failure(i))
+    writer.append(ExtractionEvent.FAILED, f"c{i}", f"k{i}", _failure(i))
 
 
 def _wait(predicate: Any, timeout: float = 10.0) -> None:
@@ -311,14 +312,13 @@ def test_the_writer_thread_stamps_events_it_builds_and_they_verify(tmp_path):
 
 
 @pytest.mark.parametrize("quotes", [(), ("plain",), ("é \u2028 \"q\" \\ \n\t\x00", "two 😀")])
-def test_the_spelled_out_instance_payload_is_the_canonical_json_of_the_validated_record(quotes):
-    from lhl_platform.events.log import _extraction_json
-    from lhl_platform.events.payloads import ExtractionRecorded
-    from lhl_platform.extraction.engine import _recorded
+def test_an_instance_built_on_the_hot_path_is_stored_as_the_canonical_json_of_the_validated_record(quotes):
+    from lhl_platform.events.encoding import encode_payload
+    from lhl_platform.extraction.events import ExtractionRecorded
 
     values = {"clause_type": "Governing Law", "model": "m-1.x", "run": 3, "contract_id": "Acme \"Co\" é.pdf",
               "present": bool(quotes), "quotes": quotes, "corpus_id": "53da595597bee727", "request_key": "k" * 64}
     validated = ExtractionRecorded(**values)
-    fast = _recorded(dict(values))
+    fast = ExtractionRecorded.model_construct(**values)
     assert fast == validated and fast.model_dump() == validated.model_dump()
-    assert _extraction_json(fast) == canonical_json(validated.model_dump(mode="json"))
+    assert encode_payload(fast).decode() == canonical_json(validated.model_dump(mode="json"))

@@ -16,7 +16,6 @@ from lhl_platform.debate import events as ev
 from lhl_platform.debate.config import DebateConfig, calibrate, profile_from_rows
 from lhl_platform.debate.events import DebateCalibration, DebateEventType
 from lhl_platform.events.log import EventLog
-from lhl_platform.events.payloads import EventType
 
 
 class CalibrationMissing(LookupError):
@@ -45,7 +44,7 @@ def record_calibration(log: EventLog, calibration: DebateCalibration) -> bool:
                         calibration.instances])
     key = ev.calibration_key(calibration.backbone, calibration.config_hash,
                              hashlib.sha256(basis.encode()).hexdigest()[:16])
-    return log.append(calibration_stream(calibration.backbone), EventType.DEBATE_CALIBRATED, calibration.backbone,
+    return log.append(calibration_stream(calibration.backbone), DebateEventType.CALIBRATED, calibration.backbone,
                       key, calibration)
 
 

@@ -9,17 +9,18 @@ instance becomes a `debate.failed` event and never fails the partition.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import Any, cast
+from typing import Any
 
 from pydantic import BaseModel, Field
 
+from lhl_platform.calls.ledger import recorded_calls
+from lhl_platform.calls.loop import run_units
+from lhl_platform.calls.policy import CommitPolicy, stage_writer
 from lhl_platform.debate import events as ev
 from lhl_platform.debate.config import DebateConfig
 from lhl_platform.debate.events import (
-    EVENT_PAYLOADS,
     DebateEventType,
     DebateFailed,
     DebateOutcome,
@@ -29,26 +30,21 @@ from lhl_platform.debate.events import (
     config_kind,
     system_name,
 )
-from lhl_platform.debate.machine import CallLedger, DebateError, debate_instance
+from lhl_platform.debate.machine import DebateError, RoleCaller, debate_instance
 from lhl_platform.debate.prompts import DEBATE_PROMPT_VERSION
 from lhl_platform.domain.models import Contract, Extraction
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, canonical_clause_type
+from lhl_platform.events.kinds import payload_of
 from lhl_platform.events.log import EventLog
-from lhl_platform.events.payloads import PAYLOADS, AuditScope, EventType, ModelCall
+from lhl_platform.events.payloads import AuditScope, EventType
 from lhl_platform.progress import Progress, Tick
 from lhl_platform.providers.base import ChatModel, close_model
 
 STREAM_PREFIX = "debate.model="
 
-# Group commit, as for extraction: with a backbone that costs money, a partition's events are committed every
-# COMMIT_INSTANCES finished instances or COMMIT_SECONDS, whichever comes first, on the writer's own thread, and
-# no new debate starts while MAX_UNCOMMITTED finished ones await their commit. A kill -9 then costs at most the
-# calls completed in the last commit interval. Offline roles cost nothing to repeat: large segments.
-COMMIT_INSTANCES = 16
-COMMIT_SECONDS = 0.25
-MAX_UNCOMMITTED = 2 * COMMIT_INSTANCES
-OFFLINE_COMMIT_EVENTS = 5000
-OFFLINE_COMMIT_SECONDS = 10.0
+# A paid backbone's debate commits every 16 finished instances (or 0.25 s), and starts no new debate while 32
+# finished ones await their commit (`calls/policy.py`).
+COMMIT = CommitPolicy(units=16)
 
 
 def debate_stream(backbone: str, run: int, config: DebateConfig) -> str:
@@ -123,21 +119,10 @@ class DebateSummary(BaseModel):
         return data
 
 
-def unregistered_event_types() -> list[str]:
-    """Debate event types the log's payload registry does not (yet) map to their payload class."""
-    return [t.value for t, cls in EVENT_PAYLOADS.items() if PAYLOADS.get(cast(EventType, t.value)) is not cls]
-
-
 def _raw(log: EventLog, stream: str, types: set[str]) -> list[tuple[str, str]]:
     if not (log.root / stream).exists():
         return []
     return [(e.type, e.payload) for e in log.read(stream) if e.type in types]
-
-
-def recorded_calls(log: EventLog, stream: str) -> dict[str, ModelCall]:
-    """Successful role calls already in the stream, by request key."""
-    calls = (ModelCall.model_validate_json(p) for _, p in _raw(log, stream, {EventType.MODEL_CALL.value}))
-    return {c.request_key: c for c in calls if c.error is None and c.content is not None}
 
 
 def read_events(log: EventLog, stream: str, contract_id: str | None = None,
@@ -146,7 +131,7 @@ def read_events(log: EventLog, stream: str, contract_id: str | None = None,
     one contract or instance (no scope then): replaying an instance's events replays its debate turn by turn."""
     found: list[BaseModel] = []
     for type_, payload in _raw(log, stream, {t.value for t in DebateEventType}):
-        event = EVENT_PAYLOADS[DebateEventType(type_)].model_validate_json(payload)
+        event = payload_of(type_, payload)
         if contract_id is not None and getattr(event, "contract_id", None) != contract_id:
             continue
         if clause_type is not None and getattr(event, "clause_type", None) != clause_type:
@@ -198,10 +183,6 @@ async def run_debate_partition(log: EventLog, stream: str, backbone_name: str, r
     asked to cover, as the audit does for a model, so the warehouse reports the debated outputs beside
     the base; `subset` names the stored subset the contracts came from.
     """
-    missing = unregistered_event_types()
-    if missing:
-        raise RuntimeError("the event log's payload registry lacks the debate event types "
-                           f"{', '.join(missing)}; register lhl_platform.debate.events.EVENT_PAYLOADS")
     config_hash = config.hash
     system = system_name(backbone_name, config)
     summary = DebateSummary(backbone=backbone_name, run=run, stream=stream, config_name=config.name,
@@ -221,63 +202,59 @@ async def run_debate_partition(log: EventLog, stream: str, backbone_name: str, r
             else:
                 work.append((contract, baseline))
     summary.instances = len(work)
-    cached = recorded_calls(log, stream)
     durable = model.provider != "offline"
-    done = 0
-    writing = (log.writer(stream, background=True, flush_units=COMMIT_INSTANCES, flush_seconds=COMMIT_SECONDS)
-               if durable else
-               log.writer(stream, background=True, flush_every=OFFLINE_COMMIT_EVENTS,
-                          flush_seconds=OFFLINE_COMMIT_SECONDS))
-    with writing as writer:
+    try:
+        with stage_writer(log, stream, COMMIT, durable) as writer:
+            record = writer.append
+            ids = [c.contract_id for c in contracts]
+            record(DebateEventType.SCOPE, f"{backbone_name}/{run}",
+                   ev.scope_key(backbone_name, run, config_hash, ids, subset),
+                   DebateScope(backbone=backbone_name, run=run, config_name=config.name, config_hash=config_hash,
+                               prompt_version=DEBATE_PROMPT_VERSION, contract_ids=tuple(ids), clause_types=types,
+                               config=config, system=system, corpus_id=corpus_id, subset=subset))
+            if corpus_id is not None:
+                record(EventType.AUDIT_SCOPE, f"{system}/{run}", system_scope_key(system, corpus_id, ids),
+                       AuditScope(model=system, run=run, corpus_id=corpus_id, contract_ids=ids))
+            caller = RoleCaller(model=model, backbone=backbone_name, run=run, recorded=recorded_calls(log, stream),
+                                record=record, system=system)
 
-        def record(type_: str, subject: str, key: str, payload: BaseModel) -> None:
-            # Debate types are registered with the log under their names (checked above).
-            writer.append(cast(EventType, type_), subject, key, payload)
+            def ref_of(unit: tuple[Contract, Extraction]) -> InstanceRef:
+                contract, baseline = unit
+                return InstanceRef(backbone=backbone_name, run=run, config_hash=config_hash,
+                                   contract_id=contract.contract_id, clause_type=baseline.clause_type)
 
-        ids = [c.contract_id for c in contracts]
-        record(DebateEventType.SCOPE, f"{backbone_name}/{run}",
-               ev.scope_key(backbone_name, run, config_hash, ids, subset),
-               DebateScope(backbone=backbone_name, run=run, config_name=config.name, config_hash=config_hash,
-                           prompt_version=DEBATE_PROMPT_VERSION, contract_ids=tuple(ids), clause_types=types,
-                           config=config, system=system, corpus_id=corpus_id, subset=subset))
-        if corpus_id is not None:
-            writer.append(EventType.AUDIT_SCOPE, f"{system}/{run}", system_scope_key(system, corpus_id, ids),
-                          AuditScope(model=system, run=run, corpus_id=corpus_id, contract_ids=ids))
-        ledger = CallLedger(model=model, backbone=backbone_name, run=run, recorded=cached, record=record)
-        semaphore = asyncio.Semaphore(max(1, concurrency))
+            def finished(unit: tuple[Contract, Extraction]) -> bool:
+                if writer.has(ev.outcome_key(ref_of(unit))):
+                    summary.already_decided += 1
+                    return True
+                return False
 
-        async def one(contract: Contract, baseline: Extraction) -> None:
-            nonlocal done
-            ref = InstanceRef(backbone=backbone_name, run=run, config_hash=config_hash,
-                              contract_id=contract.contract_id, clause_type=baseline.clause_type)
-            if writer.has(ev.outcome_key(ref)):
-                summary.already_decided += 1
-            else:
-                async with semaphore:
-                    if durable:  # no new debate while too many finished ones await their commit
-                        await writer.room(MAX_UNCOMMITTED)
-                    try:
-                        outcome = await debate_instance(ledger, config, contract, baseline, record=record)
-                    except DebateError as exc:
-                        summary.failures.append(FailureNote(subject=ref.subject, reason=str(exc)))
-                        record(DebateEventType.FAILED, ref.subject, ev.failed_key(ref),
-                               DebateFailed(**ref.model_dump(), role=exc.role, round=exc.round,
-                                            stage="call" if exc.stage == "call" else "parse", reason=exc.reason[:2000]))
-                    else:
-                        record(DebateEventType.OUTCOME, ref.subject, ev.outcome_key(ref), outcome)
-                        summary.count(outcome)
-                    writer.end_unit()
-            done += 1
-            if progress is not None:
-                fresh = ledger.fresh
-                progress(Tick(done, len(work), fresh.calls, fresh.input_tokens, fresh.output_tokens,
-                              fresh.cached_tokens, len(summary.failures)))
+            async def debate(unit: tuple[Contract, Extraction]) -> None:
+                ref = ref_of(unit)
+                try:
+                    outcome = await debate_instance(caller, config, unit[0], unit[1], record=record)
+                except DebateError as exc:
+                    summary.failures.append(FailureNote(subject=ref.subject, reason=str(exc)))
+                    record(DebateEventType.FAILED, ref.subject, ev.failed_key(ref),
+                           DebateFailed(**ref.model_dump(), role=exc.role, round=exc.round,
+                                        stage="call" if exc.stage == "call" else "parse", reason=exc.reason[:2000]))
+                else:
+                    record(DebateEventType.OUTCOME, ref.subject, ev.outcome_key(ref), outcome)
+                    summary.count(outcome)
 
-        try:
-            await asyncio.gather(*(one(c, b) for c, b in work))
-        finally:
-            summary.calls, summary.input_tokens = ledger.fresh.calls, ledger.fresh.input_tokens
-            summary.output_tokens, summary.cached_tokens = ledger.fresh.output_tokens, ledger.fresh.cached_tokens
-            summary.reused_calls = ledger.reused.calls
-            await close_model(model)
+            def tick(done: int, total: int) -> None:
+                if progress is not None:
+                    fresh = caller.fresh
+                    progress(Tick(done, total, fresh.calls, fresh.input_tokens, fresh.output_tokens,
+                                  fresh.cached_tokens, len(summary.failures)))
+
+            try:
+                await run_units(writer, work, debate, skip=finished, concurrency=concurrency,
+                                window=COMMIT.window if durable else None, progress=tick)
+            finally:
+                summary.calls, summary.input_tokens = caller.fresh.calls, caller.fresh.input_tokens
+                summary.output_tokens, summary.cached_tokens = caller.fresh.output_tokens, caller.fresh.cached_tokens
+                summary.reused_calls = caller.reused.calls
+    finally:
+        await close_model(model)
     return summary

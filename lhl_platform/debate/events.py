@@ -17,8 +17,7 @@ configuration derived from the backbone's measured profile), and `debate-judge.m
 holds the evaluation judge's `debate.verdict` (or `debate.verdict_failed`) on every true positive of the
 debated outputs.
 
-This module imports neither the event log nor the providers, so the log's payload registry can import
-it: register each `DebateEventType` with its class from `EVENT_PAYLOADS`.
+The types are registered with the log when this module is imported.
 """
 
 from __future__ import annotations
@@ -35,6 +34,7 @@ from lhl_platform.debate.config import DebateConfig, MeasuredProfile
 from lhl_platform.debate.types import Position, Role, Route
 from lhl_platform.domain.models import MismatchType, Usage, VerdictLabel
 from lhl_platform.domain.taxonomy import Category
+from lhl_platform.events.kinds import register_events
 
 
 class DebateEventType(StrEnum):
@@ -222,12 +222,17 @@ class DebateVerdictFailed(InstanceRef):
     latency_s: float = 0.0
 
 
-# Event type -> payload class, for the log's payload registry.
 EVENT_PAYLOADS: dict[DebateEventType, type[BaseModel]] = {
     DebateEventType.SCOPE: DebateScope, DebateEventType.TURN: DebateTurn, DebateEventType.ROUTE: RouteDecision,
     DebateEventType.GATE: DebateGate, DebateEventType.OUTCOME: DebateOutcome, DebateEventType.FAILED: DebateFailed,
     DebateEventType.CALIBRATED: DebateCalibration, DebateEventType.VERDICT: DebateVerdict,
     DebateEventType.VERDICT_FAILED: DebateVerdictFailed}
+register_events(EVENT_PAYLOADS, owner=__name__, staging={
+    DebateEventType.SCOPE: "stg_debate_scope", DebateEventType.TURN: "stg_debate_turns",
+    DebateEventType.ROUTE: "stg_debate_routes", DebateEventType.GATE: "stg_debate_gates",
+    DebateEventType.OUTCOME: "stg_debate_outcomes", DebateEventType.FAILED: "stg_debate_failures",
+    DebateEventType.CALIBRATED: "stg_debate_calibrations", DebateEventType.VERDICT: "stg_debate_verdicts",
+    DebateEventType.VERDICT_FAILED: "stg_debate_verdict_failures"})
 
 GENERIC_SUFFIX = "-generic"
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from lhl_platform.extraction.lexical import CUES, THRESHOLD, extract_clauses, sentences
+from lhl_platform.extraction.task import ExtractTask
 from lhl_platform.lexicon import condition_markers
-from lhl_platform.providers.base import ExtractTask
-from lhl_platform.providers.offline.lexical import CUES, THRESHOLD, extract_clauses, sentences
 
 MIN_COVERAGE = 0.5  # share of a quote's words that must align for the quote to count as located
 MIN_SOURCE_WORDS = 6  # ... or the least length of an aligned region that is matched almost wholly

@@ -13,20 +13,20 @@ accepts the extraction or the Supporter concedes the Skeptic's points. Every quo
 be verbatim in the contract (the Judge may also keep a quote already under debate); any other quote
 is discarded and recorded. The routing and gate rules are pure functions, tested on their own.
 
-Each role call goes through a `CallLedger`, which answers a request from the recorded calls when its
-request key is already there and otherwise calls the model and records the call; every turn, route
-and gate is handed to a recorder as a typed event payload.
+Each role call goes through a `RoleCaller` and so the call engine's ledger, which answers a request from the
+recorded calls when its request key is already there and otherwise calls the model and records the call; every
+turn, route and gate is handed to a recorder as a typed event payload.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from lhl_platform.calls.ledger import CallLedger, Recorder, Unusable, Who
 from lhl_platform.debate import events as ev
 from lhl_platform.debate.config import DebateConfig, GatePolicy
 from lhl_platform.debate.events import (
@@ -63,12 +63,11 @@ from lhl_platform.debate.roles import (
 from lhl_platform.debate.types import Position, Role, Route
 from lhl_platform.domain.models import Contract, Extraction
 from lhl_platform.domain.taxonomy import category_of
-from lhl_platform.events.payloads import EventType, ModelCall
-from lhl_platform.providers.base import ChatModel, FinishReason, ModelRequest, ModelResponse, Usage, safe_complete
+from lhl_platform.events.payloads import ModelCall
+from lhl_platform.progress import CallTally
+from lhl_platform.providers.base import ChatModel, ModelRequest, Usage
 
-Recorder = Callable[[str, str, str, BaseModel], None]
-"""Receives (event type, subject, idempotency key, payload) for every event the debate produces; the type is
-a `DebateEventType` or, for call records, the log's `EventType.MODEL_CALL` / `MODEL_CALL_FAILED`."""
+STAGE = "debate"  # the stage name on the debate's call records
 
 _Out = TypeVar("_Out", bound=BaseModel)
 
@@ -170,17 +169,30 @@ class Tally:
 
 
 @dataclass
-class CallLedger:
-    """Answers role requests, from the recorded calls when possible. Safe to share between concurrent
-    instances of one event loop."""
+class RoleCaller:
+    """Asks the backbone one role's question through the call engine's ledger, which answers it from the recorded
+    calls when it can. Only answers that fit the role's schema are recorded as reusable calls; a failed call or
+    an answer outside the schema is recorded as a failed call and raises DebateError. Safe to share between
+    concurrent instances of one event loop."""
 
     model: ChatModel
     backbone: str
     run: int
     recorded: dict[str, ModelCall] = field(default_factory=dict)
     record: Recorder = _ignore
-    fresh: Tally = field(default_factory=Tally)
-    reused: Tally = field(default_factory=Tally)
+    system: str = ""  # the debate system the calls' usage belongs to (`<backbone>+debate`)
+    ledger: CallLedger = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.ledger = CallLedger(self.backbone, self.recorded, self.record)
+
+    @property
+    def fresh(self) -> CallTally:
+        return self.ledger.fresh
+
+    @property
+    def reused(self) -> CallTally:
+        return self.ledger.reused
 
     def request(self, task: RoleTask) -> ModelRequest:
         return ModelRequest(provider=self.model.provider, model_id=self.model.model_id,
@@ -189,60 +201,28 @@ class CallLedger:
 
     async def ask(self, ref: InstanceRef, role: Role, round_no: int, task: RoleTask,
                   tally: Tally) -> tuple[BaseModel, ModelRequest, Usage]:
-        """The role's validated answer. Only answers that validate are recorded as reusable calls; a failed
-        call or an answer outside the role's schema is recorded as a failed call and raises DebateError."""
+        """The role's validated answer; raises DebateError when there is none."""
         request = self.request(task)
-        key = request.key()
-        record = self.recorded.get(key)
-        if record is not None:
-            self.reused.add(record.usage, reused=True)
-            tally.add(record.usage, reused=True)
-            output, problem = _validate(task, record.content)
-            if output is None:
-                raise DebateError(role, round_no, "parse", problem)
-            return output, request, record.usage
-        started = time.perf_counter()
-        response = await safe_complete(self.model, request)
-        if not response.latency_s:
-            response = response.model_copy(update={"latency_s": time.perf_counter() - started})
-        self.fresh.add(response.usage, reused=False)
-        tally.add(response.usage, reused=False)
-        record = _call_record(request, response, ref, self.backbone, role, round_no)
-        if response.error is not None or response.finish_reason is not FinishReason.STOP:
-            self.record(EventType.MODEL_CALL_FAILED, record.subject, ev.call_failed_key(key), record)
-            raise DebateError(role, round_no, "call", response.error or f"finish reason {response.finish_reason}")
-        output, problem = _validate(task, response.content)
-        if output is None:
-            failed = record.model_copy(update={"error": problem, "raw_text": response.raw_text[:20_000]})
-            self.record(EventType.MODEL_CALL_FAILED, record.subject, ev.call_failed_key(key), failed)
-            raise DebateError(role, round_no, "parse", problem)
-        self.record(EventType.MODEL_CALL, record.subject, ev.call_key(key), record)
-        self.recorded[key] = record
-        return output, request, record.usage
+        who = Who(stage=STAGE, subject=call_subject(ref, role, round_no), system=self.system, item=ref.contract_id)
+        answer = await self.ledger.ask(self.model, request, who, lambda call, validated: _validate(task, call.content))
+        tally.add(answer.call.usage, reused=answer.reused)
+        if answer.failed is not None or answer.output is None:
+            raise DebateError(role, round_no, answer.failed or "parse", answer.reason)
+        return answer.output, request, answer.call.usage
 
 
-def _validate(task: RoleTask, content: dict[str, Any] | None) -> tuple[BaseModel | None, str]:
+def _validate(task: RoleTask, content: dict[str, Any] | None) -> BaseModel:
     try:
-        return type(task).output.model_validate(content or {}), ""
+        return type(task).output.model_validate(content or {})
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "top"
-        return None, f"answer does not fit the schema at {where}: {first['msg']}"
+        raise Unusable(f"answer does not fit the schema at {where}: {first['msg']}") from None
 
 
 def call_subject(ref: InstanceRef, role: Role, round_no: int) -> str:
     """The subject of a role call's record: `<contract>/<clause type>#<round>:<role>`."""
     return f"{ref.subject}#{round_no}:{role.value}"
-
-
-def _call_record(request: ModelRequest, response: ModelResponse, ref: InstanceRef, backbone: str, role: Role,
-                 round_no: int) -> ModelCall:
-    return ModelCall(
-        request_key=request.key(), subject=call_subject(ref, role, round_no), model=backbone,
-        provider=request.provider, model_id=request.model_id, prompt_version=request.prompt_version, run=request.run,
-        params=request.params, finish_reason=response.finish_reason.value, error=response.error,
-        latency_s=round(response.latency_s, 6), usage=response.usage, content=response.content,
-        raw_text=response.raw_text[:20_000] if response.content is None else "")
 
 
 # One instance --------------------------------------------------------------------------------------
@@ -258,7 +238,7 @@ def _dedupe(quotes: list[str]) -> tuple[str, ...]:
 class _Instance:
     """The mutable state of one debate while it runs."""
 
-    def __init__(self, ledger: CallLedger, config: DebateConfig, contract: Contract, baseline: Extraction,
+    def __init__(self, ledger: RoleCaller, config: DebateConfig, contract: Contract, baseline: Extraction,
                  record: Recorder) -> None:
         self.ledger, self.config, self.contract, self.record = ledger, config, contract, record
         self.clause = baseline.clause_type
@@ -416,7 +396,7 @@ def _route_reason(route: Route, round_no: int, max_rounds: int) -> str:
     }[route]
 
 
-async def debate_instance(ledger: CallLedger, config: DebateConfig, contract: Contract, baseline: Extraction, *,
+async def debate_instance(ledger: RoleCaller, config: DebateConfig, contract: Contract, baseline: Extraction, *,
                           record: Recorder = _ignore) -> DebateOutcome:
     """Debate one instance (the baseline's contract and clause type) to its outcome; the outcome itself is
     returned, not recorded. Raises DebateError when a role call fails or answers outside its schema."""

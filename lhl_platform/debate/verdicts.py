@@ -8,25 +8,35 @@ text: the debate kept the extraction as it was), that verdict is taken over and 
 than asked again; for a deterministic judge this changes nothing, for an LLM judge it saves the call and
 keeps sampling noise out of the comparison. Verdicts go to the stream `debate-judge.model=<b>.run=<r>`,
 keyed by judge and debated instance (configuration included), so a re-run judges only what is missing.
+It is a single-call stage of the call engine, like the audit's judging.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from lhl_platform.calls.ledger import Answer, Who
+from lhl_platform.calls.partition import run_partition
 from lhl_platform.debate import events as ev
 from lhl_platform.debate.engine import current_streams, read_outcomes
-from lhl_platform.debate.events import DebateOutcome, DebateVerdict, DebateVerdictFailed, InstanceRef
-from lhl_platform.domain.models import ModelSpec, OracleRow, VerdictLabel
-from lhl_platform.events.log import EventLog
-from lhl_platform.events.payloads import EventType, VerdictRecorded
-from lhl_platform.judging.engine import parse_verdict, verdict_stream
-from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_messages
+from lhl_platform.debate.events import (
+    DebateEventType,
+    DebateOutcome,
+    DebateVerdict,
+    DebateVerdictFailed,
+    InstanceRef,
+    system_name,
+)
+from lhl_platform.domain.models import ModelSpec, OracleRow, Verdict, VerdictLabel
+from lhl_platform.events.log import EventLog, StreamWriter
+from lhl_platform.events.payloads import ModelCall
+from lhl_platform.judging.engine import COMMIT, verdict_of, verdict_stream
+from lhl_platform.judging.events import VerdictEvent, VerdictRecorded
+from lhl_platform.judging.prompts import judge_request
 from lhl_platform.progress import CallTally, Progress
-from lhl_platform.providers.base import ChatModel, JudgeTask, ModelRequest, close_model, safe_complete
+from lhl_platform.providers.base import ChatModel, ModelRequest
 
 
 def debate_verdict_stream(backbone: str, run: int) -> str:
@@ -61,8 +71,76 @@ def baseline_verdicts(log: EventLog, backbone: str, run: int, judge: str) -> dic
     stream = verdict_stream(backbone, run)
     if not (log.root / stream).exists():
         return {}
-    found = (e.data_as(VerdictRecorded) for e in log.read(stream) if e.type == EventType.VERDICT_RECORDED)
+    found = (e.data_as(VerdictRecorded) for e in log.read(stream) if e.type == VerdictEvent.RECORDED)
     return {v.request_key: v for v in found if v.judge == judge}
+
+
+def _ref(outcome: DebateOutcome) -> InstanceRef:
+    return InstanceRef(backbone=outcome.backbone, run=outcome.run, config_hash=outcome.config_hash,
+                       contract_id=outcome.contract_id, clause_type=outcome.clause_type)
+
+
+@dataclass
+class DebateJudgeStage:
+    """The evaluation judge on the debated outputs' true positives (`calls.single`)."""
+
+    judge_spec: ModelSpec
+    judge: ChatModel
+    truth: dict[tuple[str, str], OracleRow]
+    reusable: Mapping[str, VerdictRecorded]
+    summary: DebateJudgeSummary
+    name: str = "judge"
+    policy = COMMIT
+
+    def _common(self, outcome: DebateOutcome) -> dict[str, Any]:
+        return {**_ref(outcome).model_dump(), "judge": self.judge_spec.name, "judge_model_id": self.judge_spec.model_id}
+
+    def skip(self, writer: StreamWriter, outcome: DebateOutcome) -> bool:
+        ref = _ref(outcome)
+        key = ev.verdict_key(self.judge_spec.name, ref)
+        if writer.has(key):
+            self.summary.already_judged += 1
+            return True
+        request = self.request(outcome)
+        earlier = self.reusable.get(request.key())
+        if earlier is None:
+            return False
+        # The debate kept the extraction as it was: the baseline's verdict on the identical request stands.
+        writer.append(DebateEventType.VERDICT, ref.subject, key, DebateVerdict(
+            **self._common(outcome), config_name=outcome.config_name, verdict=earlier.verdict,
+            mismatch_type=earlier.mismatch_type, reason=earlier.reason, prompt_version=earlier.prompt_version,
+            request_key=request.key(), reused=True, params=earlier.params))
+        self.summary.reused_verdicts += 1
+        self.summary.contradicted += earlier.verdict is VerdictLabel.CONTRADICTED
+        return True
+
+    def request(self, outcome: DebateOutcome) -> ModelRequest:
+        row = self.truth[(outcome.contract_id, outcome.clause_type)]
+        return judge_request(self.judge, row.clause_type, row.spans, outcome.final_text)
+
+    def who(self, outcome: DebateOutcome) -> Who:
+        return Who(stage="judge", subject=_ref(outcome).subject, system=system_name(outcome.backbone, outcome.config),
+                   item=outcome.contract_id, run=outcome.run)
+
+    def parse(self, outcome: DebateOutcome, call: ModelCall, validated: bool) -> Verdict:
+        return verdict_of(call.content)
+
+    def record(self, writer: StreamWriter, outcome: DebateOutcome, call: ModelCall, verdict: Verdict) -> None:
+        ref = _ref(outcome)
+        writer.append(DebateEventType.VERDICT, ref.subject, ev.verdict_key(self.judge_spec.name, ref), DebateVerdict(
+            **self._common(outcome), config_name=outcome.config_name, verdict=verdict.verdict,
+            mismatch_type=verdict.mismatch_type, reason=verdict.reason, prompt_version=call.prompt_version,
+            request_key=call.request_key, usage=call.usage, latency_s=call.latency_s, params=call.params))
+        self.summary.judged += 1
+        self.summary.contradicted += verdict.verdict is VerdictLabel.CONTRADICTED
+
+    def reject(self, writer: StreamWriter, outcome: DebateOutcome, answer: Answer[Verdict], stage: str) -> None:
+        ref = _ref(outcome)
+        self.summary.failures.append((ref.subject, answer.reason))
+        writer.append(DebateEventType.VERDICT_FAILED, ref.subject, ev.verdict_failed_key(self.judge_spec.name, ref),
+                      DebateVerdictFailed(**self._common(outcome), request_key=answer.call.request_key,
+                                          reason=answer.reason[:2000], usage=answer.call.usage,
+                                          latency_s=answer.call.latency_s))
 
 
 async def judge_debate_partition(log: EventLog, backbone: str, run: int, outcomes: Iterable[DebateOutcome],
@@ -71,70 +149,14 @@ async def judge_debate_partition(log: EventLog, backbone: str, run: int, outcome
                                  progress: Progress | None = None) -> DebateJudgeSummary:
     """Label every true positive of the debated `outcomes` with `judge`; see the module docstring."""
     truth = {(r.contract_id, r.clause_type): r for r in oracle}
-    reusable = baseline or {}
     summary = DebateJudgeSummary(backbone=backbone, run=run, judge=judge_spec.name)
     listed = list(outcomes)
     summary.outcomes = len(listed)
     positives = [o for o in listed if o.final_present and (row := truth.get((o.contract_id, o.clause_type)))
                  is not None and row.present]
     summary.true_positives = len(positives)
-    semaphore = asyncio.Semaphore(max(1, concurrency))
-    done = 0
-    flush_seconds = None if judge_spec.provider == "offline" else 1.0
-    with log.writer(debate_verdict_stream(backbone, run), flush_every=2000, flush_seconds=flush_seconds) as writer:
-
-        async def one(outcome: DebateOutcome) -> None:
-            nonlocal done
-            ref = InstanceRef(backbone=outcome.backbone, run=outcome.run, config_hash=outcome.config_hash,
-                              contract_id=outcome.contract_id, clause_type=outcome.clause_type)
-            key = ev.verdict_key(judge_spec.name, ref)
-            if writer.has(key):
-                summary.already_judged += 1
-            else:
-                row = truth[(outcome.contract_id, outcome.clause_type)]
-                extracted = outcome.final_text
-                request = ModelRequest(provider=judge_spec.provider, model_id=judge_spec.model_id,
-                                       prompt_version=JUDGE_PROMPT_VERSION, run=0, params=judge.request_params(),
-                                       messages=judge_messages(row.clause_type, row.spans, extracted),
-                                       task=JudgeTask(clause_type=row.clause_type, truth=row.spans,
-                                                      extracted=extracted))
-                request_key = request.key()
-                common = {**ref.model_dump(), "judge": judge_spec.name, "judge_model_id": judge_spec.model_id}
-                earlier = reusable.get(request_key)
-                if earlier is not None:
-                    writer.append(EventType.DEBATE_VERDICT, ref.subject, key, DebateVerdict(
-                        **common, config_name=outcome.config_name, verdict=earlier.verdict,
-                        mismatch_type=earlier.mismatch_type, reason=earlier.reason,
-                        prompt_version=earlier.prompt_version, request_key=request_key, reused=True,
-                        params=earlier.params))
-                    summary.reused_verdicts += 1
-                    summary.contradicted += earlier.verdict is VerdictLabel.CONTRADICTED
-                else:
-                    async with semaphore:
-                        response = await safe_complete(judge, request)
-                    summary.count(response.usage)
-                    verdict, problem = parse_verdict(response)
-                    if verdict is None:
-                        summary.failures.append((ref.subject, problem))
-                        writer.append(EventType.DEBATE_VERDICT_FAILED, ref.subject,
-                                      ev.verdict_failed_key(judge_spec.name, ref),
-                                      DebateVerdictFailed(**common, request_key=request_key, reason=problem[:2000],
-                                                          usage=response.usage,
-                                                          latency_s=round(response.latency_s, 6)))
-                    else:
-                        writer.append(EventType.DEBATE_VERDICT, ref.subject, key, DebateVerdict(
-                            **common, config_name=outcome.config_name, verdict=verdict.verdict,
-                            mismatch_type=verdict.mismatch_type, reason=verdict.reason,
-                            prompt_version=JUDGE_PROMPT_VERSION, request_key=request_key, usage=response.usage,
-                            latency_s=round(response.latency_s, 6), params=request.params))
-                        summary.judged += 1
-                        summary.contradicted += verdict.verdict is VerdictLabel.CONTRADICTED
-            done += 1
-            if progress is not None:
-                progress(summary.tick(done, len(positives)))
-
-        try:
-            await asyncio.gather(*(one(o) for o in positives))
-        finally:
-            await close_model(judge)
+    stage = DebateJudgeStage(judge_spec=judge_spec, judge=judge, truth=truth, reusable=baseline or {},
+                             summary=summary)
+    await run_partition(log, debate_verdict_stream(backbone, run), stage, judge, positives, model_name=judge_spec.name,
+                        run=run, owner=f"{backbone}/{run}", tally=summary, concurrency=concurrency, progress=progress)
     return summary

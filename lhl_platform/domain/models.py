@@ -177,7 +177,7 @@ class ModelSpec(Frozen):
     def _no_secrets(cls, data: Any) -> Any:
         # Checked on the raw input, at any depth, before the typed fields: a refused value is never echoed.
         if isinstance(data, dict):
-            for field in ("params", "base_url"):
+            for field in ("params", "base_url", "model_id"):  # a key pasted as a model id is refused too
                 value = data.get(field)
                 if isinstance(value, BaseModel):
                     value = value.model_dump()

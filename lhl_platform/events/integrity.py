@@ -8,13 +8,17 @@ whose message is one line naming the file and pointing to `lhl verify`.
 
 Hashing every segment on every read would make each report read the whole log twice, so the hashes of
 segments that matched are cached in `<events>/.segment-hashes.json`, keyed by the file's path, size,
-modification and change times and inode. A file changed in any ordinary way is hashed again. The cache
-only saves work for readers: `lhl verify` never consults it and always hashes every byte.
+modification and change times and inode. A file changed in any ordinary way is hashed again. Each entry
+is sealed with an HMAC whose key lives outside the home (`cache_key.py`), so writing a forged entry
+into the cache needs more than write access to the home. The cache only saves work for readers:
+`lhl verify` never consults it and always hashes every byte.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lhl_platform.events.cache_key import cache_key
 from lhl_platform.events.model import GENESIS
 
 STREAM_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:=-]{0,200}$")
@@ -235,19 +240,29 @@ def anchor_problem(stream: str, entries: list[SegmentEntry], anchor: Anchor) -> 
 
 
 class HashCache:
-    """Segment hashes already seen to match, keyed by stat; one small JSON file, replaced atomically."""
+    """Segment hashes already seen to match, keyed by stat; one small JSON file, replaced atomically. Each
+    entry is `[size, mtime_ns, ctime_ns, inode, sha256, seal]`; one without a valid seal is not trusted."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.path = root / HASH_CACHE
         self._entries: dict[str, list[Any]] = {}
         self._dirty = False
+        self._key = cache_key()  # None: no cache at all, every file is hashed
         try:
-            loaded = json.loads(self.path.read_bytes())
+            loaded = json.loads(self.path.read_bytes()) if self._key is not None else None
             if isinstance(loaded, dict):
-                self._entries = {k: v for k, v in loaded.items() if isinstance(v, list) and len(v) == 5}
+                self._entries = {k: v for k, v in loaded.items()
+                                 if isinstance(v, list) and len(v) == 6 and self._valid(k, v)}
         except (OSError, ValueError):
             pass  # a missing or damaged cache only costs a rehash
+
+    def _seal(self, key: str, entry: list[Any]) -> str:
+        assert self._key is not None
+        return hmac.new(self._key, json.dumps([key, *entry]).encode(), hashlib.sha256).hexdigest()
+
+    def _valid(self, key: str, entry: list[Any]) -> bool:
+        return isinstance(entry[5], str) and hmac.compare_digest(entry[5], self._seal(key, entry[:5]))
 
     def sha256(self, path: Path) -> str:
         st = path.stat()
@@ -257,8 +272,9 @@ class HashCache:
         if cached is not None and cached[:4] == stamp:
             return str(cached[4])
         digest = file_sha256(path)
-        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > _SETTLE_NS:
-            self._entries[key] = [*stamp, digest]
+        if self._key is not None and time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > _SETTLE_NS:
+            entry = [*stamp, digest]
+            self._entries[key] = [*entry, self._seal(key, entry)]
             self._dirty = True
         return digest
 
@@ -270,7 +286,10 @@ class HashCache:
             tmp.write_text(json.dumps(self._entries, separators=(",", ":")))
             os.replace(tmp, self.path)
         except OSError:
-            tmp.unlink(missing_ok=True)  # the cache is an optimisation; failing to save it is harmless
+            # The cache is an optimisation; failing to save it is harmless, and so is failing to clean up
+            # (on a read-only home even removing the temporary file fails).
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
         self._dirty = False
 
 

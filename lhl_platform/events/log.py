@@ -20,13 +20,12 @@ import asyncio
 import contextlib
 import fcntl
 import hashlib
-import json
 import os
 import queue
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,7 +38,9 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from lhl_platform import __version__
+from lhl_platform.domain.redaction import redact
 from lhl_platform.events.checkpoint import Checkpoint
+from lhl_platform.events.encoding import encode_payload
 from lhl_platform.events.integrity import (
     INGEST_STREAM,
     STREAM_PATTERN,
@@ -59,41 +60,20 @@ from lhl_platform.events.integrity import (
     stream_head_of,
     write_manifest,
 )
+from lhl_platform.events.kinds import check_payload
 from lhl_platform.events.model import EVENT_COLUMNS, GENESIS, Event
-from lhl_platform.events.payloads import CorpusIngested, EventType, ExtractionRecorded, check_payload
+from lhl_platform.events.payloads import CorpusIngested, EventType
 
 __all__ = ["SCHEMA", "STREAM_PATTERN", "DamagedLogError", "EventLog", "SegmentEntry", "StreamWriter",
            "checked_segments", "file_sha256", "read_manifest", "stream_head"]
 
 SCHEMA = pa.schema([(name, pa.int64() if name == "seq" else pa.string()) for name in EVENT_COLUMNS])
 _SEQ, _CHAIN = EVENT_COLUMNS.index("seq"), EVENT_COLUMNS.index("chain_hash")
-# canonical_json's settings in one reusable encoder (json.dumps builds a new encoder on every call)
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
 _VERSION = _json_str(__version__)
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-def _extraction_json(x: BaseModel) -> str:
-    """canonical_json(x.model_dump(mode="json")) for an `extraction.recorded` payload, spelled out: 41 of them
-    per contract make this the commonest event by far. A test keeps the two spellings equal."""
-    d = x.__dict__
-    quotes = ",".join(_json_str(q) for q in d["quotes"])
-    return (f'{{"clause_type":{_json_str(d["clause_type"])},"contract_id":{_json_str(d["contract_id"])},'
-            f'"corpus_id":{_json_str(d["corpus_id"])},"model":{_json_str(d["model"])},'
-            f'"present":{"true" if d["present"] else "false"},"quotes":[{quotes}],'
-            f'"request_key":{_json_str(d["request_key"])},"run":{int(d["run"])}}}')
-
-
-# Payload classes with a spelled-out serializer; used only while the class has exactly the fields it spells.
-_SERIALIZERS: dict[type[BaseModel], Callable[[BaseModel], str]] = {}
-if list(ExtractionRecorded.model_fields) == ["clause_type", "model", "run", "contract_id", "present", "quotes",
-                                             "corpus_id", "request_key"]:
-    _SERIALIZERS[ExtractionRecorded] = _extraction_json
 
 
 # Markers on a background writer's queue (anything else queued is an event to build).
@@ -179,7 +159,7 @@ class StreamWriter:
     def has(self, idempotency_key: str) -> bool:
         return idempotency_key in self._keys
 
-    def append(self, type: EventType, subject: str, idempotency_key: str, payload: BaseModel) -> bool:
+    def append(self, type: str, subject: str, idempotency_key: str, payload: BaseModel) -> bool:
         """Append one event; returns False (and writes nothing) when the key is already recorded."""
         if idempotency_key in self._keys:
             self.skipped += 1
@@ -267,11 +247,11 @@ class StreamWriter:
                 or (self.flush_seconds is not None
                     and time.monotonic() - self._buffered_since >= self.flush_seconds))
 
-    def _build(self, type: EventType, subject: str, idempotency_key: str, payload: BaseModel,
+    def _build(self, type: str, subject: str, idempotency_key: str, payload: BaseModel,
                stamp: str | None = None) -> None:
         """Turn one appended payload into the next event of the chain (a row of the next segment)."""
-        fast = _SERIALIZERS.get(payload.__class__)
-        body = fast(payload) if fast is not None else _CANONICAL.encode(payload.model_dump(mode="json"))
+        # redacted: the catch-all, so no credential is ever hash-chained into the log
+        body = redact(encode_payload(payload).decode())
         payload_hash = hashlib.sha256(body.encode()).hexdigest()
         event_id = f"{self._ids.getrandbits(128):032x}"
         stamp = stamp or _now()
@@ -430,7 +410,7 @@ class EventLog:
                 raise
             writer.close()
 
-    def append(self, stream: str, type: EventType, subject: str, idempotency_key: str, payload: BaseModel) -> bool:
+    def append(self, stream: str, type: str, subject: str, idempotency_key: str, payload: BaseModel) -> bool:
         with self.writer(stream) as w:
             return w.append(type, subject, idempotency_key, payload)
 

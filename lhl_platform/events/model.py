@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lhl_platform.events.payloads import EventPayloadError, payload_of
+from lhl_platform.events.kinds import EventPayloadError, payload_of
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -17,7 +17,7 @@ GENESIS = "0" * 64
 
 
 def canonical_json(value: Any) -> str:
-    """One byte-stable JSON spelling of a value, so equal payloads hash equal."""
+    """One byte-stable JSON spelling of a value (request keys, registry keys), so equal values hash equal."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 

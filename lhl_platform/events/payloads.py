@@ -1,8 +1,11 @@
-"""Every event type, named once, with the one Pydantic class its payload must validate against.
+"""The platform's own event types (corpora, the model registry, subsets, partition scopes, model calls and batch
+jobs), each with the one Pydantic class its payload must be.
 
-Writers hand the log a payload object; the log checks that its class is the one registered for the event
-type and stores its canonical JSON. Readers get typed payloads back with `payload_of`. The SQL staging
-models are the only SQL that reads raw events, one per event type (a test keeps the two in step).
+Every other event type is registered by the module that owns it (`kinds.register_events`): the clause suite's
+extraction and verdict events, the debate's, each suite's. Writers hand the log a payload object; the log checks
+that its class is the one registered for the event type and stores its canonical JSON (`encoding.py`). Readers
+get typed payloads back with `kinds.payload_of`. The warehouse stages every registered type's payloads as typed
+columns generated from its class.
 """
 
 from __future__ import annotations
@@ -12,26 +15,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lhl_platform.debate.events import (
-    DebateCalibration,
-    DebateFailed,
-    DebateGate,
-    DebateOutcome,
-    DebateScope,
-    DebateTurn,
-    DebateVerdict,
-    DebateVerdictFailed,
-    RouteDecision,
-)
-from lhl_platform.domain.models import (
-    Extraction,
-    InstanceOutcome,
-    MismatchType,
-    ModelSpec,
-    Subset,
-    Usage,
-    VerdictLabel,
-)
+from lhl_platform.domain.models import ModelSpec, Subset, Usage
+from lhl_platform.events.kinds import EventPayloadError, check_payload, payload_of, register_events
+
+__all__ = ["AuditScope", "BatchCollected", "BatchSubmitted", "CorpusIngested", "EventPayloadError", "EventType",
+           "JudgePrimarySet", "ModelCall", "ModelRemoved", "Payload", "check_payload", "payload_of"]
 
 
 class EventType(StrEnum):
@@ -39,30 +27,12 @@ class EventType(StrEnum):
     SUBSET_CREATED = "subset.created"
     MODEL_REGISTERED = "model.registered"
     MODEL_REMOVED = "model.removed"
+    JUDGE_PRIMARY_SET = "judge.primary_set"
     AUDIT_SCOPE = "audit.scope"
     MODEL_CALL = "model.call"
     MODEL_CALL_FAILED = "model.call_failed"
-    EXTRACTION_RECORDED = "extraction.recorded"
-    EXTRACTION_INCOMPLETE = "extraction.incomplete"
-    EXTRACTION_FAILED = "extraction.failed"
-    VERDICT_RECORDED = "verdict.recorded"
-    VERDICT_FAILED = "verdict.failed"
-    OUTCOME_IMPORTED = "outcome.imported"
-    JUDGE_PRIMARY_SET = "judge.primary_set"
     BATCH_SUBMITTED = "batch.submitted"
     BATCH_COLLECTED = "batch.collected"
-    JUDGE_VALIDATION_ITEM = "judge.validation_item"
-    JUDGE_VALIDATED = "judge.validated"
-    # The typed debate (lhl_platform/debate/events.py defines the payloads, a leaf module importing only domain).
-    DEBATE_SCOPE = "debate.scope"
-    DEBATE_TURN = "debate.turn"
-    DEBATE_ROUTE = "debate.route"
-    DEBATE_GATE = "debate.gate"
-    DEBATE_OUTCOME = "debate.outcome"
-    DEBATE_FAILED = "debate.failed"
-    DEBATE_CALIBRATED = "debate.calibrated"
-    DEBATE_VERDICT = "debate.verdict"
-    DEBATE_VERDICT_FAILED = "debate.verdict_failed"
 
 
 class Payload(BaseModel):
@@ -83,37 +53,6 @@ class ModelRemoved(Payload):
     name: str
 
 
-class JudgeValidationItem(Payload):
-    """One suite item as a judge labelled it (kept so a rerun never calls the judge for it again)."""
-
-    judge: str
-    suite_digest: str
-    item_id: str
-    family: str
-    kind: str
-    request_key: str
-    verdict: VerdictLabel | None
-    mismatch_type: MismatchType | None
-    reason: str = ""
-    error: str | None = None
-    usage: Usage = Field(default_factory=Usage)
-
-
-class JudgeValidated(Payload):
-    """A judge's result on the dissociation suite: per family, the share judged as expected."""
-
-    judge: str
-    judge_model_id: str
-    judge_version: str
-    corpus_id: str
-    suite_version: str
-    suite_digest: str
-    seed: int
-    items: int
-    passed: bool
-    families: dict[str, dict[str, Any]]
-
-
 class JudgePrimarySet(Payload):
     """The judge every report uses unless told otherwise."""
 
@@ -128,7 +67,9 @@ class AuditScope(Payload):
 
 
 class ModelCall(Payload):
-    """One call as recorded: enough to answer the same request again without calling; never a secret."""
+    """One call as recorded: enough to answer the same request again without calling; never a secret. Every
+    call of every stage and suite is one, so usage and cost have one source. `model` is the registered model
+    that answered (its prices apply); `system` and `item` say whose figures the call's usage belongs to."""
 
     request_key: str
     subject: str
@@ -145,6 +86,13 @@ class ModelCall(Payload):
     content: dict[str, Any] | None
     raw_text: str = ""
     batch_id: str | None = None  # the provider batch job that served the call (priced at batch rates)
+    # Recorded since every stage's calls are model.call events; empty in older records, which were extraction
+    # calls and debate role calls (whose subject holds a '#').
+    stage: str = ""  # the stage that made the call: extraction, judge, debate, ...
+    system: str = ""  # the system whose usage it is (the audited model, a debate system); empty: `model`
+    item: str = ""  # the item whose usage it is (a contract); empty: `subject`
+    audit_run: int | None = None  # the audit round whose usage it is, where the request's run differs (a judge's is 0)
+    served_model: str | None = None  # the model version the provider says answered, when it says so
 
 
 class BatchSubmitted(Payload):
@@ -171,103 +119,20 @@ class BatchCollected(Payload):
     failed: int
 
 
-class ExtractionRecorded(Extraction):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    corpus_id: str
-    request_key: str
-
-
-class ExtractionIncomplete(Payload):
-    model: str
-    run: int
-    contract_id: str
-    problems: list[str]
-
-
-class ExtractionFailed(Payload):
-    model: str
-    run: int
-    contract_id: str
-    stage: str
-    reason: str
-
-
-class VerdictRecorded(Payload):
-    model: str
-    run: int
-    contract_id: str
-    clause_type: str
-    verdict: VerdictLabel
-    mismatch_type: MismatchType
-    reason: str
-    judge: str
-    judge_model_id: str
-    prompt_version: str
-    request_key: str
-    usage: Usage
-    latency_s: float
-    params: dict[str, Any]
-
-
-class OutcomeImported(InstanceOutcome):
-    """An imported instance outcome; it belongs to the corpus that was active when it was imported."""
-
-    corpus_id: str = "imported"
-
-
-class VerdictFailed(ModelCall):
-    judge: str
-    contract_id: str
-    clause_type: str
-    reason: str
-
-
-PAYLOADS: dict[EventType, type[BaseModel]] = {
+register_events({
     EventType.CORPUS_INGESTED: CorpusIngested,
     EventType.SUBSET_CREATED: Subset,
     EventType.MODEL_REGISTERED: ModelSpec,
     EventType.MODEL_REMOVED: ModelRemoved,
+    EventType.JUDGE_PRIMARY_SET: JudgePrimarySet,
     EventType.AUDIT_SCOPE: AuditScope,
     EventType.MODEL_CALL: ModelCall,
     EventType.MODEL_CALL_FAILED: ModelCall,
-    EventType.EXTRACTION_RECORDED: ExtractionRecorded,
-    EventType.EXTRACTION_INCOMPLETE: ExtractionIncomplete,
-    EventType.EXTRACTION_FAILED: ExtractionFailed,
-    EventType.VERDICT_RECORDED: VerdictRecorded,
-    EventType.VERDICT_FAILED: VerdictFailed,
-    EventType.OUTCOME_IMPORTED: OutcomeImported,
-    EventType.JUDGE_PRIMARY_SET: JudgePrimarySet,
     EventType.BATCH_SUBMITTED: BatchSubmitted,
     EventType.BATCH_COLLECTED: BatchCollected,
-    EventType.JUDGE_VALIDATION_ITEM: JudgeValidationItem,
-    EventType.JUDGE_VALIDATED: JudgeValidated,
-    EventType.DEBATE_SCOPE: DebateScope,
-    EventType.DEBATE_TURN: DebateTurn,
-    EventType.DEBATE_ROUTE: RouteDecision,
-    EventType.DEBATE_GATE: DebateGate,
-    EventType.DEBATE_OUTCOME: DebateOutcome,
-    EventType.DEBATE_FAILED: DebateFailed,
-    EventType.DEBATE_CALIBRATED: DebateCalibration,
-    EventType.DEBATE_VERDICT: DebateVerdict,
-    EventType.DEBATE_VERDICT_FAILED: DebateVerdictFailed,
-}
-
-
-class EventPayloadError(ValueError):
-    pass
-
-
-def check_payload(event_type: EventType, payload: BaseModel) -> None:
-    """On write: the payload is an instance of the class registered for its type (so it validated)."""
-    expected = PAYLOADS[event_type]
-    if type(payload) is not expected:
-        raise EventPayloadError(f"{event_type} needs a {expected.__name__} payload, got {type(payload).__name__}")
-
-
-def payload_of(event_type: str, payload_json: str) -> BaseModel:
-    """On read: the stored JSON validated against its type's class."""
-    try:
-        cls = PAYLOADS[EventType(event_type)]
-    except ValueError:
-        raise EventPayloadError(f"unknown event type {event_type!r}") from None
-    return cls.model_validate_json(payload_json)
+}, owner=__name__, staging={
+    EventType.CORPUS_INGESTED: "stg_corpus_ingested", EventType.SUBSET_CREATED: "stg_subset_created",
+    EventType.MODEL_REGISTERED: "stg_model_registered", EventType.MODEL_REMOVED: "stg_model_removed",
+    EventType.JUDGE_PRIMARY_SET: "stg_judge_primary_set", EventType.AUDIT_SCOPE: "stg_audit_scope",
+    EventType.MODEL_CALL: "stg_model_calls", EventType.MODEL_CALL_FAILED: "stg_model_call_failures",
+    EventType.BATCH_SUBMITTED: "stg_batches_submitted", EventType.BATCH_COLLECTED: "stg_batches_collected"})

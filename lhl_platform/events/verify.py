@@ -41,9 +41,10 @@ import pyarrow.parquet as pq
 
 from lhl_platform.events.checkpoint import CheckpointHead
 from lhl_platform.events.integrity import Anchor, DamagedLogError, file_sha256, parse_manifest, rel
+from lhl_platform.events.kinds import payload_of
 from lhl_platform.events.log import EventLog
 from lhl_platform.events.model import GENESIS, Event, sha256_hex
-from lhl_platform.events.payloads import CorpusIngested, EventType, payload_of
+from lhl_platform.events.payloads import CorpusIngested, EventType
 
 _SHOWN = 5  # problems named in the one-line summary
 

@@ -1,36 +1,36 @@
-"""Judge every TP of one (model, run) partition with the evaluation judge; one event per verdict."""
+"""Judge every TP of one (model, run) partition with the evaluation judge; one event per verdict.
+
+Judging is a single-call stage of the call engine (`lhl_platform.calls`): a TP this judge already labelled is
+skipped, a request already recorded as a call is answered from the log, and every judge call is a `model.call`
+event (billed to the judge, attributed to the audited model's instance). With `lhl audit --batch` an LLM judge's
+requests go through its provider's batch API like extraction's.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
+from lhl_platform.calls.ledger import Answer, Unusable, Who
+from lhl_platform.calls.partition import run_partition
+from lhl_platform.calls.policy import CommitPolicy
 from lhl_platform.domain.models import MismatchType, ModelSpec, OracleRow, Verdict, VerdictLabel
-from lhl_platform.events.log import EventLog
-from lhl_platform.events.payloads import EventType, ExtractionRecorded, VerdictFailed, VerdictRecorded
-from lhl_platform.extraction.engine import call_fields, extraction_stream
-from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_messages
+from lhl_platform.events.log import EventLog, StreamWriter
+from lhl_platform.events.payloads import ModelCall
+from lhl_platform.extraction.engine import extraction_stream
+from lhl_platform.extraction.events import ExtractionEvent, ExtractionRecorded
+from lhl_platform.judging.events import VerdictEvent, VerdictFailed, VerdictRecorded
+from lhl_platform.judging.prompts import judge_request
+from lhl_platform.judging.task import JudgeOutput
 from lhl_platform.progress import CallTally, Progress
-from lhl_platform.providers.base import (
-    ChatModel,
-    JudgeOutput,
-    JudgeTask,
-    ModelRequest,
-    ModelResponse,
-    close_model,
-    safe_complete,
-)
+from lhl_platform.providers.base import ChatModel, ModelRequest, ModelResponse
 
-COMMIT_VERDICTS = 64
-COMMIT_SECONDS = 0.25
-MAX_UNCOMMITTED = 2 * COMMIT_VERDICTS
-OFFLINE_COMMIT_EVENTS = 5000
-OFFLINE_COMMIT_SECONDS = 10.0
+STAGE = "judge"
+COMMIT = CommitPolicy(units=64)
 
 
 def verdict_stream(model: str, run: int) -> str:
@@ -58,84 +58,90 @@ class JudgeSummary(CallTally):
 
 def recorded_extractions(log: EventLog, model: str, run: int) -> list[ExtractionRecorded]:
     return [e.data_as(ExtractionRecorded) for e in log.read(extraction_stream(model, run))
-            if e.type == EventType.EXTRACTION_RECORDED]
+            if e.type == ExtractionEvent.RECORDED]
 
 
-async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[OracleRow], judge_spec: ModelSpec,
-                          judge: ChatModel, *, concurrency: int = 8, progress: Progress | None = None) -> JudgeSummary:
-    truth = {(r.contract_id, r.clause_type): r for r in oracle}
-    summary = JudgeSummary(model=model, run=run, judge=judge_spec.name)
-    positives = [x for x in recorded_extractions(log, model, run)
-                 if x.present and (row := truth.get((x.contract_id, x.clause_type))) is not None
-                 and row.present]
-    summary.true_positives = len(positives)
-    semaphore = asyncio.Semaphore(max(1, concurrency))
-    done = 0
-    # Group commit on the writer's own thread. An LLM judge's verdicts are committed every COMMIT_VERDICTS
-    # verdicts or COMMIT_SECONDS, and no new call starts while MAX_UNCOMMITTED await their commit, so a
-    # crash repeats at most that many completed calls; an offline judge commits in large segments.
-    durable = judge_spec.provider != "offline"
-    writing = (log.writer(verdict_stream(model, run), background=True, flush_units=COMMIT_VERDICTS,
-                          flush_seconds=COMMIT_SECONDS) if durable else
-               log.writer(verdict_stream(model, run), background=True, flush_every=OFFLINE_COMMIT_EVENTS,
-                          flush_seconds=OFFLINE_COMMIT_SECONDS))
-    with writing as writer:
-
-        async def one(x: ExtractionRecorded) -> None:
-            nonlocal done
-            key = verdict_key(judge_spec.name, model, run, x.contract_id, x.clause_type)
-            if writer.has(key):
-                summary.already_judged += 1
-            else:
-                row = truth[(x.contract_id, x.clause_type)]
-                extracted = x.text
-                request = ModelRequest(provider=judge_spec.provider, model_id=judge_spec.model_id,
-                                       prompt_version=JUDGE_PROMPT_VERSION, run=0,
-                                       params=judge.request_params(),
-                                       messages=judge_messages(row.clause_type, row.spans, extracted),
-                                       task=JudgeTask(clause_type=row.clause_type, truth=row.spans,
-                                                      extracted=extracted))
-                async with semaphore:
-                    if durable:  # no new call while too many completed ones await their commit
-                        await writer.room(MAX_UNCOMMITTED)
-                    response = await safe_complete(judge, request)
-                summary.count(response.usage)
-                subject = f"{x.contract_id}/{x.clause_type}"
-                request_key = request.key()
-                verdict, problem = parse_verdict(response)
-                if verdict is None:
-                    summary.failures.append((subject, problem))
-                    writer.append(EventType.VERDICT_FAILED, subject, f"verdict_failed:{key}:{uuid.uuid4().hex}",
-                                  VerdictFailed(**call_fields(request, request_key, response, subject, model),
-                                                judge=judge_spec.name, contract_id=x.contract_id,
-                                                clause_type=x.clause_type, reason=problem))
-                else:
-                    writer.append(EventType.VERDICT_RECORDED, subject, key, VerdictRecorded(
-                        model=model, run=run, contract_id=x.contract_id, clause_type=x.clause_type,
-                        verdict=verdict.verdict.value, mismatch_type=verdict.mismatch_type.value,
-                        reason=verdict.reason, judge=judge_spec.name, judge_model_id=judge_spec.model_id,
-                        prompt_version=JUDGE_PROMPT_VERSION, request_key=request_key, usage=response.usage,
-                        latency_s=round(response.latency_s, 6), params=request.params))
-                    summary.judged += 1
-                    summary.contradicted += verdict.verdict is VerdictLabel.CONTRADICTED
-                writer.end_unit()
-            done += 1
-            if progress:
-                progress(summary.tick(done, len(positives)))
-
-        try:
-            await asyncio.gather(*(one(x) for x in positives))
-        finally:
-            await close_model(judge)
-    return summary
+def verdict_of(content: dict[str, Any] | None) -> Verdict:
+    """A judge's answer as a verdict, or Unusable."""
+    try:
+        out = JudgeOutput.model_validate(content or {})
+        return Verdict(verdict=VerdictLabel(out.verdict), mismatch_type=MismatchType(out.mismatch_type),
+                       reason=out.reason)
+    except ValidationError as exc:
+        raise Unusable(f"unparseable verdict: {exc.errors()[0]['msg']}") from None
 
 
 def parse_verdict(response: ModelResponse) -> tuple[Verdict | None, str]:
+    """A response's verdict, or None and why there is none."""
     if response.error:
         return None, response.error
     try:
-        out = JudgeOutput.model_validate(response.content or {})
-        return Verdict(verdict=VerdictLabel(out.verdict), mismatch_type=MismatchType(out.mismatch_type),
-                       reason=out.reason), ""
-    except ValidationError as exc:
-        return None, f"unparseable verdict: {exc.errors()[0]['msg']}"
+        return verdict_of(response.content), ""
+    except Unusable as exc:
+        return None, exc.reason
+
+
+@dataclass
+class JudgeStage:
+    """The evaluation judge on one partition's true positives (`calls.single`)."""
+
+    model: str
+    run: int
+    judge_spec: ModelSpec
+    judge: ChatModel
+    truth: dict[tuple[str, str], OracleRow]
+    summary: JudgeSummary
+    name: str = STAGE
+    policy: CommitPolicy = COMMIT
+
+    def key(self, x: ExtractionRecorded) -> str:
+        return verdict_key(self.judge_spec.name, self.model, self.run, x.contract_id, x.clause_type)
+
+    def skip(self, writer: StreamWriter, x: ExtractionRecorded) -> bool:
+        if writer.has(self.key(x)):
+            self.summary.already_judged += 1
+            return True
+        return False
+
+    def request(self, x: ExtractionRecorded) -> ModelRequest:
+        row = self.truth[(x.contract_id, x.clause_type)]
+        return judge_request(self.judge, row.clause_type, row.spans, x.text)
+
+    def who(self, x: ExtractionRecorded) -> Who:
+        return Who(stage=STAGE, subject=f"{x.contract_id}/{x.clause_type}", system=self.model, item=x.contract_id,
+                   run=self.run)
+
+    def parse(self, x: ExtractionRecorded, call: ModelCall, validated: bool) -> Verdict:
+        return verdict_of(call.content)
+
+    def record(self, writer: StreamWriter, x: ExtractionRecorded, call: ModelCall, verdict: Verdict) -> None:
+        writer.append(VerdictEvent.RECORDED, f"{x.contract_id}/{x.clause_type}", self.key(x), VerdictRecorded(
+            model=self.model, run=self.run, contract_id=x.contract_id, clause_type=x.clause_type,
+            verdict=verdict.verdict, mismatch_type=verdict.mismatch_type, reason=verdict.reason,
+            judge=self.judge_spec.name, judge_model_id=self.judge_spec.model_id, prompt_version=call.prompt_version,
+            request_key=call.request_key, usage=call.usage, latency_s=call.latency_s, params=call.params))
+        self.summary.judged += 1
+        self.summary.contradicted += verdict.verdict is VerdictLabel.CONTRADICTED
+
+    def reject(self, writer: StreamWriter, x: ExtractionRecorded, answer: Answer[Verdict], stage: str) -> None:
+        subject = f"{x.contract_id}/{x.clause_type}"
+        self.summary.failures.append((subject, answer.reason))
+        writer.append(VerdictEvent.FAILED, subject, f"verdict_failed:{self.key(x)}:{uuid.uuid4().hex}", VerdictFailed(
+            **{**answer.call.model_dump(), "model": self.model}, judge=self.judge_spec.name,
+            contract_id=x.contract_id, clause_type=x.clause_type, reason=answer.reason[:2000]))
+
+
+async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[OracleRow], judge_spec: ModelSpec,
+                          judge: ChatModel, *, concurrency: int = 8, progress: Progress | None = None,
+                          batch: bool = False, status: Callable[[str], None] | None = None,
+                          poll: tuple[float, float] | None = None) -> JudgeSummary:
+    truth = {(r.contract_id, r.clause_type): r for r in oracle}
+    summary = JudgeSummary(model=model, run=run, judge=judge_spec.name, batch=batch)
+    positives = [x for x in recorded_extractions(log, model, run)
+                 if x.present and (row := truth.get((x.contract_id, x.clause_type))) is not None and row.present]
+    summary.true_positives = len(positives)
+    stage = JudgeStage(model=model, run=run, judge_spec=judge_spec, judge=judge, truth=truth, summary=summary)
+    await run_partition(log, verdict_stream(model, run), stage, judge, positives, model_name=judge_spec.name, run=run,
+                        owner=f"{model}/{run}", tally=summary, concurrency=concurrency, batch=batch,
+                        progress=progress, status=status, poll=poll)
+    return summary

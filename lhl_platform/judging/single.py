@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.taxonomy import canonical_clause_type
 from lhl_platform.judging.engine import parse_verdict
-from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_messages
-from lhl_platform.providers.base import ChatModel, JudgeTask, ModelRequest, safe_complete
+from lhl_platform.judging.prompts import judge_request
+from lhl_platform.providers.base import ChatModel, safe_complete
 
 
 class Pair(BaseModel):
@@ -42,11 +42,7 @@ def judge_pairs(spec: ModelSpec, model: ChatModel, lines: Iterable[str]) -> list
             results.append({"line": number, "error": f"line {number}: {msg}"})
             continue
         truth = (pair.truth,) if isinstance(pair.truth, str) else tuple(pair.truth)
-        request = ModelRequest(
-            provider=spec.provider, model_id=spec.model_id, prompt_version=JUDGE_PROMPT_VERSION, run=0,
-            params=model.request_params(),
-            messages=judge_messages(pair.clause_type, truth, pair.extracted),
-            task=JudgeTask(clause_type=pair.clause_type, truth=truth, extracted=pair.extracted))
+        request = judge_request(model, pair.clause_type, truth, pair.extracted)
         verdict, problem = parse_verdict(asyncio.run(safe_complete(model, request)))
         head: dict[str, Any] = {"id": pair.id} if pair.id is not None else {}
         if verdict is None:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializeAsAny
 
 from lhl_platform.domain.models import Usage as Usage  # providers report usage in the domain's terms
 from lhl_platform.events.model import canonical_json, sha256_hex
+from lhl_platform.providers.redacted import redact_response
 
 
 class Message(BaseModel):
@@ -38,7 +39,7 @@ class Message(BaseModel):
 
 class Task(BaseModel):
     """What a request asks for, in structured form. Each kind of task names the Pydantic schema its answer
-    must validate against; new kinds (debate roles, say) subclass this without touching the providers."""
+    must validate against; each stage of each suite defines its own kinds without touching the providers."""
 
     model_config = ConfigDict(frozen=True)
     kind: str
@@ -48,27 +49,6 @@ class Task(BaseModel):
         """What the task is about (a contract, say): part of the request key, so two byte-identical contracts
         are two calls with two records, each paid for and costed."""
         return ""
-
-
-class ExtractTask(Task):
-    """Extract all clause types from one contract."""
-
-    kind: Literal["extract"] = "extract"
-    contract_id: str
-    contract_text: str
-    clause_types: tuple[str, ...]
-
-    def subject(self) -> str:
-        return self.contract_id
-
-
-class JudgeTask(Task):
-    """Compare one extracted clause with the ground-truth spans under the five-criterion rubric."""
-
-    kind: Literal["judge"] = "judge"
-    clause_type: str
-    truth: tuple[str, ...]
-    extracted: str
 
 
 class ModelRequest(BaseModel):
@@ -133,32 +113,6 @@ class ChatModel(Protocol):
     async def complete(self, request: ModelRequest) -> ModelResponse: ...
 
 
-class ClauseAnswer(BaseModel):
-    """Structured output of extraction, per clause type."""
-
-    model_config = ConfigDict(extra="forbid")
-    clause_type: str
-    present: bool
-    quotes: list[str] = Field(default_factory=list)
-
-
-class ExtractionOutput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    clauses: list[ClauseAnswer]
-
-
-class JudgeOutput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    verdict: Literal["supported", "contradicted"]
-    mismatch_type: Literal["none", "numeric", "temporal", "obligation", "scope", "missing_condition",
-                           "extra_condition", "other"]
-    reason: str = ""
-
-
-ExtractTask.output = ExtractionOutput
-JudgeTask.output = JudgeOutput
-
-
 def approx_tokens(text: str) -> int:
     """A provider-neutral token estimate (about four characters per token) for offline models."""
     return max(1, len(text) // 4)
@@ -174,6 +128,7 @@ async def close_model(model: ChatModel) -> None:
 async def safe_complete(model: ChatModel, request: ModelRequest) -> ModelResponse:
     """Call a model; an exception becomes an error response, since provider errors are data to record."""
     try:
-        return await model.complete(request)
+        return redact_response(await model.complete(request))  # errors and raw text may echo a key
     except Exception as exc:
-        return ModelResponse(error=f"{type(exc).__name__}: {exc}"[:2000], finish_reason=FinishReason.ERROR)
+        return redact_response(ModelResponse(error=f"{type(exc).__name__}: {exc}"[:2000],
+                                             finish_reason=FinishReason.ERROR))

@@ -14,6 +14,7 @@ import json
 
 from pydantic import BaseModel, Field
 
+from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.home import Home
 from lhl_platform.report.stats import CountCube, paired_differences
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES
@@ -81,7 +82,8 @@ def _fmt(metric: str, value: float | None, signed: bool = False) -> str:
 
 def render_comparison_table(c: Comparison, markdown: bool = False) -> str:
     """Rates in % (differences in percentage points), RDI as a signed number."""
-    headers = ["metric", c.a, c.b, "diff (a - b)", "95% CI", "separated"]
+    inert = markdown_text if markdown else printable  # model and corpus names come from outside
+    headers = ["metric", inert(c.a), inert(c.b), "diff (a - b)", "95% CI", "separated"]
     rows = []
     for m in c.metrics:
         separated = ("-" if m.ci_low is None or m.ci_high is None
@@ -89,9 +91,10 @@ def render_comparison_table(c: Comparison, markdown: bool = False) -> str:
         rows.append([m.metric, _fmt(m.metric, m.a), _fmt(m.metric, m.b), _fmt(m.metric, m.diff, True),
                      f"[{_fmt(m.metric, m.ci_low, True)}, {_fmt(m.metric, m.ci_high, True)}]", separated])
     sc = c.scope
-    head = (f"{c.a} vs {c.b}: paired on {sc.paired_cells} (contract, run) cells over {sc.paired_contracts} contracts "
-            f"of {sc.corpus_name} (runs {', '.join(map(str, sc.runs))}, judge {sc.judge}"
-            + (f", subset {sc.subset}" if sc.subset else "") + "); rates in %, differences in points")
+    head = (f"{headers[1]} vs {headers[2]}: paired on {sc.paired_cells} (contract, run) cells over "
+            f"{sc.paired_contracts} contracts of {inert(str(sc.corpus_name))} (runs {', '.join(map(str, sc.runs))}, "
+            f"judge {inert(sc.judge)}" + (f", subset {inert(sc.subset)}" if sc.subset else "")
+            + "); rates in %, differences in points")
     if markdown:
         lines = [head, "", "| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in rows]

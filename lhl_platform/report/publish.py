@@ -70,13 +70,13 @@ class Publication(SQLModel, table=True):
     published_at: datetime = Field(sa_type=DateTime(timezone=True))
 
 
-def _table_class(name: str, row: type[SQLModel]) -> type[SQLModel]:
+def _table_class(name: str, row: type[SQLModel], publications: str = "publications") -> type[SQLModel]:
     """A table class for one row class: its fields plus the scope key and the row's position."""
     namespace: dict[str, Any] = {
         "__tablename__": name,
         "__annotations__": {"scope_key": str, "row_number": int},
         "__module__": __name__,
-        "scope_key": Field(primary_key=True, max_length=64, foreign_key="publications.scope_key"),
+        "scope_key": Field(primary_key=True, max_length=64, foreign_key=f"{publications}.scope_key"),
         "row_number": Field(primary_key=True),
     }
     cls: type[SQLModel] = type(f"{row.__name__}Table", (row,), namespace, table=True)

@@ -7,6 +7,7 @@ import io
 import json
 from collections.abc import Sequence
 
+from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.rows import METRIC_COLUMNS, DebateEffectRow, Report
 
@@ -20,6 +21,7 @@ def _signed(value: float | None) -> str:
 
 
 def _table(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
+    rows = [[_inert(cell, markdown) for cell in row] for row in rows]  # names and ids come from outside
     if markdown:
         lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -29,18 +31,27 @@ def _table(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
     return "\n".join([fmt.format(*headers), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in rows])
 
 
+def _inert(text: str, markdown: bool) -> str:
+    """Text from outside the report (a corpus named after its folder, a contract after its file) as it
+    may be printed: literal Markdown, or without control characters for a terminal."""
+    return markdown_text(text) if markdown else printable(text)
+
+
 def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = False) -> str:
     def h(title: str) -> str:
         return f"## {title}" if markdown else f"{title}\n{'=' * len(title)}"
 
+    def t(text: str) -> str:
+        return _inert(text, markdown)
+
     sc = report.scope
     out = [h("Scope"), *(f"{'- ' if markdown else ''}{line}" for line in (
-        f"corpus:    {sc.corpus_name} ({sc.corpus_id})",
-        f"contracts: {sc.contracts}" + (f" (subset {sc.subset})" if sc.subset else "")
+        f"corpus:    {t(str(sc.corpus_name))} ({t(str(sc.corpus_id))})",
+        f"contracts: {sc.contracts}" + (f" (subset {t(sc.subset)})" if sc.subset else "")
         + f"; matched across models and runs: {sc.matched_contracts}",
         f"runs:      {', '.join(map(str, sc.runs))}",
-        f"judge:     {sc.judge}",
-        f"models:    {', '.join(sc.models)}")), ""]
+        f"judge:     {t(sc.judge)}",
+        f"models:    {t(', '.join(sc.models))}")), ""]
     out.append(h("Leaderboard (pooled over runs; rates in %)"))
     out.append(_table(
         ["model", "runs", "contracts", "n", "FAR", "FRR", "Acc", "HalTP", "HalGen", "JEq", "RDI [95% CI]", "missing"],
@@ -92,7 +103,8 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
         out.append(debate_effects_table(report.debate_effects, markdown))
         out.append("")
     out.append(h("Checks"))
-    out.extend(f"{'- ' if markdown else ''}[{'PASS' if c.passed else 'FAIL'}] {c.name}: {c.summary}" for c in checks)
+    out.extend(f"{'- ' if markdown else ''}[{'PASS' if c.passed else 'FAIL'}] {t(c.name)}: {t(c.summary)}"
+               for c in checks)
     return "\n".join(out) + "\n"
 
 

@@ -27,16 +27,45 @@ import pyarrow as pa
 
 from lhl_platform.corpus.store import CORPUS_STREAM
 from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
+from lhl_platform.events.kinds import registered_kinds
 from lhl_platform.events.log import SCHEMA
 from lhl_platform.home import Home
 from lhl_platform.registry import primary_judge
-from lhl_platform.warehouse.scope import ScopeRequest, apply_scope
+from lhl_platform.warehouse.scope import ScopeError, ScopeRequest, apply_scope
+from lhl_platform.warehouse.staging import staging_description, staging_sql
+from lhl_platform.warehouse.suite_scope import SuiteScope, SuiteScopeRequest, apply_suite_scope
 from sql import SQL_DIR
 
 _DEPENDS = re.compile(r"^--\s*depends_on:\s*(.+)$", re.MULTILINE)
 LAYERS = ("staging", "intermediate", "marts")
 SCOPE_TABLES = ("scope", "scope_models", "scope_runs", "scope_contracts")
 SOURCES = ("events", "oracle", "clause_taxonomy", *SCOPE_TABLES)
+MACROS = "macros.sql"
+
+# The folders of SQL models: the platform's own (`sql/common`) first, then each suite's (`register_sql_folder`).
+# A folder holds `macros.sql` (loaded before any model), `intermediate/` and `marts/`; staging models are
+# generated from the registered event types (`staging.py`). A folder registered with a scope (`SuiteScope`) has
+# its marts computed in that suite's own scope; the others share the clause suite's (corpus, runs, models, judge).
+
+
+@dataclass(frozen=True)
+class SqlPackage:
+    name: str
+    folder: Path
+    scope: SuiteScope | None = None
+
+
+_PACKAGES: list[SqlPackage] = [SqlPackage("common", SQL_DIR / "common")]
+
+
+def register_sql_folder(folder: Path, name: str | None = None, scope: SuiteScope | None = None) -> None:
+    folder = Path(folder)
+    if all(p.folder != folder for p in _PACKAGES):
+        _PACKAGES.append(SqlPackage(name or folder.name, folder, scope))
+
+
+def sql_packages() -> list[SqlPackage]:
+    return list(_PACKAGES)
 
 
 @dataclass(frozen=True)
@@ -46,19 +75,40 @@ class SqlModel:
     sql: str
     depends_on: tuple[str, ...]
     description: str
+    package: str = ""  # the package it comes from (`common`, a suite's), empty for generated staging
 
 
-def sql_models(folder: Path = SQL_DIR, layers: tuple[str, ...] = LAYERS) -> list[SqlModel]:
-    """The SQL models of the given layers, in dependency order."""
-    models: dict[str, SqlModel] = {}
-    for layer in LAYERS:
-        for path in sorted((folder / layer).glob("*.sql")):
-            text = path.read_text()
-            deps = tuple(d.strip() for m in _DEPENDS.findall(text) for d in m.split(",") if d.strip())
-            comment = [ln[2:].strip() for ln in text.splitlines() if ln.startswith("--") and not _DEPENDS.match(ln)]
-            models[path.stem] = SqlModel(path.stem, layer, text, deps, " ".join(comment))
-    order = TopologicalSorter({name: set(m.depends_on) - set(SOURCES) for name, m in models.items()})
-    return [models[name] for name in order.static_order() if models[name].layer in layers]
+def _staging_models() -> list[SqlModel]:
+    return [SqlModel(kind.staging, "staging", staging_sql(kind), ("events",), staging_description(kind))
+            for kind in registered_kinds()]
+
+
+def sql_models(layers: tuple[str, ...] = LAYERS, packages: set[str] | None = None) -> list[SqlModel]:
+    """The SQL models of the given layers (and packages), in dependency order: generated staging, then every
+    package's models."""
+    models: dict[str, SqlModel] = {m.name: m for m in _staging_models()}
+    for package in _PACKAGES:
+        for layer in LAYERS[1:]:
+            for path in sorted((package.folder / layer).glob("*.sql")):
+                text = path.read_text()
+                deps = tuple(d.strip() for m in _DEPENDS.findall(text) for d in m.split(",") if d.strip())
+                comment = [ln[2:].strip() for ln in text.splitlines()
+                           if ln.startswith("--") and not _DEPENDS.match(ln)]
+                if path.stem in models:
+                    raise ValueError(f"two SQL models are named {path.stem} ({path} and {models[path.stem].package})")
+                models[path.stem] = SqlModel(path.stem, layer, text, deps, " ".join(comment), package.name)
+    order = TopologicalSorter({name: set(m.depends_on) - set(SOURCES) - _scope_tables() for name, m in models.items()})
+    return [models[name] for name in order.static_order()
+            if models[name].layer in layers and (packages is None or models[name].package in packages)]
+
+
+def _scope_tables() -> set[str]:
+    return {t for p in _PACKAGES if p.scope is not None for t in p.scope.tables}
+
+
+def macros_sql() -> str:
+    """Every folder's macros, the platform's first (later folders may use earlier macros)."""
+    return "\n".join((p.folder / MACROS).read_text() for p in _PACKAGES if (p.folder / MACROS).exists())
 
 
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -76,7 +126,7 @@ def fingerprint(home: Home) -> str:
         digest.update(manifest.parent.name.encode() + manifest.name.encode() + manifest.read_bytes())
     for oracle in sorted(home.corpora_dir.glob("*/oracle.parquet")):
         digest.update(oracle.parent.name.encode())
-    digest.update("".join(m.sql for m in sql_models()).encode())
+    digest.update((macros_sql() + "".join(m.sql for m in sql_models())).encode())
     digest.update(primary_judge(home).encode())
     return digest.hexdigest()
 
@@ -130,7 +180,11 @@ def build_warehouse(home: Home, *, force: bool = False) -> bool:
             _load_sources(con, home)
             apply_models(con, ("staging", "intermediate"))
             key = apply_scope(con, ScopeRequest(judge=primary_judge(home)))
-            apply_models(con, ("marts",))
+            apply_models(con, ("marts",), packages=_shared_scope())
+            for package in _PACKAGES:
+                if package.scope is not None:
+                    apply_suite_scope(con, package.scope, SuiteScopeRequest(suite=package.name), primary_judge(home))
+                    apply_models(con, ("marts",), packages={package.name})
             con.execute("create or replace table _scope_key as select ? as key", [key])
             con.execute("create or replace table _build as select ? as fingerprint", [current])
             return True
@@ -138,9 +192,17 @@ def build_warehouse(home: Home, *, force: bool = False) -> bool:
             con.close()
 
 
-def apply_models(con: duckdb.DuckDBPyConnection, layers: tuple[str, ...] = LAYERS, temp: bool = False) -> None:
+def _shared_scope() -> set[str]:
+    """The packages whose marts are computed in the clause suite's scope."""
+    return {p.name for p in _PACKAGES if p.scope is None}
+
+
+def apply_models(con: duckdb.DuckDBPyConnection, layers: tuple[str, ...] = LAYERS, temp: bool = False,
+                 packages: set[str] | None = None) -> None:
     kind = "temp table" if temp else "table"
-    for model in sql_models(layers=layers):
+    if not temp:
+        con.execute(macros_sql())
+    for model in sql_models(layers=layers, packages=packages):
         con.execute(f"create or replace {kind} {model.name} as {model.sql}")
 
 
@@ -151,18 +213,25 @@ def partition_connection(home: Home, streams: list[str], judge: str | None = Non
     _load_sources(con, home, [CORPUS_STREAM, *streams])
     apply_models(con, ("staging", "intermediate"))
     apply_scope(con, ScopeRequest(judge=judge or primary_judge(home)))
-    apply_models(con, ("marts",))
+    apply_models(con, ("marts",), packages=_shared_scope())
     return con
 
 
 @contextmanager
-def read_warehouse(home: Home, request: ScopeRequest | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+def read_warehouse(home: Home, request: ScopeRequest | SuiteScopeRequest | None = None
+                   ) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to an up-to-date warehouse; with a scope request, its marts are computed
     for that scope (as temporary tables over the stored layers)."""
     build_warehouse(home)
     con = connect(home.warehouse_path, read_only=True)
     try:
-        if request is not None:
+        if isinstance(request, SuiteScopeRequest):
+            package = next((p for p in _PACKAGES if p.name == request.suite and p.scope is not None), None)
+            if package is None or package.scope is None:
+                raise ScopeError(f"suite {request.suite!r} has no scope of its own")
+            apply_suite_scope(con, package.scope, request, primary_judge(home), temp=True)
+            apply_models(con, ("marts",), temp=True, packages={package.name})
+        elif request is not None:
             key = apply_scope(con, request.model_copy(update={"judge": request.judge or primary_judge(home)}),
                               temp=True)
             stored = con.execute("select key from _scope_key").fetchone()
@@ -170,7 +239,7 @@ def read_warehouse(home: Home, request: ScopeRequest | None = None) -> Iterator[
                 for table in SCOPE_TABLES:
                     con.execute(f"drop table temp.{table}")
             else:
-                apply_models(con, ("marts",), temp=True)
+                apply_models(con, ("marts",), temp=True, packages=_shared_scope())
         yield con
     finally:
         con.close()

@@ -71,7 +71,8 @@ def apply_scope(con: duckdb.DuckDBPyConnection, request: ScopeRequest, temp: boo
     corpus = _corpus(con, request.corpus)
     corpus_id = corpus[0] if corpus else None
     if request.subset is not None:
-        contracts = _column(con, "select contract_id from stg_subset_created where subset = ?", [request.subset])
+        contracts = _column(con, "select distinct unnest(contract_ids) from stg_subset_created where name = ?",
+                            [request.subset])
         if not contracts:
             raise ScopeError(f"no subset named {request.subset!r}; create it with `lhl subset create`")
     else:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from orchestration.cli import audit, compare, corpus, debate, judge, models, ops, publish, report, schedule
+import lhl_platform.catalog  # noqa: F401  (the application assembled: every suite registered)
+from orchestration.cli import audit, compare, corpus, debate, judge, models, ops, publish, report, schedule, suites
 from orchestration.cli.app import Cli, CliError
 
 __all__ = ["Cli", "CliError", "build_cli", "main"]
@@ -18,7 +19,7 @@ __all__ = ["Cli", "CliError", "build_cli", "main"]
 
 def build_cli() -> Cli:
     cli = Cli()
-    for group in (corpus, models, audit, debate, report, compare, publish, judge, ops, schedule):
+    for group in (corpus, models, audit, debate, report, compare, publish, judge, ops, schedule, suites):
         group.register(cli)
     return cli
 

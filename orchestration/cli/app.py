@@ -6,10 +6,11 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from pydantic import ValidationError
-
-from lhl_platform.domain.errors import one_line
+from lhl_platform.domain.redaction import install_log_redaction
 from lhl_platform.home import Home
+from orchestration.cli.errors import home_problem, report
+from orchestration.cli.output import OutputError, write_atomic
+from orchestration.cli.terminal import guarded_output
 
 Command = Callable[[argparse.Namespace, Home], int]
 HOME_HELP = "home folder (env LHL_HOME, default ./.lhl)"
@@ -46,19 +47,21 @@ class Cli:
     def run(self, argv: Sequence[str] | None = None) -> int:
         args = self.parser.parse_args(argv)
         home = Home.resolve(getattr(args, "home", None))
-        try:
-            code: int = args.func(args, home)
-            return code
-        except KeyboardInterrupt:
-            print("lhl: interrupted", file=sys.stderr)
-            return 130
-        except ValidationError as exc:
-            print(f"lhl: {one_line(exc)}", file=sys.stderr)
-            return 1
-        except (CliError, ValueError, OSError, RuntimeError, LookupError) as exc:
-            message = " ".join(str(exc).split()) or type(exc).__name__
-            print(f"lhl: {message}", file=sys.stderr)
-            return 1
+        install_log_redaction()  # log records of this process (Dagster's included) are redacted too
+        with guarded_output():
+            problem = home_problem(home)
+            if problem:
+                print(f"lhl: {problem}", file=sys.stderr)
+                return 1
+            try:
+                code: int = args.func(args, home)
+                return code
+            except KeyboardInterrupt:
+                print("lhl: interrupted", file=sys.stderr)
+                return 130
+            except Exception as exc:  # every failure: one line, the traceback in the log
+                print(f"lhl: {report(exc, home, args.command, (CliError, OutputError))}", file=sys.stderr)
+                return 1
 
 
 def parse_list(text: str, what: str) -> list[str]:
@@ -84,7 +87,7 @@ def write_out(text: str, out: str | None, what: str) -> None:
 
     text = text if text.endswith("\n") else text + "\n"
     if out:
-        Path(out).write_text(text)
+        write_atomic(Path(out), text.encode())  # whole or not at all: a full disk keeps the previous file
         print(f"wrote {what} to {out}")
     else:
         sys.stdout.write(text)

@@ -7,10 +7,15 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from lhl_platform.domain.models import Contract
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
+from orchestration.cli.suites import add_suite_option, chosen_suite
+
+if TYPE_CHECKING:
+    from lhl_platform.suites.contract import Suite
 
 DEMO_MODELS = (
     ("lexical", "lexical", "cue-pattern extractor (a real baseline; the demo's plain drafting suits its cues)"),
@@ -21,8 +26,8 @@ DEMO_MODELS = (
 
 
 def cmd_audit(args: argparse.Namespace, home: Home) -> int:
-    from assets.partitions import partition_settings
     from lhl_platform.audit import select_contracts
+    from lhl_platform.clause.stages import partition_settings
     from lhl_platform.factory import build_model
     from lhl_platform.registry import get_model
     from orchestration.launch import audit, submit
@@ -30,6 +35,9 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
 
     models = parse_list(args.models, "models")
     runs = parse_runs(args.runs)
+    suite = chosen_suite(args)
+    if suite is not None:
+        return _audit_suite(args, home, suite, models, runs)
     # Each model's registered audit settings (params.audit), overridden by the flags given here.
     settings = {m: partition_settings(home, m, judge=args.judge, contracts=args.contracts, subset=args.subset)
                 for m in models}
@@ -53,6 +61,42 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
     with _batch_mode(args.batch):
         audit(home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge)
     print(f"audit finished in {time.perf_counter() - started:.1f}s; see `lhl report` (or `lhl ui` for lineage)")
+    return 0
+
+
+def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: list[str], runs: list[int]) -> int:
+    """A suite's partition job for every (model, run), then the SQL models and checks; through the one run path."""
+    from lhl_platform.factory import build_model
+    from lhl_platform.registry import get_model
+    from orchestration.launch import ensure_partitions, execute, instance_for, materialize_metrics, submit
+    from orchestration.runs import job_launch
+
+    job = next((j for j in suite.jobs if j.partitioning == "model_run"), None)
+    if job is None:
+        raise CliError(f"suite {suite.name} has no stage that audits a (model, run) partition")
+    for name in models:
+        build_model(get_model(home, name))  # unknown model or missing API key: fail before any work
+    overrides = {stage: {"item_set": args.item_set} for stage in job.stages
+                 if "item_set" in suite.stage(stage).config.model_fields} if args.item_set else {}
+    launches = [job_launch(home, job.name, "cli", model=m, run=r, config=overrides,
+                           run_key=f"{job.name}:{m}:{r}") for r in runs for m in models]
+    if args.queue:
+        ids = submit(home, launches)
+        print(f"queued {len(ids)} {suite.name} partition run(s) for the daemon of {home.root} (`lhl daemon`)")
+        return 0
+    started = time.perf_counter()
+    instance = instance_for(home)
+    try:
+        ensure_partitions(instance, models, runs)
+        for step, launch in enumerate(launches, start=1):
+            print(f"[{step}/{len(launches)}] {suite.name}: {launch.what} ...")
+            execute(home, instance, launch)
+        print("building the SQL models and checks ...")
+        materialize_metrics(home, instance)
+    finally:
+        instance.dispose()
+    print(f"{suite.name} audit finished in {time.perf_counter() - started:.1f}s; see "
+          f"`lhl report --suite {suite.name}`")
     return 0
 
 
@@ -138,6 +182,7 @@ def register(cli: Cli) -> None:
     au = cli.add("audit", cmd_audit, "materialize extraction and verdict partitions and everything downstream")
     au.add_argument("--models", required=True, help="comma-separated registered model names")
     au.add_argument("--runs", default="1", help="comma-separated run numbers (default 1)")
+    add_suite_option(au)
     au.add_argument("--contracts", type=int, help="only the first N contracts (by id)")
     au.add_argument("--subset", help="a stored subset (lhl subset create)")
     au.add_argument("--judge", help="evaluation judge (default: the model's registered audit judge, else the primary "

@@ -7,6 +7,7 @@ import argparse
 from lhl_platform.home import Home
 from lhl_platform.warehouse.scope import ScopeRequest
 from orchestration.cli.app import Cli, CliError, parse_runs, write_out
+from orchestration.cli.suites import add_suite_option, chosen_suite, suite_request
 
 
 def cmd_compare(args: argparse.Namespace, home: Home) -> int:
@@ -16,6 +17,14 @@ def cmd_compare(args: argparse.Namespace, home: Home) -> int:
         raise CliError(f"nothing to compare in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
     if args.resamples < 1:
         raise CliError("--resamples must be at least 1")
+    suite = chosen_suite(args)
+    if suite is not None:
+        from lhl_platform.report.suite_compare import compare_in_suite, render_suite_comparison
+
+        paired = compare_in_suite(home, suite, args.a, args.b, suite_request(args, suite), resamples=args.resamples,
+                                  seed=args.seed)
+        write_out(render_suite_comparison(paired, args.format), args.out, f"{args.format} comparison")
+        return 0
     request = ScopeRequest(corpus=args.corpus, subset=args.subset, judge=args.judge,
                            runs=tuple(parse_runs(args.runs)) if args.runs else None)
     comparison = compare_models(home, args.a, args.b, request, resamples=args.resamples, seed=args.seed)
@@ -34,6 +43,7 @@ def register(cli: Cli) -> None:
     p.add_argument("--subset", help="only the contracts of this stored subset")
     p.add_argument("--runs", help="comma-separated runs (default: every audited run)")
     p.add_argument("--judge", help="the judge whose verdicts count (default: the primary judge)")
+    add_suite_option(p)
     p.add_argument("--format", choices=["table", "json", "md"], default="table")
     p.add_argument("--out", help="write to FILE instead of stdout")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")

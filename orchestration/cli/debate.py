@@ -1,9 +1,10 @@
 """`lhl debate`: the typed debate over a stored subset for one backbone, through Dagster.
 
-For each run it materializes `debate_outcomes` and `debate_verdicts` of the (backbone, run) partition (after
-`debate_calibration` of the backbone for a calibrated debate), then the SQL models and checks, on the home's
-own Dagster instance, as `lhl audit` does; then prints the debate's effects. `--dry-run` prints the calls,
-tokens and cost it would spend and calls nothing.
+It launches, through the one run path (`orchestration.runs`, `orchestration.launch`), the backbone's
+`debate_calibrate` job (for a calibrated debate) and, per run, the `debate_partition` job of the (backbone, run)
+partition (`debate_outcomes`, `debate_verdicts`), then the SQL models and checks, on the home's own Dagster
+instance, as `lhl audit` does; then prints the debate's effects. `--queue` hands the same runs to the daemon;
+`--dry-run` prints the calls, tokens and cost it would spend and calls nothing.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError, parse_runs
 
 if TYPE_CHECKING:
-    from dagster import DagsterInstance
+    from orchestration.runs import Launch
 
 
 Say = Callable[[str], None]
@@ -27,60 +28,37 @@ DEMO_SUBSET_SIZE = 12  # the whole demo corpus, so every demo system is compared
 DEMO_SUBSET_SEED = 0
 
 
-class DebateLaunchError(RuntimeError):
-    pass
+def debate_launches(home: Home, backbone: str, runs: Sequence[int], subset: str, config: str = "calibrated",
+                    judge: str | None = None, launched_by: str = "cli") -> list[Launch]:
+    """The runs a debate takes, as every launcher launches them: the backbone's calibration (for a calibrated
+    debate), then one debate partition per run."""
+    from lhl_platform.clause.suite import CALIBRATE_JOB, DEBATE_JOB
+    from orchestration.runs import job_launch
 
-
-def _all_assets() -> list[Any]:
-    """The code location's assets and checks, with the debate's (should the code location not list them)."""
-    from assets.debate import DEBATE_ASSETS
-    from orchestration.definitions import defs
-
-    listed: list[Any] = [*(defs.assets or []), *(defs.asset_checks or [])]
-    return listed + [a for a in DEBATE_ASSETS if not any(a is b for b in listed)]
-
-
-def _materialize(home: Home, instance: DagsterInstance, selection: list[Any], what: str,
-                 run_config: dict[str, Any] | None = None, tags: dict[str, str] | None = None,
-                 partition_key: Any = None) -> None:
-    from dagster import materialize
-
-    from resources import LhlHome
-
-    quiet = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-    result = materialize(_all_assets(), selection=selection, instance=instance, partition_key=partition_key,
-                         resources={"lhl": LhlHome(path=str(home.root))}, run_config={**quiet, **(run_config or {})},
-                         raise_on_error=False, tags={"lhl/launched_by": "cli", **(tags or {})})
-    if not result.success:
-        failure = next((e for e in result.all_events if e.is_failure), None)
-        detail = failure.message if failure is not None and failure.message else "see `lhl ui` for the run's logs"
-        raise DebateLaunchError(f"{what} failed: {detail}")
+    launches = []
+    if config == "calibrated":
+        launches.append(job_launch(home, CALIBRATE_JOB, launched_by, model=backbone,
+                                   config={"debate_calibration": {"judge": judge}},
+                                   what=f"debate calibration of {backbone}"))
+    launches += [job_launch(home, DEBATE_JOB, launched_by, model=backbone, run=run,
+                            config={"debate_outcomes": {"subset": subset, "config": config},
+                                    "debate_verdicts": {"judge": judge}},
+                            run_key=f"debate:{backbone}:{run}:{subset}:{config}", what=f"debate {backbone}/run {run}")
+                 for run in runs]
+    return launches
 
 
 def launch_debate(home: Home, backbone: str, runs: Sequence[int], subset: str, config: str = "calibrated",
                   judge: str | None = None, say: Say = print) -> None:
-    """Materialize the debate of `backbone` over `subset` for each run, then the SQL models and checks."""
-    from assets.debate import debate_calibration, debate_outcomes, debate_verdicts
-    from assets.partitions import audit_key
-    from lhl_platform.registry import get_model
-    from orchestration.launch import ensure_partitions, instance_for, materialize_metrics
+    """Run the debate of `backbone` over `subset` for each run in this process, then the SQL models and checks."""
+    from orchestration.launch import ensure_partitions, execute, instance_for, materialize_metrics
 
-    spec = get_model(home, backbone)
-    tags = {"lhl/provider": spec.provider, "lhl/model": backbone}
     instance = instance_for(home)
     try:
         ensure_partitions(instance, [backbone], runs)
-        if config == "calibrated":
-            say(f"calibrating the debate from {backbone}'s measured profile ...")
-            _materialize(home, instance, [debate_calibration], f"debate calibration of {backbone}",
-                         run_config={"ops": {"debate_calibration": {"config": {"judge": judge}}}}, tags=tags,
-                         partition_key=backbone)
-        for step, run in enumerate(runs, start=1):
-            say(f"[{step}/{len(runs)}] debating {backbone}, run {run}, over subset {subset} ({config}) ...")
-            _materialize(home, instance, [debate_outcomes, debate_verdicts], f"debate {backbone}/run {run}",
-                         run_config={"ops": {"debate_outcomes": {"config": {"subset": subset, "config": config}},
-                                             "debate_verdicts": {"config": {"judge": judge}}}},
-                         tags={**tags, "lhl/run": str(run)}, partition_key=audit_key(backbone, run))
+        for launch in debate_launches(home, backbone, runs, subset, config, judge):
+            say(f"{launch.what} ({config}, subset {subset}) ...")
+            execute(home, instance, launch)
         say("building SQL models and running checks ...")
         materialize_metrics(home, instance)
     finally:
@@ -161,6 +139,13 @@ def cmd_debate(args: argparse.Namespace, home: Home) -> int:
         raise CliError(f"{args.backbone} has no extractions of subset {args.subset} in run(s) "
                        f"{', '.join(map(str, missing))}; audit first: lhl audit --models {args.backbone} "
                        f"--runs {','.join(map(str, missing))} --subset {args.subset}")
+    if args.queue:
+        from orchestration.launch import submit
+
+        ids = submit(home, debate_launches(home, args.backbone, runs, args.subset, args.config, args.judge))
+        print(f"queued {len(ids)} debate run(s) for the daemon of {home.root} (`lhl daemon`); the marts and checks are "
+              "rebuilt once they have finished")
+        return 0
     started = time.perf_counter()
     launch_debate(home, args.backbone, runs, args.subset, args.config, args.judge)
     report = build_report(home, resamples=200)
@@ -196,3 +181,4 @@ def register(cli: Cli) -> None:
                     help="calibrated from the backbone's measured profile (default), or the generic ablation")
     db.add_argument("--judge", help="evaluation judge for the debated outputs (default: the primary judge)")
     db.add_argument("--dry-run", action="store_true", help="estimate calls, tokens and cost; call nothing")
+    db.add_argument("--queue", action="store_true", help="hand the debate runs to the daemon's queue (`lhl daemon`)")

@@ -38,7 +38,8 @@ def cmd_ui(args: argparse.Namespace, home: Home) -> int:
 
     home.ensure()
     env = quiet_env({**os.environ, "DAGSTER_HOME": str(home.dagster_dir), "LHL_HOME": str(home.root)})
-    command = [sys.executable, "-m", "dagster", "dev", "-m", "orchestration.definitions",
+    # The webserver behind the loopback guard (orchestration/ui_guard.py), with a daemon of its own.
+    command = [sys.executable, "-m", "orchestration.webserver", "--with-daemon", "-m", "orchestration.definitions",
                "--host", args.host, "--port", str(args.port)]
     print(f"Dagster UI for {home.root} on http://{args.host}:{args.port} (Ctrl-C to stop)", flush=True)
     # SIGTERM, SIGINT or SIGHUP stops the whole tree (webserver, daemon, code servers); the tree never

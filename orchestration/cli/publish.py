@@ -7,6 +7,7 @@ import argparse
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError
 from orchestration.cli.report import add_scope_options, scope_request
+from orchestration.cli.suites import chosen_suite, suite_request
 
 
 def cmd_publish(args: argparse.Namespace, home: Home) -> int:
@@ -18,10 +19,16 @@ def cmd_publish(args: argparse.Namespace, home: Home) -> int:
     if not home.events.has_events():
         raise CliError(f"nothing to publish in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
     url = resolve_url(args.url)  # before any work: a missing URL is a one-line error
-    report = build_report(home, scope_request(args), resamples=args.resamples, seed=args.seed,
-                          cluster=args.bootstrap == "contract")
+    suite = chosen_suite(args)
     try:
-        summary = publish(report, url)
+        if suite is not None:
+            from lhl_platform.report.suite_report import build_suite_report, publish_suite
+
+            summary = publish_suite(build_suite_report(home, suite, suite_request(args, suite)), suite, url)
+        else:
+            report = build_report(home, scope_request(args), resamples=args.resamples, seed=args.seed,
+                                  cluster=args.bootstrap == "contract")
+            summary = publish(report, url)
     except SQLAlchemyError as exc:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         raise CliError(f"publishing to {masked(url)} failed: {reason}") from None

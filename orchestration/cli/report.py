@@ -4,10 +4,15 @@ prints the JSON schema of every result row."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from lhl_platform.home import Home
 from lhl_platform.warehouse.scope import ScopeRequest
 from orchestration.cli.app import Cli, CliError, parse_list, parse_runs, write_out
+from orchestration.cli.suites import add_suite_option, chosen_suite, suite_request
+
+if TYPE_CHECKING:
+    from lhl_platform.suites.contract import Suite
 
 
 def cmd_report(args: argparse.Namespace, home: Home) -> int:
@@ -24,6 +29,10 @@ def cmd_report(args: argparse.Namespace, home: Home) -> int:
 
     if not home.events.has_events():
         raise CliError(f"nothing to report in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
+    suite = chosen_suite(args)
+    if suite is not None:
+        write_out(_suite_report(args, home, suite), args.out, f"{args.format} report of suite {suite.name}")
+        return 0
     request = scope_request(args)
     options = {"resamples": args.resamples, "seed": args.seed, "cluster": args.bootstrap == "contract"}
     if args.format == "json":
@@ -42,6 +51,24 @@ def cmd_report(args: argparse.Namespace, home: Home) -> int:
     return 0
 
 
+def _suite_report(args: argparse.Namespace, home: Home, suite: Suite) -> str:
+    from lhl_platform.report.suite_report import (
+        build_suite_report,
+        render_suite_html,
+        render_suite_json,
+        render_suite_text,
+    )
+
+    if args.format == "csv":
+        raise CliError(f"suite {suite.name} reports as table, md, json or html")
+    report = build_suite_report(home, suite, suite_request(args, suite))
+    if args.format == "json":
+        return render_suite_json(report)
+    if args.format == "html":
+        return render_suite_html(report, suite)
+    return render_suite_text(report, markdown=args.format == "md")
+
+
 def scope_request(args: argparse.Namespace) -> ScopeRequest:
     return ScopeRequest(corpus=args.corpus, subset=args.subset, judge=args.judge,
                         runs=tuple(parse_runs(args.runs)) if args.runs else None,
@@ -54,6 +81,7 @@ def add_scope_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", help="comma-separated runs (default: every audited run)")
     p.add_argument("--models", help="comma-separated models (default: every model with outcomes in scope)")
     p.add_argument("--judge", help="the judge whose verdicts count (default: the primary judge)")
+    add_suite_option(p)
 
 
 def register(cli: Cli) -> None:

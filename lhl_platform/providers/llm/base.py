@@ -16,12 +16,13 @@ import random
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from lhl_platform.domain.models import ModelSpec
+from lhl_platform.domain.redaction import redact
 from lhl_platform.providers.base import (
     FinishReason,
     Message,
@@ -92,7 +93,10 @@ class LlmModel(ABC):
         await self.client.close()
 
     def failure(self, exc: BaseException) -> Failure:
-        return classify(exc, self.classify)
+        failure = classify(exc, self.classify)
+        # A server may echo the key in its error body (401 "Incorrect API key provided: Bearer sk-..."):
+        # the message is redacted here, before it becomes a recorded error, a log line or an exception.
+        return replace(failure, message=redact(failure.message))
 
     def params_for(self, request: ModelRequest) -> dict[str, Any]:
         return {**self.spec.params.sampling(), **request.params}

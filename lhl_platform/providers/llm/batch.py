@@ -9,13 +9,16 @@ its request and recorded exactly as an interactive call would be.
 
 A provider adapter (`LlmModel`) builds entries (`batch_entry`), creates a job from them (`submit_batch`),
 reports its state (`poll_batch`) and, once it has ended, each request's outcome (`batch_results`). The
-partition engine (`lhl_platform.extraction.batch`) does the rest: chunks, events, resuming, retries.
+call engine (`lhl_platform.calls.batch`) does the rest for any single-call stage: chunks, events, resuming,
+retries.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from lhl_platform.domain.redaction import redact
 
 if TYPE_CHECKING:
     from lhl_platform.providers.llm.base import Reply
@@ -61,3 +64,7 @@ class BatchItem:
 
     reply: Reply | None = None
     error: str = ""
+
+    def __post_init__(self) -> None:
+        # The provider's own words about a request (a server may echo the key): redacted where they enter.
+        object.__setattr__(self, "error", redact(self.error))

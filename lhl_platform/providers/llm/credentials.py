@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from lhl_platform.domain.models import ModelSpec
+from lhl_platform.domain.redaction import register_secret
 
 
 class CredentialError(ValueError):
@@ -17,6 +18,7 @@ def api_key(spec: ModelSpec, default_env: tuple[str, ...], required: bool = True
     for name in names:
         value = os.environ.get(name)
         if value:
+            register_secret(value)  # from now on, an echo of it is redacted from everything written
             return value
     if required:
         raise CredentialError(f"model {spec.name!r} needs an API key: set {' or '.join(names)} in the environment")

@@ -1,0 +1,186 @@
+"""Every suite's stages as Dagster assets, its jobs as asset jobs and its mart checks as asset checks, built from
+the suite's description (`lhl_platform.suites.contract`), so a suite brings no Dagster code of its own.
+
+A stage becomes one asset, partitioned by model x run, by model, or not at all. Its run config is the stage's
+Pydantic config class (fields left open resolve to the model's registered settings when the stage runs); the
+stage's unit of work gets the home, the partition and the config, and its result becomes the materialization's
+metadata and the results of the checks the stage declares. Partitioned assets write their own data (events) and
+return metadata, since Dagster's DuckDB IO manager fails on multi-partitions with a dynamic dimension.
+"""
+
+# No `from __future__ import annotations`: Dagster reads the generated functions' annotations as classes.
+
+from collections.abc import Iterator
+from typing import Any
+
+from dagster import (
+    AssetCheckExecutionContext,
+    AssetCheckResult,
+    AssetChecksDefinition,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    AssetKey,
+    AssetsDefinition,
+    AutomationCondition,
+    Config,
+    JobDefinition,
+    MaterializeResult,
+    MetadataValue,
+    MultiPartitionKey,
+    PartitionedConfig,
+    PartitionsDefinition,
+    asset,
+    asset_check,
+    define_asset_job,
+    in_process_executor,
+)
+from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
+from pydantic import create_model
+
+from assets.partitions import audit_partitions, model_and_run, model_partitions
+from checks.results import to_check_result
+from lhl_platform.home import Home
+from lhl_platform.suites.contract import FilePath, Job, Markdown, MartCheck, NoConfig, Stage, StageContext, Suite
+from lhl_platform.warehouse.build import read_warehouse
+from resources import LhlHome
+
+PARTITIONS: dict[str, PartitionsDefinition | None] = {"model_run": audit_partitions, "model": model_partitions,
+                                                      "none": None}
+
+
+def dagster_config(stage: Stage) -> type[Config] | None:
+    """The stage's config class as a Dagster Config (the same fields, defaults and descriptions)."""
+    if stage.config is NoConfig:
+        return None
+    fields: dict[str, Any] = {name: (f.annotation, f) for name, f in stage.config.model_fields.items()}
+    made: type[Config] = create_model(f"{stage.config.__name__}Run", __base__=Config, **fields)
+    return made
+
+
+def metadata_value(value: Any) -> Any:
+    if isinstance(value, Markdown):
+        return MetadataValue.md(str(value))
+    if isinstance(value, FilePath):
+        return MetadataValue.path(str(value))
+    return value
+
+
+def _partition(key: Any, stage: Stage) -> tuple[str | None, int | None]:
+    if stage.partitioning == "model_run":
+        return model_and_run(key)
+    if stage.partitioning == "model":
+        return str(key), None
+    return None, None
+
+
+def stage_asset(suite: Suite, stage: Stage) -> AssetsDefinition:
+    config_class = dagster_config(stage)
+
+    def body(context: AssetExecutionContext, lhl: LhlHome, config: Any = None) -> Iterator[object]:
+        model, run = _partition(context.partition_key if stage.partitioning != "none" else None, stage)
+        settings = stage.config.model_validate(config.model_dump() if config is not None else {})
+        ctx = StageContext(home=lhl.home(), model=model, run=run, config=settings, log=context.log.info,
+                           warn=context.log.warning)
+        result = stage.run(ctx)
+        for subject, reason in result.failures[:20]:
+            context.log.warning(f"{subject}: {reason}")
+        yield MaterializeResult(metadata={k: metadata_value(v) for k, v in result.metadata.items()})
+        for outcome in result.checks:
+            yield to_check_result(outcome, named=True, lhl=lhl, asset=stage.name, partition=ctx.partition)
+
+    if config_class is not None:
+        def run_stage(context: AssetExecutionContext, config: Any, lhl: LhlHome) -> Iterator[object]:
+            yield from body(context, lhl, config)
+
+        run_stage.__annotations__["config"] = config_class
+    else:
+        def run_stage(context: AssetExecutionContext, lhl: LhlHome) -> Iterator[object]:  # type: ignore[misc]
+            yield from body(context, lhl)
+
+    run_stage.__name__ = stage.name
+    return asset(  # type: ignore[no-any-return]
+        name=stage.name, group_name=stage.group or suite.name, partitions_def=PARTITIONS[stage.partitioning],
+        deps=[AssetKey(name) for name in stage.after],
+        check_specs=[AssetCheckSpec(c.name, asset=stage.name, description=c.description or None)
+                     for c in stage.checks] or None,
+        description=stage.description, tags={"lhl/spends": "model-calls"} if stage.spends else None,
+        automation_condition=AutomationCondition.eager() if stage.eager else None,
+        kinds=set(stage.kinds) or None, metadata={"lhl/suite": suite.name, "lhl/stage_kind": stage.kind},
+    )(run_stage)
+
+
+def mart_check(check: MartCheck) -> AssetChecksDefinition:
+    @asset_check(asset=check.asset, name=check.name, description=check.description)
+    def _check(context: AssetCheckExecutionContext, lhl: LhlHome) -> AssetCheckResult:
+        with read_warehouse(lhl.home()) as con:
+            return to_check_result(check.check(con), lhl=lhl, asset=check.asset)
+
+    return _check
+
+
+def _job_partition(job: Job, key: str) -> tuple[Home, str, int | None] | None:
+    """The home named by LHL_HOME (as `lhl ui` and `lhl daemon` set it) and a backfill's partition."""
+    home = Home.resolve(None)
+    if not home.root.exists():
+        return None
+    if job.partitioning == "model_run":
+        model, run = model_and_run(audit_partitions.get_partition_key_from_str(key))
+        return home, model, run
+    return home, key, None
+
+
+def backfill_run_config(job: Job, key: str) -> dict[str, Any]:
+    """A partition's run config for a backfill: the job's default for it in the home named by LHL_HOME."""
+    from lhl_platform.registry import RegistryError
+
+    found = _job_partition(job, key)
+    if found is None or job.run_config is None:
+        return {}
+    try:
+        return ops_config(job.run_config(*found))
+    except RegistryError:
+        return {}  # not registered in this home: the stages resolve their defaults when the run starts
+
+
+def backfill_tags(job: Job, key: str) -> dict[str, str]:
+    from lhl_platform.registry import RegistryError
+
+    found = _job_partition(job, key)
+    if found is None or job.tags is None:
+        return {}
+    try:
+        return job.tags(*found)
+    except RegistryError:
+        return {}
+
+
+def _backfill_config(job: Job) -> PartitionedConfig[Any]:
+    return PartitionedConfig(partitions_def=PARTITIONS[job.partitioning],
+                             run_config_for_partition_key_fn=lambda key: backfill_run_config(job, key),
+                             tags_for_partition_key_fn=lambda key: backfill_tags(job, key))
+
+
+def ops_config(per_stage: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Per-stage config values as a Dagster run config."""
+    return {"ops": {stage: {"config": values} for stage, values in per_stage.items()}} if per_stage else {}
+
+
+def suite_job(job: Job) -> UnresolvedAssetJobDefinition:
+    # A job backfill from the UI asks the partitioned config for each partition: the same run config and tags as
+    # the CLI's launches of that job.
+    config = _backfill_config(job) if job.partitioning != "none" and (job.run_config or job.tags) else None
+    return define_asset_job(job.name, selection=[AssetKey(s) for s in job.stages],
+                            partitions_def=PARTITIONS[job.partitioning], executor_def=in_process_executor,
+                            config=config, description=job.description)
+
+
+def suite_definitions(suite: Suite) -> tuple[list[AssetsDefinition], list[AssetChecksDefinition],
+                                             list[UnresolvedAssetJobDefinition | JobDefinition]]:
+    return ([stage_asset(suite, s) for s in suite.stages], [mart_check(c) for c in suite.checks],
+            [suite_job(j) for j in suite.jobs])
+
+
+def partition_key(job: Job, model: str, run: int | None) -> MultiPartitionKey | str | None:
+    if job.partitioning == "model_run":
+        return MultiPartitionKey({"model": model, "run": str(run)})
+    return model if job.partitioning == "model" else None

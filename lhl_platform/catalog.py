@@ -1,0 +1,21 @@
+"""The application assembled: every suite the platform runs, registered once.
+
+Importing this module registers each suite's event types with the log (its modules register them when they are
+imported), its SQL folder with the warehouse and its offline models with the model factory; the Dagster code
+location, the report and the command tree read the registered suites (`lhl_platform.suites.suites`). The entry
+points (the `lhl` command, the Dagster code location, the tests) import it before anything else. A new suite is
+one line here.
+"""
+
+from __future__ import annotations
+
+import lhl_platform.debate.events
+import lhl_platform.extraction.events
+import lhl_platform.judging.events
+import lhl_platform.lexflip.events  # noqa: F401  (the modules that register the suites' event types)
+from lhl_platform.clause.suite import SUITE as CLAUSE
+from lhl_platform.lexflip.suite import SUITE as LEXFLIP
+from lhl_platform.suites import register_suite
+
+for _suite in (CLAUSE, LEXFLIP):
+    register_suite(_suite)

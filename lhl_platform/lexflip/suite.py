@@ -1,0 +1,51 @@
+"""LexFlip as the platform runs it: every registered judge on the dissociation suite of the active corpus.
+Registered in `lhl_platform.catalog`."""
+
+from __future__ import annotations
+
+from lhl_platform.lexflip.validate import validate_judge
+from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.registry import judges, primary_judge
+from lhl_platform.suites.contract import CheckSpec, Job, Markdown, Stage, StageContext, StageResult, Suite
+from sql import SQL_DIR
+
+JUDGES_JOB = "judges"
+
+
+def judge_validation(ctx: StageContext) -> StageResult:
+    rows, results = [], {}
+    for name in judges(ctx.home):
+        result = validate_judge(ctx.home, name)
+        results[name] = result
+        share = {f.family.value: f.as_expected for f in result.families}
+        rows.append(f"| {name} | {result.items} | {share['identical']:.3f} | {share['force_changed']:.3f} | "
+                    f"{share['force_kept']:.3f} | {'yes' if result.passed else 'NO'} |")
+    table = ("| judge | items | identical | force changed | force kept | fit |\n|---|---|---|---|---|---|\n"
+             + "\n".join(rows))
+    primary = primary_judge(ctx.home)
+    passed = primary in results and results[primary].passed
+    check = CheckOutcome(
+        name="primary_judge_validated", passed=passed, description="the primary judge passes the suite",
+        summary=f"primary judge {primary} {'passes' if passed else 'does not pass'} the dissociation suite",
+        metadata={"judge": primary})
+    return StageResult(metadata={"judges": len(results), "validation": Markdown(table)}, checks=[check])
+
+
+SUITE = Suite(
+    name="lexflip",
+    title="Judge validation (LexFlip)",
+    description="Is a judge or metric reading legal force? Every judge on edits of the corpus's own annotated "
+                "spans: identical, force-changing, force-keeping and unrelated pairs.",
+    stages=(
+        Stage("judge_validation", "Every registered judge on the dissociation suite of the active corpus: share "
+              "judged as expected per family (identical, force changed, force kept). LLM judges are called once per "
+              "item ever (answers are events).", judge_validation, kind="score", partitioning="none",
+              after=("oracle",), checks=(CheckSpec("primary_judge_validated",
+                                                    "the primary judge passes the dissociation suite"),),
+              spends=True, group="judges", feeds=("judge.validation_item", "judge.validation_score",
+                                                  "judge.validated")),
+    ),
+    jobs=(Job(JUDGES_JOB, ("judge_validation", "judge_agreement"), "Validate every registered judge on the "
+              "dissociation suite; measure agreement with the primary judge.", partitioning="none"),),
+    sql=SQL_DIR / "lexflip",
+)

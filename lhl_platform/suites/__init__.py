@@ -1,0 +1,37 @@
+"""The suites the application runs, registered once when it is assembled (`lhl_platform.catalog`).
+
+`register_suite` hands each part of a suite to the layer that uses it: its SQL folder to the warehouse, its
+offline models to the model factory; the Dagster layer, the report and the command tree read `suites()`.
+"""
+
+from __future__ import annotations
+
+from lhl_platform.suites.contract import Suite
+
+_SUITES: dict[str, Suite] = {}
+
+
+def register_suite(suite: Suite) -> None:
+    from lhl_platform.factory import register_offline_models
+    from lhl_platform.warehouse.build import register_sql_folder
+
+    known = _SUITES.get(suite.name)
+    if known is not None and known is not suite:
+        raise ValueError(f"two suites are named {suite.name!r}")
+    _SUITES[suite.name] = suite
+    if suite.sql is not None:
+        register_sql_folder(suite.sql, name=suite.name, scope=suite.scope)
+    register_offline_models(suite.offline_models)
+
+
+def suites() -> list[Suite]:
+    """Every registered suite, in registration order (the clause suite first)."""
+    return list(_SUITES.values())
+
+
+def get_suite(name: str) -> Suite:
+    try:
+        return _SUITES[name]
+    except KeyError:
+        known = ", ".join(_SUITES) or "none"
+        raise LookupError(f"no suite named {name!r} (suites: {known}); see `lhl suites`") from None

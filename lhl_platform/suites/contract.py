@@ -1,0 +1,225 @@
+"""What a suite is: one audit of the platform's family, described as data the platform runs.
+
+A suite has items with gold (a corpus, an item set), stages that call models per (model, run) partition (the
+model under test solves, a judge scores, mitigations revise), the event types its stages record, a folder of
+SQL models, report sections, checks on its marts and commands. Everything else is the platform's: the call
+engine runs the stages' calls, the log stores their events, the warehouse builds the SQL, the Dagster layer
+turns every stage into partitioned assets, jobs and checks (`assets/suites.py`), the report renders the
+sections in every format, and the command tree takes the suite's commands. So a suite lands in its own folders
+plus one registration (`lhl_platform.catalog`), and nothing here knows Dagster.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import duckdb
+from pydantic import BaseModel, ConfigDict
+
+from lhl_platform.factory import OfflineEntry
+from lhl_platform.home import Home
+from lhl_platform.progress import Progress
+from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.warehouse.suite_scope import SuiteScope
+
+Partitioning = Literal["model_run", "model", "none"]
+StageKind = Literal["items", "solve", "score", "mitigate", "profile", "derived"]
+
+
+class NoConfig(BaseModel):
+    """A stage that takes no run config."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Markdown(str):
+    """A metadata value to show as Markdown (a table, a figure as an inline image)."""
+
+
+class FilePath(str):
+    """A metadata value naming a file or folder the stage wrote."""
+
+
+Metadata = dict[str, int | float | str | bool]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """A check a stage's result reports on, by name (shown on the stage's asset)."""
+
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class StageContext:
+    """What a stage's unit of work gets: the home, its partition, its validated run config, and where to say what
+    it is doing. `progress(label, price)` makes a progress display for a partition's calls."""
+
+    home: Home
+    model: str | None
+    run: int | None
+    config: BaseModel
+    log: Callable[[str], None] = print
+    warn: Callable[[str], None] = print
+    status: Callable[[str], None] = print
+    progress: Callable[..., Progress | None] = field(default=lambda *args, **kwargs: None)
+
+    @property
+    def partition(self) -> str | None:
+        if self.model is None:
+            return None
+        return self.model if self.run is None else f"{self.model}|{self.run}"
+
+
+@dataclass
+class StageResult:
+    """What a stage did: metadata for its asset, the results of its checks, and the problems to log."""
+
+    metadata: dict[str, Any] = field(default_factory=dict)
+    checks: list[CheckOutcome] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One asset of a suite: partitioned by model and run (a stage that calls models), by model, or not at all
+    (items, derived figures). `after` names the assets it reads (other stages, SQL models, items)."""
+
+    name: str
+    description: str
+    run: Callable[[StageContext], StageResult]
+    kind: StageKind = "solve"
+    partitioning: Partitioning = "model_run"
+    config: type[BaseModel] = NoConfig
+    after: tuple[str, ...] = ()
+    checks: tuple[CheckSpec, ...] = ()
+    spends: bool = False  # it calls models that may cost money (tagged, never automated)
+    eager: bool = False  # cheap and derived: kept up to date by the automation sensor
+    group: str = ""  # the Dagster asset group (default: the suite's name)
+    kinds: tuple[str, ...] = ()  # Dagster asset kinds shown in the UI (e.g. duckdb, sql)
+    feeds: tuple[str, ...] = ()  # event types whose staging models read what this stage (or its upstream) recorded
+
+
+@dataclass(frozen=True)
+class Job:
+    """A job of stages launched together (a partition's audit, a debate). `run_config` gives, for a partition,
+    the run config its launchers use by default (the model's registered settings); `tags` its run tags."""
+
+    name: str
+    stages: tuple[str, ...]
+    description: str
+    partitioning: Partitioning = "model_run"
+    run_config: Callable[[Home, str, int | None], dict[str, dict[str, Any]]] | None = None
+    tags: Callable[[Home, str, int | None], dict[str, str]] | None = None
+
+
+@dataclass(frozen=True)
+class MartCheck:
+    """A check on the suite's marts, computed from one read of the warehouse (`asset` is the mart it is shown on)."""
+
+    name: str
+    asset: str
+    description: str
+    check: Callable[[duckdb.DuckDBPyConnection], CheckOutcome]
+
+
+class SectionRows(Protocol):
+    def __call__(self, con: duckdb.DuckDBPyConnection) -> Sequence[BaseModel]: ...
+
+
+@dataclass(frozen=True)
+class Section:
+    """One typed section of a suite's report: its rows read from the marts through one row class. Every
+    renderer (table, md, json, html, publish) takes sections as they are."""
+
+    name: str
+    title: str
+    row: type[BaseModel]
+    rows: SectionRows
+    note: str = ""  # a short note where a reader could misread the figures
+    table: str = ""  # the table `lhl publish` writes (default: `<suite>_<section>`)
+    figure: Callable[[Sequence[BaseModel]], str] | None = None  # an inline SVG of the rows, for the HTML report
+
+
+@dataclass(frozen=True)
+class CompareMetric:
+    """A metric `lhl compare` pairs two models on, computed from a model's rows of the suite's `units` mart (one
+    per run and unit: a contract, an item), each a mapping of column to value. The same function runs on both
+    models' rows of the same bootstrap draw of shared units."""
+
+    name: str
+    value: Callable[[Sequence[Mapping[str, Any]]], float | None]
+
+    @staticmethod
+    def ratio(name: str, numerator: str, denominator: str) -> CompareMetric:
+        """sum(numerator) / sum(denominator) over the rows; null with a zero denominator."""
+
+        def value(rows: Sequence[Mapping[str, Any]]) -> float | None:
+            den = sum(r[denominator] or 0 for r in rows)
+            return sum(r[numerator] or 0 for r in rows) / den if den else None
+
+        return CompareMetric(name, value)
+
+    @staticmethod
+    def mean(name: str, column: str) -> CompareMetric:
+        """The mean of a per-unit value over the rows where it is defined; null where it never is."""
+
+        def value(rows: Sequence[Mapping[str, Any]]) -> float | None:
+            values = [r[column] for r in rows if r[column] is not None]
+            return sum(values) / len(values) if values else None
+
+        return CompareMetric(name, value)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command the suite adds to `lhl` (`path`: the words, e.g. ("scrub", "build")). `define` adds its
+    arguments; `handler` runs it and returns the exit code."""
+
+    path: tuple[str, ...]
+    help: str
+    define: Callable[[argparse.ArgumentParser], None]
+    handler: Callable[[argparse.Namespace, Home], int]
+
+
+@dataclass(frozen=True)
+class ItemSet:
+    """A set of items with gold a suite can run on (a corpus, an injected set), as `lhl suites` lists it."""
+
+    name: str
+    items: int
+    source: str
+    self_built: bool
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A suite as the platform runs it. `sql` is its folder of SQL models (`intermediate/`, `marts/`,
+    `macros.sql`); `sections` its report; `scope` the mart whose rows state the report's scope; `compare` the
+    metrics `lhl compare` pairs, from `units` (a mart with one row per model, run and unit)."""
+
+    name: str
+    title: str
+    description: str
+    stages: tuple[Stage, ...] = ()
+    jobs: tuple[Job, ...] = ()
+    sql: Path | None = None
+    sections: tuple[Section, ...] = ()
+    checks: tuple[MartCheck, ...] = ()
+    commands: tuple[Command, ...] = ()
+    item_sets: Callable[[Home], list[ItemSet]] = field(default=lambda home: [])
+    compare: tuple[CompareMetric, ...] = ()
+    units: str = ""
+    offline_models: Mapping[str, OfflineEntry] = field(default_factory=dict)
+    scope: SuiteScope | None = None  # None: the clause suite's scope (corpus, subset, runs, models, judge)
+
+    def stage(self, name: str) -> Stage:
+        for stage in self.stages:
+            if stage.name == name:
+                return stage
+        raise LookupError(f"suite {self.name} has no stage {name!r}")

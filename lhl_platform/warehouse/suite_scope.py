@@ -1,0 +1,91 @@
+"""The scope a suite's figures are computed in, for suites with items of their own (an injected set, a query set):
+one item set, some runs, some models, and (where a judge scores the answers) one judge.
+
+A suite names the intermediate model of its cells (`cells`: one row per model, run, item set and item a partition
+was asked to cover, with the time it recorded that). `apply_suite_scope` resolves a request in SQL, filling the
+defaults (the item set recorded last, every run and model audited on it, the suite's or the primary judge), and
+writes the suite's scope tables, which its marts read: `<suite>_scope` (item set, judge), `<suite>_scope_models`,
+`<suite>_scope_runs`, `<suite>_scope_items`. A model or judge the request names that the scope does not hold is an
+error naming it, never an empty report.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+from pydantic import BaseModel, ConfigDict, Field
+
+from lhl_platform.warehouse.scope import ScopeError
+
+
+class SuiteScope(BaseModel):
+    """How a suite's scope is resolved: from which cells, and whether a judge scores its answers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    suite: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    cells: str
+    judged: bool = False
+    default_judge: str | None = None
+
+    @property
+    def tables(self) -> tuple[str, str, str, str]:
+        s = self.suite
+        return f"{s}_scope", f"{s}_scope_models", f"{s}_scope_runs", f"{s}_scope_items"
+
+
+class SuiteScopeRequest(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    suite: str
+    item_set: str | None = None
+    runs: tuple[int, ...] | None = None
+    models: tuple[str, ...] | None = None
+    judge: str | None = None
+
+
+class ResolvedSuiteScope(BaseModel):
+    """The resolved scope, as a suite's report states it."""
+
+    suite: str
+    item_set: str | None
+    runs: list[int]
+    models: list[str]
+    judge: str | None
+    items: int = Field(description="items of the item set in scope")
+
+
+def _column(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[Any]:
+    return [r[0] for r in con.execute(sql, params).fetchall()]
+
+
+def apply_suite_scope(con: duckdb.DuckDBPyConnection, scope: SuiteScope, request: SuiteScopeRequest,
+                      primary_judge: str, temp: bool = False) -> ResolvedSuiteScope:
+    kind = "temp table" if temp else "table"
+    cells = scope.cells
+    sets = _column(con, f"select item_set from {cells} group by item_set order by max(time) desc", [])
+    item_set = request.item_set if request.item_set is not None else (sets[0] if sets else None)
+    if request.item_set is not None and request.item_set not in sets:
+        raise ScopeError(f"no {scope.suite} item set named {request.item_set!r} is audited; audited: "
+                         + (", ".join(sets) or "none"))
+    audited_models = _column(con, f"select distinct model from {cells} where item_set = ? order by model", [item_set])
+    if request.models is not None:
+        unknown = [m for m in request.models if m not in audited_models]
+        if unknown:
+            raise ScopeError(f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not audited on the "
+                             f"{scope.suite} item set {item_set}; audited: {', '.join(audited_models) or 'none'}")
+    models = list(request.models) if request.models is not None else audited_models
+    runs = list(request.runs) if request.runs is not None else _column(
+        con, f"select distinct run from {cells} where item_set = ? order by run", [item_set])
+    judge = (request.judge or scope.default_judge or primary_judge) if scope.judged else None
+    items = _column(con, f"select distinct item from {cells} where item_set = ?", [item_set])
+    head, models_table, runs_table, items_table = scope.tables
+    con.execute(f"create or replace {kind} {head} as select ?::varchar as item_set, ?::varchar as judge",
+                [item_set, judge])
+    for table, column, sql_type, values in ((models_table, "model", "varchar", models),
+                                            (runs_table, "run", "integer", runs),
+                                            (items_table, "item", "varchar", items)):
+        con.execute(f"create or replace {kind} {table} as select unnest(?::{sql_type}[]) as {column}", [values])
+    return ResolvedSuiteScope(suite=scope.suite, item_set=item_set, runs=runs, models=models, judge=judge,
+                              items=len(items))

@@ -1,0 +1,85 @@
+"""`lhl suites` and the suites' own commands: every registered suite, its item sets, and what it adds to `lhl`.
+
+`--suite NAME` on `lhl report`, `lhl compare`, `lhl publish` and `lhl audit` picks a suite other than the clause
+suite (the default); the helpers here resolve it and its scope options, so each of those commands stays one
+function.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from lhl_platform.home import Home
+from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
+
+if TYPE_CHECKING:
+    from lhl_platform.suites.contract import Suite
+    from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
+
+CLAUSE = "clause"
+
+
+def chosen_suite(args: argparse.Namespace) -> Suite | None:
+    """The suite `--suite` names, or None for the clause suite (whose commands keep their own report)."""
+    from lhl_platform.suites import get_suite
+
+    name = getattr(args, "suite", None)
+    if name in (None, CLAUSE):
+        return None
+    return get_suite(name)
+
+
+def suite_request(args: argparse.Namespace, suite: Suite) -> SuiteScopeRequest:
+    from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
+
+    if suite.scope is None:
+        raise CliError(f"suite {suite.name} reports in the clause suite's scope; use `lhl judge validate` or "
+                       "`lhl report`")
+    for option in ("corpus", "subset"):
+        if getattr(args, option, None):
+            raise CliError(f"--{option} is a clause-suite scope option; suite {suite.name} takes --item-set")
+    return SuiteScopeRequest(suite=suite.name, item_set=getattr(args, "item_set", None),
+                             judge=getattr(args, "judge", None),
+                             runs=tuple(parse_runs(args.runs)) if getattr(args, "runs", None) else None,
+                             models=tuple(parse_list(args.models, "models")) if getattr(args, "models", None)
+                             else None)
+
+
+def add_suite_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--suite", help="the suite (default: clause); see `lhl suites`")
+    p.add_argument("--item-set", dest="item_set", help="a suite's item set (default: the one audited last)")
+
+
+def cmd_suites(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.suites import suites
+
+    for suite in suites():
+        print(f"{suite.name:<14} {suite.title}")
+        print(f"{'':<14} {suite.description}")
+        stages = ", ".join(f"{s.name} ({s.kind})" for s in suite.stages if s.partitioning != "none")
+        if stages:
+            print(f"{'':<14} stages per partition: {stages}")
+        sets = suite.item_sets(home) if home.root.exists() else []
+        for item_set in sets:
+            label = "self-built" if item_set.self_built else "external"
+            print(f"{'':<14} item set {item_set.name}: {item_set.items} items ({label}; {item_set.source})")
+        if not sets:
+            print(f"{'':<14} no item set stored in {home.root}")
+        commands = ", ".join("lhl " + " ".join(c.path) for c in suite.commands)
+        if commands:
+            print(f"{'':<14} commands: {commands}")
+    return 0
+
+
+def register(cli: Cli) -> None:
+    from lhl_platform.suites import suites
+
+    cli.add("suites", cmd_suites, "the suites the platform runs, their item sets and commands")
+    for suite in suites():
+        for command in suite.commands:
+            *group, name = command.path
+            if group:
+                cli.group(group[0], f"{group[0]} commands of the {suite.title} suite")
+            p = cli.add(name, command.handler, command.help, group=group[0] if group else None)
+            command.define(p)
