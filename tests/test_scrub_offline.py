@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from lhl_platform.providers.base import ExtractTask, ModelRequest
+from lhl_platform.extraction.task import ExtractTask
+from lhl_platform.providers.base import ModelRequest
 from lhl_platform.providers.offline.adapter import OfflineModel
 from lhl_platform.scrub.categories import CATEGORY_KEYS
 from lhl_platform.scrub.items import GoldFinding, ScrubItem
