@@ -66,7 +66,7 @@ SUITE = Suite(
               checks=(CheckSpec("rows_complete", "all contracts in scope x 41 clause types recorded"),
                       CheckSpec("no_duplicate_instances")), spends=True, group="audit"),
         Stage("judge_verdicts", "The evaluation judge's verdict (supported/contradicted, mismatch_type) on every TP.",
-              stages.judge_verdicts, kind="score", config=stages.JudgeConfig, after=("extractions", "oracle"),
+              stages.judge_verdicts, kind="score", config=stages.VerdictConfig, after=("extractions", "oracle"),
               checks=(CheckSpec("every_tp_judged"), CheckSpec("labels_in_domain")), spends=True, group="audit"),
         Stage("model_profiles", "One (model, run) partition's outcomes, typed profile, RDI units and missing rows, "
               "computed in SQL from that partition's own events (Parquet under <home>/profiles/).",

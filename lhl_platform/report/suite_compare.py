@@ -12,7 +12,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from lhl_platform.home import Home
-from lhl_platform.report.suite_report import finite
+from lhl_platform.stats import nan_to_null
 from lhl_platform.suites.contract import Suite
 from lhl_platform.warehouse.build import read_warehouse
 from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
@@ -46,7 +46,7 @@ def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: SuiteSco
     with read_warehouse(home, scope) as con:
         cursor = con.execute(f"select * from {suite.units} where model in (?, ?)", [a, b])
         names = [d[0] for d in cursor.description]
-        rows = [dict(zip(names, (finite(v) for v in row), strict=True)) for row in cursor.fetchall()]
+        rows = [dict(zip(names, (nan_to_null(v) for v in row), strict=True)) for row in cursor.fetchall()]
     by_model: dict[str, dict[tuple[Any, Any], list[dict[str, Any]]]] = {a: defaultdict(list), b: defaultdict(list)}
     for row in rows:
         by_model[row["model"]][(row["run"], row["unit"])].append(row)

@@ -46,7 +46,7 @@ def cmd_judge_primary(args: argparse.Namespace, home: Home) -> int:
 
 
 def cmd_judge_validate(args: argparse.Namespace, home: Home) -> int:
-    from lhl_platform.judges import validate_judge
+    from lhl_platform.lexflip.validate import validate_judge
     from lhl_platform.registry import primary_judge
 
     judge = args.judge or primary_judge(home)
