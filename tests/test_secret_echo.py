@@ -133,12 +133,14 @@ def _texts_under(home: Path) -> dict[str, str]:
             found[f"sqlite {path}"] = json.dumps({t: con.execute(f'SELECT * FROM "{t}"').fetchall() for t in tables},
                                                  default=repr)
             con.close()
-    warehouse = home / "warehouse.duckdb"
-    con = duckdb.connect(str(warehouse), read_only=True)
-    tables = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
-    found[f"duckdb {warehouse}"] = json.dumps({t: con.execute(f'SELECT * FROM "{t}"').fetchall() for t in tables},
-                                              default=repr)
-    con.close()
+    for warehouse in sorted((home / "warehouse").glob("build-*.duckdb")):  # its Parquet files are read above
+        con = duckdb.connect(str(warehouse), read_only=True)
+        con.execute(f"set file_search_path = '{home / 'warehouse'}'")
+        tables = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
+        found[f"duckdb {warehouse}"] = json.dumps({t: con.execute(f'SELECT * FROM "{t}"').fetchall()
+                                                   for t in tables}, default=repr)
+        con.close()
+    assert found.keys() & {f"duckdb {p}" for p in (home / "warehouse").glob("build-*.duckdb")}
     return found
 
 

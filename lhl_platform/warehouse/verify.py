@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from lhl_platform.home import Home
-from lhl_platform.warehouse.build import memory_warehouse
+from lhl_platform.warehouse.build import fingerprint, memory_warehouse
 from lhl_platform.warehouse.models import SCOPE_TABLES, scope_tables, sql_models
 from lhl_platform.warehouse.store import Store, WarehouseAltered, WarehouseInvalid
 
@@ -22,6 +22,7 @@ from lhl_platform.warehouse.store import Store, WarehouseAltered, WarehouseInval
 @dataclass
 class ProjectionReport:
     build: int | None = None
+    current: bool = True  # built from the events and SQL there are now (only then are its rows compared)
     tables: int = 0
     problems: list[str] = field(default_factory=list)
 
@@ -64,7 +65,10 @@ def verify_projection(home: Home) -> tuple[str | None, list[str]]:
     report = compare_projection(home)
     if report.build is None:
         return None, report.problems
-    return f"build {report.build}, {report.tables} tables", report.problems
+    if not report.current:
+        return f"build {report.build} predates the latest events or SQL (its files match their digest; the next " \
+               "read refreshes it)", report.problems
+    return f"build {report.build} matches the events ({report.tables} tables compared)", report.problems
 
 
 def compare_projection(home: Home) -> ProjectionReport:
@@ -86,6 +90,11 @@ def compare_projection(home: Home) -> ProjectionReport:
     except WarehouseInvalid as exc:
         report.problems.append(str(exc))
         return report
+    if record.fingerprint != fingerprint(home):
+        # Built from fewer events (or other SQL) than there are now: its rows differ for that reason alone. Its
+        # files match their digest, so the next read refreshes it from them.
+        report.current = False
+        return report
     with store.reading(record) as present:
         if not present:
             return report  # replaced meanwhile by a newer build
@@ -93,7 +102,7 @@ def compare_projection(home: Home) -> ProjectionReport:
         try:
             # The stored build's views read its Parquet files relative to the warehouse folder.
             con.execute("set file_search_path = " + "'" + str(store.root).replace("'", "''") + "'")
-            con.execute(f"attach '{str(store.root / record.catalog)}' as _lhl_stored (read_only)")
+            con.execute("attach '" + str(store.root / record.catalog).replace("'", "''") + "' as _lhl_stored (read_only)")
             _compare(con, report)
         finally:
             con.close()
@@ -101,8 +110,14 @@ def compare_projection(home: Home) -> ProjectionReport:
 
 
 def _compare(con: duckdb.DuckDBPyConnection, report: ProjectionReport) -> None:
+    stored = {str(r[0]) for r in con.execute(
+        "select table_name from duckdb_tables() where database_name = '_lhl_stored' union all "
+        "select view_name from duckdb_views() where database_name = '_lhl_stored'").fetchall()}
     for table, what in compared_tables():
         report.tables += 1
+        if table not in stored:
+            report.problems.append(f"{what} {table} is missing from the stored build")
+            continue
         try:
             problem = _differs(con, f"_lhl_stored.main.{_qi(table)}", f"memory.main.{_qi(table)}")
         except duckdb.Error as exc:

@@ -28,7 +28,7 @@ def cmd_verify(args: argparse.Namespace, home: Home) -> int:
     print(f"event log intact: {report.streams} streams, {report.segments} segments, {report.events} events")
     print(f"corpora intact: {report.corpora} corpora, {report.corpus_files} files")
     if report.projection is not None:
-        print(f"warehouse matches the events: {report.projection}")
+        print(f"warehouse: {report.projection}")
     head = report.checkpoint
     if head is not None and head.entries:
         print(f"checkpoint: {head.entries} entries, head {head.hash}")
