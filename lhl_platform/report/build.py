@@ -27,7 +27,7 @@ from lhl_platform.report.rows import (
 )
 from lhl_platform.report.stats import provenance_from, statistics_from
 from lhl_platform.stats import nan_free
-from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, rdi_cluster_interval, rdi_interval
+from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, rdi_cluster_interval, rdi_intervals
 from lhl_platform.warehouse.build import read_warehouse
 from lhl_platform.warehouse.scope import ScopeRequest, resolved_scope
 
@@ -73,19 +73,27 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
     grouped: dict[tuple[str, ...], dict[tuple[Any, ...], list[list[int]]]] = {}
 
     def with_ci(sql: str, keys: tuple[str, ...]) -> list[dict[str, Any]]:
-        out = []
-        for row in _rows(con, sql):
+        rows = _rows(con, sql)
+        labels = []
+        for row in rows:
             present = tuple(k for k in keys if row[k] is not None)  # a null category is the model's overall row
-            group = tuple(row[k] for k in present)
-            key = "|".join(map(str, group))
+            labels.append((present, tuple(row[k] for k in present)))
+        if not cluster:  # every row's interval in one pass (the same draws as one at a time)
+            lows, highs = rdi_intervals([(row["n_extra_condition"], row["n_missing_condition"], row["contradicted"],
+                                          "|".join(map(str, group))) for row, (_, group) in zip(rows, labels,
+                                                                                             strict=True)],
+                                        resamples=resamples, seed=seed)
+        out = []
+        for i, (row, (present, group)) in enumerate(zip(rows, labels, strict=True)):
             if cluster:
                 values = grouped.setdefault(present, clusters(present)).get(group, [])
                 low, high = rdi_cluster_interval(
                     [v[0] for v in values], [v[1] for v in values], [v[2] for v in values], resamples=resamples,
-                    seed=seed, key=key, n_clusters=max(len(values), n_contracts.get(row["model"], 0)))
+                    seed=seed, key="|".join(map(str, group)),
+                    n_clusters=max(len(values), n_contracts.get(row["model"], 0)))
             else:
-                low, high = rdi_interval(row["n_extra_condition"], row["n_missing_condition"], row["contradicted"],
-                                         resamples=resamples, seed=seed, key=key)
+                low, high = (None if lows[i] != lows[i] else float(lows[i]),
+                             None if highs[i] != highs[i] else float(highs[i]))
             out.append(nan_free({**row, "rdi_ci_low": low, "rdi_ci_high": high}))
         return out
 

@@ -37,7 +37,7 @@ from lhl_platform.report.marts import (
     rows_of,
 )
 from lhl_platform.stats import nan_to_null
-from lhl_platform.stats.bootstrap import LEVEL, _rng, proportion_interval
+from lhl_platform.stats.bootstrap import LEVEL, _rng, proportion_intervals
 
 # Count columns of `contract_counts`, in this order along the last axis of every count array.
 COUNTS = ("tp", "fp", "fn", "tn", "supported", "contradicted", "n_extra_condition", "n_missing_condition", "n_scope")
@@ -136,29 +136,33 @@ class CountCube:
                            ).fetchnumpy()
         scope = con.execute("select model, run, contract_id from audit_scope").fetchnumpy()
         matched = con.execute("select run, contract_id from matched_cells").fetchnumpy()
-        models = sorted(set(scope["model"].tolist()) | set(rows["model"].tolist()))
-        runs = sorted({int(r) for r in scope["run"].tolist()} | {int(r) for r in rows["run"].tolist()})
-        categories = sorted(set(rows["category"].tolist()))
-        contracts = sorted(set(scope["contract_id"].tolist()) | set(rows["contract_id"].tolist()))
-        mi, ri = {m: i for i, m in enumerate(models)}, {r: i for i, r in enumerate(runs)}
-        gi, ci = {g: i for i, g in enumerate(categories)}, {c: i for i, c in enumerate(contracts)}
-
-        def index(values: np.ndarray, lookup: Mapping[Any, int]) -> np.ndarray:
-            return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=len(values))
-
+        # positions in the sorted labels, by hashing (one pass over the columns, also at millions of instances)
+        models, (rm, sm) = _codes(rows["model"], scope["model"])
+        runs, (rr, sr) = _codes(rows["run"], scope["run"])
+        categories, (rg,) = _codes(rows["category"])
+        contracts, (rc, sc) = _codes(rows["contract_id"], scope["contract_id"])
+        runs = [int(r) for r in runs]
         counts = np.zeros((len(models), len(runs), len(categories), len(contracts), len(COUNTS)))
-        if len(rows["model"]):
-            where = (index(rows["model"], mi), index(rows["run"], ri), index(rows["category"], gi),
-                     index(rows["contract_id"], ci))
-            counts[where] = np.stack([np.asarray(rows[c], dtype=float) for c in COUNTS], axis=1)
+        if len(rm):
+            counts[rm, rr, rg, rc] = np.stack([np.asarray(rows[c], dtype=float) for c in COUNTS], axis=1)
         cells = np.zeros((len(models), len(runs), len(contracts)), dtype=bool)
-        if len(scope["model"]):
-            cells[index(scope["model"], mi), index(scope["run"], ri), index(scope["contract_id"], ci)] = True
+        if len(sm):
+            cells[sm, sr, sc] = True
+        ri, ci = {r: i for i, r in enumerate(runs)}, {c: i for i, c in enumerate(contracts)}
         matched_cells = np.zeros((len(runs), len(contracts)), dtype=bool)
-        known = [i for i, r in enumerate(matched["run"].tolist()) if r in ri]
-        if known:
-            matched_cells[index(matched["run"][known], ri), index(matched["contract_id"][known], ci)] = True
+        for run, contract in zip(matched["run"].tolist(), matched["contract_id"].tolist(), strict=True):
+            if run in ri and contract in ci:
+                matched_cells[ri[run], ci[contract]] = True
         return cls(models, runs, categories, contracts, counts, cells, matched_cells)
+
+
+def _codes(*columns: np.ndarray) -> tuple[list[Any], list[np.ndarray]]:
+    """The sorted distinct values of these columns together, and each column as positions in them."""
+    import pandas as pd
+
+    joined = np.concatenate([np.asarray(c, dtype=object) for c in columns])
+    codes, uniques = pd.factorize(joined, sort=True)
+    return list(uniques.tolist()), np.split(codes, np.cumsum([len(c) for c in columns])[:-1])
 
 
 # --- rate intervals ------------------------------------------------------------------------------------------
@@ -194,12 +198,10 @@ def _group_intervals(model: str, labels: list[tuple[int | None, str | None]], pe
         sums = np.einsum("rk,gkc->rgc", weights, per_contract)
         low, high = percentile_intervals(rates(sums))
     else:
-        low, high = np.full(values.shape, np.nan), np.full(values.shape, np.nan)
-        for g, (run, category) in enumerate(labels):
-            for j, metric in enumerate(INTERVAL_METRICS):
-                lo, hi = proportion_interval(int(numerators[g, j]), int(denominators[g, j]), resamples=resamples,
-                                             seed=seed, key=f"{model}|{run}|{category}|{metric}")
-                low[g, j], high[g, j] = (np.nan if lo is None else lo), (np.nan if hi is None else hi)
+        low, high = (a.reshape(values.shape) for a in proportion_intervals(
+            [(int(numerators[g, j]), int(denominators[g, j]), f"{model}|{run}|{category}|{metric}")
+             for g, (run, category) in enumerate(labels) for j, metric in enumerate(INTERVAL_METRICS)],
+            resamples=resamples, seed=seed))
     return [RateIntervalRow(model=model, run=run, category=category, metric=metric, value=_none(values[g, j]),
                             numerator=int(numerators[g, j]), denominator=int(denominators[g, j]),
                             ci_low=_none(low[g, j]), ci_high=_none(high[g, j]))

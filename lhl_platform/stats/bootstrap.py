@@ -67,3 +67,36 @@ def proportion_interval(k: int, n: int, *, resamples: int = DEFAULT_RESAMPLES, s
     if n <= 0:
         return None, None
     return _interval(_rng(seed, key).binomial(n, k / n, size=resamples) / n)
+
+
+def _intervals(samples: list[np.ndarray], index: list[int], size: int) -> tuple[np.ndarray, np.ndarray]:
+    """`_interval` of many sample vectors (every value finite) in one quantile pass; NaN where none was drawn."""
+    low, high = np.full(size, np.nan), np.full(size, np.nan)
+    if samples:
+        alpha = (1 - LEVEL) / 2
+        low[index], high[index] = np.quantile(np.stack(samples), [alpha, 1 - alpha], axis=1)
+    return low, high
+
+
+def proportion_intervals(proportions: Sequence[tuple[int, int, str]], *, resamples: int = DEFAULT_RESAMPLES,
+                         seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """`proportion_interval` of many (k, n, key) at once, with the same draws: lows and highs, NaN where n is 0."""
+    samples, index = [], []
+    for i, (k, n, key) in enumerate(proportions):
+        if n > 0:
+            samples.append(_rng(seed, key).binomial(n, k / n, size=resamples) / n)
+            index.append(i)
+    return _intervals(samples, index, len(proportions))
+
+
+def rdi_intervals(counts: Sequence[tuple[int, int, int, str]], *, resamples: int = DEFAULT_RESAMPLES,
+                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """`rdi_interval` of many (n_extra, n_missing, n_contradicted, key) at once, with the same draws."""
+    samples, index = [], []
+    for i, (n_extra, n_missing, n_contradicted, key) in enumerate(counts):
+        if n_contradicted > 0:
+            p = np.array([n_extra, n_missing, n_contradicted - n_extra - n_missing], dtype=float) / n_contradicted
+            draws = _rng(seed, key).multinomial(n_contradicted, p, size=resamples)
+            samples.append((draws[:, 0] - draws[:, 1]) / n_contradicted)
+            index.append(i)
+    return _intervals(samples, index, len(counts))

@@ -57,7 +57,8 @@ __all__ = ["LAYERS", "MACROS", "SCOPED", "SCOPE_TABLES", "SOURCES", "SqlModel", 
            "partition_connection", "read_warehouse", "register_sql_folder", "sql_models", "sql_packages"]
 
 # Bumped when the layout of a stored build changes: an older build is then rebuilt rather than refreshed.
-LAYOUT = "2"
+LAYOUT = "3"
+_BLOCK_SIZE = 16384
 
 
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -68,7 +69,12 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
 
 
 def _open_build(store: Store, path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    con = connect(path, read_only=read_only)
+    if not read_only and not path.exists():
+        # small blocks: a build holds many small tables, each of which takes at least a block
+        con = duckdb.connect(str(path), config={"default_block_size": str(_BLOCK_SIZE)})
+        con.execute("set enable_progress_bar = false")
+    else:
+        con = connect(path, read_only=read_only)
     # The build's views read its Parquet files by paths relative to the warehouse folder (a home can be moved).
     con.execute("set file_search_path = " + "'" + str(store.root).replace("'", "''") + "'")
     return con

@@ -107,8 +107,8 @@ def _final_order_by(sql: str) -> list[str] | None:
 def _check(model: SqlModel, path: Path) -> None:
     if model.stored_as not in STORAGE:
         raise ValueError(f"{path}: stored_as must be one of {', '.join(STORAGE)}, not {model.stored_as!r}")
-    if model.stored_as == "parquet" and (not model.partition_by or model.ordered):
-        raise ValueError(f"{path}: a model stored as parquet needs partition_by and no final ORDER BY")
+    if model.stored_as == "parquet" and not model.partition_by:
+        raise ValueError(f"{path}: a model stored as parquet needs partition_by")
     order = _final_order_by(model.sql)
     if model.partition_by and order is not None and order[:len(model.partition_by)] != list(model.partition_by):
         # A refresh keeps each partition's rows in the model's order and the partitions in key order.

@@ -38,6 +38,7 @@ from lhl_platform.warehouse.scope import ScopeRequest, apply_scope
 from lhl_platform.warehouse.store import CHUNKS, Store
 from lhl_platform.warehouse.suite_scope import SuiteScopeRequest, apply_suite_scope
 
+_ROW_GROUP = 20_000  # rows per Parquet row group
 _LISTED = 64  # partition values listed literally in a filter, up to this many
 _BATCH_EVENTS = 1_000_000  # events staged at once (a fresh build of a long history goes in batches of streams)
 POS = "_lhl_pos"  # a partitioned table's row position within its partition (its model's order)
@@ -225,12 +226,15 @@ class Projection:
             self.created("_lhl_e_" + name)
         files = self.chunk_files(name)
         streams = [r[0] for r in self.con.execute(f"select distinct stream from {delta} order by 1").fetchall()]
+        # Grouped by what its readers select partitions by (then in stream order), so their reads skip row groups.
+        columns = self.columns(delta)
+        order = ", ".join(_qi(c) for c in [*self.partition_columns(name), "seq"] if c in columns)
         for stream in streams:
             old = files.get((stream,))
             rows = f"select * from {delta} where stream = {_ql(stream)}"
             if old is not None:
                 rows = f"select * from read_parquet({_ql(old)}) union all {rows}"
-            self.replace_chunk(name, (stream,), f"select * from ({rows}) order by seq")
+            self.replace_chunk(name, (stream,), f"select * from ({rows}) order by {order}")
         self.parquet_view(name)
 
     # --- sources -------------------------------------------------------------------------------------------
@@ -373,6 +377,10 @@ class Projection:
 
     # --- whole tables --------------------------------------------------------------------------------------
 
+    def partition_columns(self, name: str) -> list[str]:
+        """The columns the readers of a table recompute partitions by, in the order they name them."""
+        return list(dict.fromkeys(c for reader in self.readers.get(name, []) for c in reader.partition_by))
+
     def diff_wanted(self, name: str) -> bool:
         """Whether a partitioned model reads this table: it then needs to know which rows changed, if any."""
         return any(reader.partition_by for reader in self.readers.get(name, []))
@@ -453,8 +461,9 @@ class Projection:
         path.parent.mkdir(parents=True, exist_ok=True)
         encoded = json.dumps(list(key), default=str)
         self.con.execute("delete from _lhl_chunks where tbl = ? and key = ?", [table, encoded])
+        # Row groups small enough that a read of some models' rows skips the others' by their statistics.
         count = self.count(f"copy ({self.write_list(table, rows_sql)}) to {_ql(str(path))} "
-                           "(format parquet, compression zstd)")
+                           f"(format parquet, compression zstd, row_group_size {_ROW_GROUP})")
         if count == 0:
             path.unlink(missing_ok=True)
             return
@@ -493,8 +502,10 @@ class Projection:
                                  f"select * from {new} limit 0")
                 self.created("_lhl_e_" + name)
             old = set(self.chunk_files(name))
-            found = {tuple(r) for r in self.con.execute(f"select distinct {keys} from {new}").fetchall()}
-            self.write_partitions(model, new, sorted(old | found, key=_sort_key))
+            rows = self.temp("rows")
+            self.con.execute(f"create temp table {rows} as select *, rowid as {POS} from {new}")
+            found = {tuple(r) for r in self.con.execute(f"select distinct {keys} from {rows}").fetchall()}
+            self.write_partitions(model, rows, sorted(old | found, key=_sort_key))
             self.parquet_view(name)
             self.deltas[name] = EVERY
             return
@@ -504,7 +515,7 @@ class Projection:
         cols = ", ".join(map(_qi, columns))
         old, fresh_rows, delta = self.temp("old"), self.temp("fresh"), self.temp("delta")
         self.con.execute(f"create temp table {old} as select {cols} from {self.pruned(model, terms)} where {where}")
-        self.con.execute(f"create temp table {fresh_rows} as select {cols} from {new} where {where}")
+        self.con.execute(f"create temp table {fresh_rows} as select {cols}, rowid as {POS} from {new} where {where}")
         changed = self.count(f"create temp table {delta} as "
                              f"(select {cols} from {fresh_rows} except all select {cols} from {old}) "
                              f"union all (select {cols} from {old} except all select {cols} from {fresh_rows})")
@@ -516,18 +527,21 @@ class Projection:
         self.parquet_view(name)
         self.deltas[name] = Delta(table=delta, columns=frozenset(columns))
 
-    def write_partitions(self, model: SqlModel, new: str, keys: list[tuple[Any, ...]]) -> None:
-        cols = self.columns(new)
+    def write_partitions(self, model: SqlModel, rows: str, keys: list[tuple[Any, ...]]) -> None:
+        """One file per partition, its rows in the model's order (or, without one, sorted: what compresses best
+        and does not depend on how the rows were computed)."""
+        cols = self.columns(rows)
+        names = ", ".join(_qi(c) for c in cols if c != POS)
         if len(keys) > 4:  # sorted, each partition's rows are found by the row groups' statistics
             ordered = self.temp("sorted")
-            self.con.execute(f"create temp table {ordered} as select * from {new} "
-                             f"order by {', '.join(map(_qi, model.partition_by))}")
-            new = ordered
-        names = ", ".join(_qi(c) for c in cols if c != POS)
+            self.con.execute(f"create temp table {ordered} as select * from {rows} "
+                             f"order by {', '.join(map(_qi, model.partition_by))}, {POS}")
+            rows = ordered
+        order = POS if model.ordered else "all"
         for key in keys:
             condition = " and ".join(f"{_qi(c)} is not distinct from {_literal(v)}::{cols[c]}"
                                      for c, v in zip(model.partition_by, key, strict=True))
-            self.replace_chunk(model.name, key, f"select {names} from {new} where {condition}")
+            self.replace_chunk(model.name, key, f"select {names} from {rows} where {condition} order by {order}")
 
 
 def _literal(value: Any) -> str:

@@ -1,7 +1,7 @@
--- depends_on: cube_by_clause, cube_by_contract, matched_cells
+-- depends_on: cube_by_clause, cube_by_cell, matched_cells
 -- Confusion counts and every rate at each reporting grain: model (pooled over runs), run, category, clause type,
 -- run x category (rolled up from `cube_by_clause`), and model over the matched cells only, for cross-model ranks
--- (from `cube_by_contract`). Missing rows are counted but excluded from every denominator; a zero denominator
+-- (from `cube_by_cell`). Missing rows are counted but excluded from every denominator; a zero denominator
 -- gives null.
 with counts as (
     select
@@ -29,7 +29,7 @@ with counts as (
         sum(c.supported)::bigint, sum(c.contradicted)::bigint,
         sum(c.n_missing_condition)::bigint, sum(c.n_extra_condition)::bigint,
         sum(c.n_scope)::bigint, sum(c.missing_rows)::bigint
-    from cube_by_contract c
+    from cube_by_cell c
     semi join matched_cells m on m.contract_id = c.contract_id and m.run = c.run
     group by c.model
 )

@@ -1,5 +1,6 @@
 -- depends_on: instance_outcomes
 -- partition_by: model, run
+-- stored_as: parquet
 -- Per (model, run, category, contract): the contradicted TPs and their direction labels.
 -- The bootstrap resamples these (instances by default, contracts as clusters on request).
 select
