@@ -57,11 +57,13 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
             f"nothing is audited in scope (corpus {scope.corpus_name or 'none'}"
             + (f", subset {scope.subset}" if scope.subset else "") + f", runs {', '.join(map(str, runs)) or 'none'}"
             + f", judge {scope.judge}); see `lhl models list`, `lhl audit`")
-    units = _rows(con, "select * from rdi_units")
     n_contracts = {r["model"]: r["contracts"] for r in _rows(con, "select model, contracts from leaderboard")}
+    units: list[dict[str, Any]] = []  # read when a contract-cluster interval needs them
 
     def clusters(keys: tuple[str, ...]) -> dict[tuple[Any, ...], list[list[int]]]:
         """Per-contract (extra, missing, contradicted) sums for each value of `keys`, pooled over the rest."""
+        if not units:
+            units.extend(_rows(con, "select * from rdi_units"))
         sums: dict[tuple[Any, ...], dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
         for u in units:
             acc = sums[tuple(u[k] for k in keys)][u["contract_id"]]

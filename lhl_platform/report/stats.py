@@ -132,37 +132,43 @@ class CountCube:
 
     @classmethod
     def read(cls, con: duckdb.DuckDBPyConnection) -> CountCube:
-        rows = con.execute(f"select model, run, category, contract_id, {', '.join(COUNTS)} from contract_counts"
-                           ).fetchnumpy()
-        scope = con.execute("select model, run, contract_id from audit_scope").fetchnumpy()
-        matched = con.execute("select run, contract_id from matched_cells").fetchnumpy()
-        # positions in the sorted labels, by hashing (one pass over the columns, also at millions of instances)
-        models, (rm, sm) = _codes(rows["model"], scope["model"])
-        runs, (rr, sr) = _codes(rows["run"], scope["run"])
-        categories, (rg,) = _codes(rows["category"])
-        contracts, (rc, sc) = _codes(rows["contract_id"], scope["contract_id"])
-        runs = [int(r) for r in runs]
+        # Positions in the sorted labels are computed in SQL: fetching millions of label strings into Python
+        # would cost more than all the arithmetic.
+        con.execute("create or replace temp table _lhl_counts as select * from contract_counts")
+        sources = {"model": ("_lhl_counts", "audit_scope"), "run": ("_lhl_counts", "audit_scope"),
+                   "category": ("_lhl_counts",), "contract_id": ("_lhl_counts", "audit_scope")}
+        labels: dict[str, list[Any]] = {}
+        for column, tables in sources.items():
+            union = " union all ".join(f"select distinct {column} from {t}" for t in tables)
+            con.execute(f"create or replace temp table _lhl_{column}s as select {column}, "
+                        f"(row_number() over (order by {column}) - 1)::integer as i from (select distinct {column} from ({union}))")
+            labels[column] = [r[0] for r in con.execute(f"select {column} from _lhl_{column}s order by i").fetchall()]
+
+        def positions(table: str, columns: tuple[str, ...], extra: str = "") -> dict[str, np.ndarray]:
+            joins = " ".join(f"join _lhl_{c}s using ({c})" for c in columns)
+            picks = ", ".join(f"_lhl_{c}s.i as {c}" for c in columns)
+            result: dict[str, np.ndarray] = con.execute(f"select {picks}{extra} from {table} {joins}").fetchnumpy()
+            return result
+
+        rows = positions("_lhl_counts c", ("model", "run", "category", "contract_id"),
+                         "".join(f", c.{c}::double as {c}" for c in COUNTS))
+        scope = positions("audit_scope", ("model", "run", "contract_id"))
+        matched = positions("matched_cells", ("run", "contract_id"))
+        models, runs = [str(m) for m in labels["model"]], [int(r) for r in labels["run"]]
+        categories, contracts = [str(g) for g in labels["category"]], [str(c) for c in labels["contract_id"]]
         counts = np.zeros((len(models), len(runs), len(categories), len(contracts), len(COUNTS)))
-        if len(rm):
-            counts[rm, rr, rg, rc] = np.stack([np.asarray(rows[c], dtype=float) for c in COUNTS], axis=1)
+        if len(rows["model"]):
+            counts[rows["model"], rows["run"], rows["category"], rows["contract_id"]] = np.stack(
+                [np.asarray(rows[c], dtype=float) for c in COUNTS], axis=1)
         cells = np.zeros((len(models), len(runs), len(contracts)), dtype=bool)
-        if len(sm):
-            cells[sm, sr, sc] = True
-        ri, ci = {r: i for i, r in enumerate(runs)}, {c: i for i, c in enumerate(contracts)}
+        if len(scope["model"]):
+            cells[scope["model"], scope["run"], scope["contract_id"]] = True
         matched_cells = np.zeros((len(runs), len(contracts)), dtype=bool)
-        for run, contract in zip(matched["run"].tolist(), matched["contract_id"].tolist(), strict=True):
-            if run in ri and contract in ci:
-                matched_cells[ri[run], ci[contract]] = True
+        if len(matched["run"]):
+            matched_cells[matched["run"], matched["contract_id"]] = True
+        for table in ("counts", *(f"{c}s" for c in sources)):
+            con.execute(f"drop table if exists temp.main._lhl_{table}")
         return cls(models, runs, categories, contracts, counts, cells, matched_cells)
-
-
-def _codes(*columns: np.ndarray) -> tuple[list[Any], list[np.ndarray]]:
-    """The sorted distinct values of these columns together, and each column as positions in them."""
-    import pandas as pd
-
-    joined = np.concatenate([np.asarray(c, dtype=object) for c in columns])
-    codes, uniques = pd.factorize(joined, sort=True)
-    return list(uniques.tolist()), np.split(codes, np.cumsum([len(c) for c in columns])[:-1])
 
 
 # --- rate intervals ------------------------------------------------------------------------------------------

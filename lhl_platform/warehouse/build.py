@@ -57,8 +57,8 @@ __all__ = ["LAYERS", "MACROS", "SCOPED", "SCOPE_TABLES", "SOURCES", "SqlModel", 
            "partition_connection", "read_warehouse", "register_sql_folder", "sql_models", "sql_packages"]
 
 # Bumped when the layout of a stored build changes: an older build is then rebuilt rather than refreshed.
-LAYOUT = "3"
-_BLOCK_SIZE = 16384
+LAYOUT = "4"
+_BLOCK_SIZE = 65536
 
 
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -70,7 +70,8 @@ def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBP
 
 def _open_build(store: Store, path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     if not read_only and not path.exists():
-        # small blocks: a build holds many small tables, each of which takes at least a block
+        # smaller blocks than the default: a build holds many small tables, each of which takes at least a block
+        # (a 16 KiB block is too small for the column segments of its larger tables to compress)
         con = duckdb.connect(str(path), config={"default_block_size": str(_BLOCK_SIZE)})
         con.execute("set enable_progress_bar = false")
     else:
@@ -131,38 +132,51 @@ def _build(home: Home, store: Store, *, force: bool, problem: str | None = None)
         record, problem = None, str(exc)
     base: BuildRecord | None = None
     if record is not None and not force:
-        try:
-            store.check(record)
-            base = record
-        except (WarehouseInvalid, WarehouseAltered) as exc:
-            problem = str(exc).split("; ")[0]
-    if base is not None and base.fingerprint == current:
-        return False
-    if problem:
-        _note(f"{problem}: rebuilding the warehouse from the events")
+        if record.fingerprint == current:
+            try:
+                store.check(record)
+                return False
+            except (WarehouseInvalid, WarehouseAltered) as exc:
+                problem = str(exc).split("; ")[0]
+        else:
+            base = record  # checked once copied (`_write`)
     build = store.next_build(record)
     try:
-        _write(home, store, build, segments, current, base)
+        _write(home, store, build, segments, current, base, problem)
     except RestageNeeded:
-        _write(home, store, build, segments, current, None)
+        _write(home, store, build, segments, current, None, None)
     return True
 
 
-def _write(home: Home, store: Store, build: int, segments: list[Path], current: str,
-           base: BuildRecord | None) -> None:
+class _OtherSql(Exception):
+    """The build to refresh from was built by other SQL: a fresh build is needed."""
+
+
+def _write(home: Home, store: Store, build: int, segments: list[Path], current: str, base: BuildRecord | None,
+           problem: str | None) -> None:
     tmp = store.build_path(build).with_suffix(".duckdb.tmp")
     store.discard(build)
+    con: duckdb.DuckDBPyConnection | None = None
     if base is not None:
         store.copy_build(base, tmp)
-    con = _open_build(store, tmp, read_only=False)
-    try:
-        if base is not None:
+        try:  # what it refreshes from must be what was recorded: otherwise start afresh from the events
+            con = _open_build(store, tmp, read_only=False)
+            store.check(base, con)
             row = con.execute("select value from _lhl_build where name = 'sql'").fetchone()
-            if row is None or row[0] != sql_digest():  # other SQL: start afresh
+            if row is None or row[0] != sql_digest():  # built by other SQL
+                raise _OtherSql
+        except (WarehouseInvalid, WarehouseAltered, duckdb.Error, _OtherSql) as exc:
+            if not isinstance(exc, _OtherSql):
+                problem = str(exc).split("; ")[0]
+            if con is not None:
                 con.close()
-                tmp.unlink()
-                con = _open_build(store, tmp, read_only=False)
-                base = None
+            tmp.unlink()
+            con, base = None, None
+    if con is None:
+        con = _open_build(store, tmp, read_only=False)
+    try:
+        if problem:
+            _note(f"{problem}: rebuilding the warehouse from the events")
         projection = Projection(con, store, build, fresh=base is None, primary_judge=primary_judge(home))
         # One transaction: the file is private until published, and a commit per statement would sync each one.
         con.execute("begin")
@@ -171,6 +185,7 @@ def _write(home: Home, store: Store, build: int, segments: list[Path], current: 
         con.executemany("insert into _lhl_build values (?, ?)",
                         [["sql", sql_digest()], ["fingerprint", current], ["build", str(build)]])
         con.execute("commit")
+        listed = {str(f) for (f,) in con.execute("select file from _lhl_chunks").fetchall()}
         con.execute("checkpoint")
         con.close()
         with tmp.open("rb+") as fh:
@@ -184,7 +199,7 @@ def _write(home: Home, store: Store, build: int, segments: list[Path], current: 
             con.close()
         store.discard(build)
         raise
-    store.collect_garbage(record)
+    store.collect_garbage(record, listed)
     store.remove_legacy(home.root)
 
 

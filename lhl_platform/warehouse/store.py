@@ -29,6 +29,8 @@ import os
 import re
 import shutil
 import sys
+import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -38,7 +40,7 @@ from typing import Any, TextIO
 import duckdb
 
 from lhl_platform.events.cache_key import cache_key
-from lhl_platform.events.integrity import HashCache, rel
+from lhl_platform.events.integrity import file_sha256, rel
 
 CURRENT = "CURRENT"
 WRITER_LOCK = "writer.lock"
@@ -46,6 +48,7 @@ CHUNKS = "chunks"
 _BUILD = re.compile(r"^build-([0-9]{8,})\.duckdb$")
 _DUCKDB_MAGIC = b"DUCK"  # at offset 8 of every DuckDB database file
 _PARQUET_MAGIC = b"PAR1"
+_SETTLE_NS = 2_000_000_000
 
 
 class WarehouseAltered(RuntimeError):
@@ -97,14 +100,66 @@ def _starts_with(path: Path, magic: bytes, offset: int = 0) -> bool:
         return False
 
 
-class _Hashes(HashCache):
-    """The hash cache for the warehouse's files (`<warehouse>/.segment-hashes.json`), pruned of deleted files."""
+class _Hashes:
+    """SHA-256 of the warehouse's files already seen to match, keyed by stat (`<warehouse>/.file-hashes`), like the
+    event log's hash cache (`integrity.HashCache`) but sealed once as a whole, with the same key: a build lists
+    thousands of files, and checking a seal per entry would cost more than the read it saves. A file changed in
+    any ordinary way is hashed again; a cache whose seal does not hold is not used."""
+
+    NAME = ".file-hashes"
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.path = root / self.NAME
+        self._key = cache_key()
+        self._entries: dict[str, list[Any]] = {}
+        self._dirty = False
+        try:
+            seal, body = self.path.read_bytes().split(b"\n", 1) if self._key is not None else (b"", b"")
+            if self._key is not None and hmac.compare_digest(seal.decode(), self._seal(body)):
+                loaded = json.loads(body)
+                if isinstance(loaded, dict):
+                    self._entries = loaded
+        except (OSError, ValueError):
+            pass  # a missing or damaged cache only costs a rehash
+
+    def _seal(self, body: bytes) -> str:
+        assert self._key is not None
+        return hmac.new(self._key, body, hashlib.sha256).hexdigest()
+
+    def sha256(self, path: Path, name: str) -> str:
+        """The file's hash; `name` is its path relative to the warehouse folder (the cache's key)."""
+        st = path.stat()
+        stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+        cached = self._entries.get(name)
+        if cached is not None and cached[:4] == stamp:
+            return str(cached[4])
+        digest = file_sha256(path)
+        # A file this recent may still change within the same clock tick without its stat changing (git's caution).
+        if self._key is not None and time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > _SETTLE_NS:
+            self._entries[name] = [*stamp, digest]
+            self._dirty = True
+        return digest
 
     def prune(self, keep: set[str]) -> None:
         gone = [k for k in self._entries if k not in keep]
-        for key in gone:
-            del self._entries[key]
+        for name in gone:
+            del self._entries[name]
         self._dirty = self._dirty or bool(gone)
+
+    def save(self) -> None:
+        if not self._dirty or self._key is None:
+            return
+        body = json.dumps(self._entries, separators=(",", ":")).encode()
+        tmp = self.root / f"{self.NAME}.{uuid.uuid4().hex}.tmp"
+        try:
+            tmp.write_bytes(self._seal(body).encode() + b"\n" + body)
+            os.replace(tmp, self.path)
+        except OSError:
+            # only an optimisation: a read-only or full home keeps working without it
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+        self._dirty = False
 
 
 class Store:
@@ -173,7 +228,7 @@ class Store:
             raise WarehouseInvalid(f"{catalog}: build file missing")
         cache = _Hashes(self.root)
         try:
-            if cache.sha256(catalog) != record.sha256:
+            if cache.sha256(catalog, record.catalog) != record.sha256:
                 if not _starts_with(catalog, _DUCKDB_MAGIC, 8):
                     raise WarehouseInvalid(f"{catalog}: not a DuckDB database (empty or cut short)")
                 raise WarehouseAltered(rel(self.root, catalog), "differs from the SHA-256 recorded at its build")
@@ -181,7 +236,7 @@ class Store:
                 path = self.root / name
                 if not path.is_file():
                     raise WarehouseInvalid(f"{path}: listed by {record.catalog} but missing")
-                if cache.sha256(path) != sha:
+                if cache.sha256(path, name) != sha:
                     if not (_starts_with(path, _PARQUET_MAGIC) and path.stat().st_size > 8):
                         raise WarehouseInvalid(f"{path}: not a Parquet file (empty or cut short)")
                     raise WarehouseAltered(rel(self.root, path), "differs from the SHA-256 its build recorded")
@@ -261,9 +316,9 @@ class Store:
 
     # --- clean-up ------------------------------------------------------------------------------------------
 
-    def collect_garbage(self, current: BuildRecord) -> None:
-        """Delete the builds nobody reads any more and the Parquet files no remaining build lists (and what a
-        build that failed left behind). Called by the writer, under the writer's lock."""
+    def collect_garbage(self, current: BuildRecord, listed: set[str]) -> None:
+        """Delete the builds nobody reads any more and the Parquet files no remaining build lists (`listed`: the
+        current build's), and what a build that failed left behind. Called by the writer, under its lock."""
         kept = {current.catalog}
         for path in sorted(self.root.glob("build-*.duckdb")):
             if path.name == current.catalog:
@@ -290,15 +345,16 @@ class Store:
                 lock_path.unlink(missing_ok=True)
         for tmp in [*self.root.glob("*.tmp"), *self.root.glob(".*.tmp")]:
             tmp.unlink(missing_ok=True)
-        listed: set[str] = set()
-        for name in kept:
+        listed = set(listed)
+        for name in kept - {current.catalog}:  # builds still being read keep their files
             with contextlib.suppress(WarehouseInvalid):
                 listed.update(f for f, _ in self.listed(self.root / name))
+        root = str(self.root) + os.sep
         for path in self.chunks.rglob("*.parquet") if self.chunks.is_dir() else []:
-            if str(path.relative_to(self.root)) not in listed:
+            if str(path)[len(root):] not in listed:
                 path.unlink(missing_ok=True)
         cache = _Hashes(self.root)
-        cache.prune({rel(self.root, self.root / name) for name in [*kept, *listed]})
+        cache.prune(kept | listed)
         cache.save()
 
     def remove_legacy(self, home_root: Path) -> None:

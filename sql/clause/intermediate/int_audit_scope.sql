@@ -1,6 +1,5 @@
 -- depends_on: stg_audit_scope, stg_imports
 -- partition_by: model
--- stored_as: parquet
 -- The (corpus, model, run, contract) cells each model was asked to cover. Audited partitions record theirs;
 -- an imported (model, run) covers every contract imported for that model in any run, so a contract absent
 -- from one run but present in another is counted as missing there.

@@ -1,6 +1,5 @@
 -- depends_on: int_audit_scope, scope, scope_models, scope_runs, scope_contracts
 -- partition_by: model, run
--- stored_as: parquet
 -- The (model, run, contract) cells in the report's scope: its corpus, models, runs and contracts.
 select a.model, a.run, a.contract_id
 from int_audit_scope a

@@ -1,6 +1,5 @@
 -- depends_on: cube_by_contract
 -- partition_by: model, run
--- stored_as: parquet
 -- Per (model, run, contract): the counts of `cube_by_contract` summed over categories, which the matched level of
 -- `metric_cube` adds up over the matched cells.
 select

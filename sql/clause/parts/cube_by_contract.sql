@@ -1,6 +1,5 @@
 -- depends_on: instance_outcomes, missing_rows
 -- partition_by: model, run
--- stored_as: parquet
 -- Per (model, run, category, contract): the detection and verdict counts of the returned instances and the rows
 -- never returned. The matched composite level of `metric_cube` and `contract_counts` add the matched cells to
 -- these counts, so a change of the matched cells never recounts instances.
