@@ -1,9 +1,10 @@
-"""The typed result model: one SQLModel class per SQL mart, plus the rows the report computes in Python.
+"""The typed result model: one row class per SQL mart, plus the rows the report computes in Python.
 
 Every mart in `sql/marts/` has exactly one row class here (`MARTS`); `tests/test_mart_contract.py` checks each
 class against its mart's columns and types, so a column added in SQL without its field here fails. The report
 reads every section through these classes, `lhl report --schema` prints their JSON schema, and `lhl publish`
-writes them to a database as tables (one table class per row class, see `publish.py`).
+writes them to a database as tables (one SQLModel table class per row class, made in `publish.py`). The row
+classes themselves are plain Pydantic models, so that a report never loads SQLAlchemy.
 
 Fields marked `derived` are not mart columns: the report adds them (bootstrap intervals). The field order is
 the order of the report's JSON and must stay as it is (consumers compare the JSON byte for byte).
@@ -13,20 +14,26 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from sqlalchemy import JSON
-from sqlmodel import Field, SQLModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from lhl_platform.stats import nan_free
 
-_Row = TypeVar("_Row", bound=SQLModel)
+
+class Row(BaseModel):
+    """A result row (read from a mart, or computed by the report)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
+_Row = TypeVar("_Row", bound=Row)
 
 
 def derived(description: str) -> Any:
     """A field the report computes (not a column of the mart); null until computed."""
-    return Field(default=None, description=description, schema_extra={"json_schema_extra": {"derived": True}})
+    return Field(default=None, description=description, json_schema_extra={"derived": True})
 
 
-def is_derived(cls: type[SQLModel], field: str) -> bool:
+def is_derived(cls: type[Row], field: str) -> bool:
     extra = cls.model_fields[field].json_schema_extra
     return isinstance(extra, dict) and bool(extra.get("derived"))
 
@@ -34,7 +41,7 @@ def is_derived(cls: type[SQLModel], field: str) -> bool:
 # --- the report's sections -------------------------------------------------------------------------------------
 
 
-class MetricRow(SQLModel):
+class MetricRow(Row):
     """Counts and rates of one group of returned instances (docs/method.md, section 5)."""
 
     model: str
@@ -86,7 +93,7 @@ class ClauseRow(MetricRow):
     clause_type: str
 
 
-class GapRow(SQLModel):
+class GapRow(Row):
     """`category_gaps`: the spread of HalTP across a model's categories."""
 
     model: str
@@ -95,7 +102,7 @@ class GapRow(SQLModel):
     min_category: str | None
 
 
-class CompositeRow(SQLModel):
+class CompositeRow(Row):
     """`composite_ranks`: weighted mean rank per scheme over the matched cells (lower is better)."""
 
     scheme: str
@@ -104,7 +111,7 @@ class CompositeRow(SQLModel):
     rank: int | None
 
 
-class UsageRow(SQLModel):
+class UsageRow(Row):
     """`usage_costs`: calls, tokens and cost per (model, run)."""
 
     model: str
@@ -119,7 +126,7 @@ class UsageRow(SQLModel):
     cost_usd: float | None
 
 
-class RdiRow(SQLModel):
+class RdiRow(Row):
     """`rdi`: the Risk Direction Index per model (category null) and per (model, category)."""
 
     model: str
@@ -136,7 +143,7 @@ class RdiRow(SQLModel):
     rdi_ci_high: float | None = derived("upper end of the 95% bootstrap interval of RDI")
 
 
-class RunSummaryRow(SQLModel):
+class RunSummaryRow(Row):
     """`run_summary`: mean and sample SD across runs of each per-run rate (SD null with one run)."""
 
     model: str
@@ -157,7 +164,7 @@ class RunSummaryRow(SQLModel):
     rdi_sd: float | None
 
 
-class DebateEffectRow(SQLModel):
+class DebateEffectRow(Row):
     """`debate_effects`: base versus debate on the same instances, per (backbone, run, subset, configuration)."""
 
     backbone: str
@@ -187,7 +194,7 @@ class DebateEffectRow(SQLModel):
     tokens_per_decision: float | None
 
 
-class DebateCategoryRow(SQLModel):
+class DebateCategoryRow(Row):
     """`debate_by_category`: the debate's effect in one category (debate minus base on the same instances)."""
 
     backbone: str
@@ -204,7 +211,7 @@ class DebateCategoryRow(SQLModel):
 # --- statistics marts ----------------------------------------------------------------------------------------
 
 
-class RunSpreadRow(SQLModel):
+class RunSpreadRow(Row):
     """`run_spread`: mean, sample SD, min and max across runs of one rate, pooled (category null) or per category."""
 
     model: str
@@ -218,7 +225,7 @@ class RunSpreadRow(SQLModel):
     max_value: float | None
 
 
-class MissingSummaryRow(SQLModel):
+class MissingSummaryRow(Row):
     """`missing_summary`: missing rows per model and how they fall on contracts (persistent or not)."""
 
     model: str
@@ -234,7 +241,7 @@ class MissingSummaryRow(SQLModel):
     persistent_row_share: float | None
 
 
-class ClauseTypeMeanRow(SQLModel):
+class ClauseTypeMeanRow(Row):
     """`clause_type_means`: per clause type, the mean across models of each rate."""
 
     clause_type: str
@@ -249,7 +256,7 @@ class ClauseTypeMeanRow(SQLModel):
     rdi_mean: float | None
 
 
-class ProvenanceRow(SQLModel):
+class ProvenanceRow(Row):
     """`provenance`: who produced the figures of one (model, run): extractor, judge or an import."""
 
     model: str
@@ -261,7 +268,7 @@ class ProvenanceRow(SQLModel):
     items: int
 
 
-class ContractCountsRow(SQLModel):
+class ContractCountsRow(Row):
     """`contract_counts`: per (model, run, category, contract) counts, the contract-cluster bootstraps' input."""
 
     model: str
@@ -283,7 +290,7 @@ class ContractCountsRow(SQLModel):
 # --- the other marts (instance level, scope and intermediate results) ----------------------------------------
 
 
-class AuditScopeRow(SQLModel):
+class AuditScopeRow(Row):
     """`audit_scope`: the (model, run, contract) cells in scope."""
 
     model: str
@@ -291,14 +298,14 @@ class AuditScopeRow(SQLModel):
     contract_id: str
 
 
-class MatchedCellRow(SQLModel):
+class MatchedCellRow(Row):
     """`matched_cells`: contracts every compared model covers in every selected run, times those runs."""
 
     contract_id: str
     run: int
 
 
-class ScopeCoverageRow(SQLModel):
+class ScopeCoverageRow(Row):
     """`scope_coverage`: per model, the contracts it covers and whether its cells differ from the matched cells."""
 
     model: str
@@ -309,7 +316,7 @@ class ScopeCoverageRow(SQLModel):
     coverage_differs: bool
 
 
-class InstanceRow(SQLModel):
+class InstanceRow(Row):
     """`instance_rows`: every recorded instance in scope before de-duplication."""
 
     model: str
@@ -326,7 +333,7 @@ class InstanceRow(SQLModel):
     time: str
 
 
-class InstanceOutcomeRow(SQLModel):
+class InstanceOutcomeRow(Row):
     """`instance_outcomes`: one row per instance in scope with its outcome, verdict and mismatch type."""
 
     model: str
@@ -342,7 +349,7 @@ class InstanceOutcomeRow(SQLModel):
     source: str
 
 
-class MissingRow(SQLModel):
+class MissingRow(Row):
     """`missing_rows`: an instance the model never returned."""
 
     model: str
@@ -352,7 +359,7 @@ class MissingRow(SQLModel):
     category: str
 
 
-class MissingByContractRow(SQLModel):
+class MissingByContractRow(Row):
     """`missing_by_contract`: missing rows attributed to a contract; persistent when incomplete in every run."""
 
     model: str
@@ -360,11 +367,11 @@ class MissingByContractRow(SQLModel):
     runs_audited: int
     runs_incomplete: int
     missing_instances: int
-    incomplete_runs: list[int] = Field(sa_type=JSON)
+    incomplete_runs: list[int]
     persistent: bool
 
 
-class MetricCubeRow(SQLModel):
+class MetricCubeRow(Row):
     """`metric_cube`: counts and rates at every reporting grain (`level`)."""
 
     level: str
@@ -393,7 +400,7 @@ class MetricCubeRow(SQLModel):
     rdi: float | None
 
 
-class RdiUnitRow(SQLModel):
+class RdiUnitRow(Row):
     """`rdi_units`: contradicted TPs and their direction labels per (model, run, category, contract)."""
 
     model: str
@@ -405,7 +412,7 @@ class RdiUnitRow(SQLModel):
     n_missing: int
 
 
-class DriftCellRow(SQLModel):
+class DriftCellRow(Row):
     """`drift_cells`: a model's newest run against its earlier runs pooled, overall and per category."""
 
     model: str
@@ -419,7 +426,7 @@ class DriftCellRow(SQLModel):
     missing: int
 
 
-class DebateInstanceRow(SQLModel):
+class DebateInstanceRow(Row):
     """`debate_instances`: one debated instance with the base and debate outcomes and the report judge's verdicts."""
 
     backbone: str
@@ -449,7 +456,7 @@ class DebateInstanceRow(SQLModel):
     output_tokens: int
 
 
-class JudgeValidationRow(SQLModel):
+class JudgeValidationRow(Row):
     """`judge_validations`: each judge's latest result on the dissociation suite for the scope's corpus."""
 
     judge: str
@@ -465,7 +472,7 @@ class JudgeValidationRow(SQLModel):
     validated_at: str
 
 
-class JudgePairVerdictRow(SQLModel):
+class JudgePairVerdictRow(Row):
     """`judge_pair_verdicts`: a true positive in scope labelled by the report's judge (a) and another judge (b)."""
 
     model: str
@@ -483,7 +490,7 @@ class JudgePairVerdictRow(SQLModel):
 # --- rows the report computes in Python ----------------------------------------------------------------------
 
 
-class RateIntervalRow(SQLModel):
+class RateIntervalRow(Row):
     """A rate with its 95% bootstrap interval, for a model pooled over runs (run null), one run, or one category
     (category null means all categories). `numerator` / `denominator` are the counts behind the rate."""
 
@@ -498,7 +505,7 @@ class RateIntervalRow(SQLModel):
     ci_high: float | None
 
 
-class RankStabilityRow(SQLModel):
+class RankStabilityRow(Row):
     """How firmly a model holds its composite rank under one scheme: the share of contract-cluster bootstrap
     resamples (matched cells) in which it keeps the rank it has on the full data, and its mean resampled rank."""
 
@@ -511,7 +518,7 @@ class RankStabilityRow(SQLModel):
 
 
 # Every SQL mart and its row class. A mart without a class here fails the contract test.
-MARTS: dict[str, type[SQLModel]] = {
+MARTS: dict[str, type[Row]] = {
     "audit_scope": AuditScopeRow,
     "category_gaps": GapRow,
     "clause_profiles": ClauseRow,
@@ -544,7 +551,7 @@ MARTS: dict[str, type[SQLModel]] = {
 }
 
 # Rows computed by the report rather than read from a mart (published as tables of these names).
-COMPUTED: dict[str, type[SQLModel]] = {
+COMPUTED: dict[str, type[Row]] = {
     "rate_intervals": RateIntervalRow,
     "rank_stability": RankStabilityRow,
 }

@@ -20,6 +20,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import types
+import typing
 from datetime import UTC, datetime
 from typing import Any
 
@@ -70,23 +72,36 @@ class Publication(SQLModel, table=True):
     published_at: datetime = Field(sa_type=DateTime(timezone=True))
 
 
-def _table_class(name: str, row: type[SQLModel], publications: str = "publications") -> type[SQLModel]:
-    """A table class for one row class: its fields plus the scope key and the row's position."""
-    namespace: dict[str, Any] = {
-        "__tablename__": name,
-        "__annotations__": {"scope_key": str, "row_number": int},
-        "__module__": __name__,
+def _table_class(name: str, row: type[BaseModel], publications: str = "publications") -> type[SQLModel]:
+    """A table class for one row class: its fields (lists and mappings as JSON columns) plus the scope key and the
+    row's position."""
+    keys: dict[str, Any] = {
         "scope_key": Field(primary_key=True, max_length=64, foreign_key=f"{publications}.scope_key"),
         "row_number": Field(primary_key=True),
     }
-    cls: type[SQLModel] = type(f"{row.__name__}Table", (row,), namespace, table=True)
+    namespace: dict[str, Any] = {"__tablename__": name, "__module__": __name__}
+    if issubclass(row, SQLModel):  # a suite's row class that says itself how it is stored
+        bases: tuple[type, ...] = (row,)
+        namespace["__annotations__"] = {"scope_key": str, "row_number": int}
+    else:
+        bases = (SQLModel,)
+        namespace["__annotations__"] = {**{n: f.annotation for n, f in row.model_fields.items()},
+                                        "scope_key": str, "row_number": int}
+        for field, info in row.model_fields.items():
+            bare = info.annotation
+            if typing.get_origin(bare) in (typing.Union, types.UnionType):
+                bare = next((a for a in typing.get_args(bare) if a is not type(None)), bare)
+            column = {"sa_type": JSON} if typing.get_origin(bare) in (list, dict) else {}
+            namespace[field] = Field(default=info.default, description=info.description, **column)
+    namespace.update(keys)
+    cls: type[SQLModel] = type(f"{row.__name__}Table", bases, namespace, table=True)
     for column in cls.__table__.columns:  # type: ignore[attr-defined]
         if isinstance(column.type, Integer) and not column.primary_key:
             column.type = BigInteger()  # token counts outgrow 32 bits
     return cls
 
 
-_ROWS: dict[str, type[SQLModel]] = {**MARTS, **COMPUTED}
+_ROWS: dict[str, type[BaseModel]] = {**MARTS, **COMPUTED}
 TABLES: dict[str, type[SQLModel]] = {table: _table_class(table, _ROWS[table])
                                      for table in dict.fromkeys(SECTION_TABLES.values())}
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from graphlib import TopologicalSorter
 from pathlib import Path
 
-from lhl_platform.events.kinds import registered_kinds
+from lhl_platform.events.kinds import EventKind, registered_kinds
 from lhl_platform.warehouse.staging import META_COLUMNS, staging_description, staging_sql
 from lhl_platform.warehouse.suite_scope import SuiteScope
 from sql import SQL_DIR
@@ -116,10 +116,18 @@ def _check(model: SqlModel, path: Path) -> None:
                          f"({', '.join(model.partition_by)})")
 
 
+_STAGED: dict[EventKind, SqlModel] = {}
+
+
 def _staging_models() -> list[SqlModel]:
-    return [SqlModel(kind.staging, "staging", staging_sql(kind), ("events",), staging_description(kind),
-                     partition_by=("stream",), stored_as="parquet")
-            for kind in registered_kinds()]
+    """One per registered event type, generated once per type (every read fingerprints the SQL)."""
+    out = []
+    for kind in registered_kinds():
+        if kind not in _STAGED:
+            _STAGED[kind] = SqlModel(kind.staging, "staging", staging_sql(kind), ("events",),
+                                     staging_description(kind), partition_by=("stream",), stored_as="parquet")
+        out.append(_STAGED[kind])
+    return out
 
 
 _PARSED: dict[tuple[Path, str, str, str], SqlModel] = {}

@@ -95,4 +95,4 @@ def register(cli: Cli) -> None:
     rep.add_argument("--bootstrap", choices=["instance", "contract"], default="instance",
                      help="resampling unit for the intervals: instances (default) or contracts")
     rep.add_argument("--schema", action="store_true",
-                     help="print the JSON schema of every result row (the marts' SQLModel classes) and exit")
+                     help="print the JSON schema of every result row (the marts' row classes) and exit")
