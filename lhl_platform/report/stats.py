@@ -137,23 +137,24 @@ class CountCube:
         con.execute("create or replace temp table _lhl_counts as select * from contract_counts")
         sources = {"model": ("_lhl_counts", "audit_scope"), "run": ("_lhl_counts", "audit_scope"),
                    "category": ("_lhl_counts",), "contract_id": ("_lhl_counts", "audit_scope")}
-        labels: dict[str, list[Any]] = {}
-        for column, tables in sources.items():
-            union = " union all ".join(f"select distinct {column} from {t}" for t in tables)
-            con.execute(f"create or replace temp table _lhl_{column}s as select {column}, "
-                        f"(row_number() over (order by {column}) - 1)::integer as i from (select distinct {column} from ({union}))")
-            labels[column] = [r[0] for r in con.execute(f"select {column} from _lhl_{column}s order by i").fetchall()]
+        union = {c: " union ".join(f"select {c} from {t}" for t in tables) for c, tables in sources.items()}
+        labels = {c: [r[0] for r in con.execute(f"select distinct {c} from ({u}) order by 1").fetchall()]
+                  for c, u in union.items()}
 
         def positions(table: str, columns: tuple[str, ...], extra: str = "") -> dict[str, np.ndarray]:
-            joins = " ".join(f"join _lhl_{c}s using ({c})" for c in columns)
-            picks = ", ".join(f"_lhl_{c}s.i as {c}" for c in columns)
-            result: dict[str, np.ndarray] = con.execute(f"select {picks}{extra} from {table} {joins}").fetchnumpy()
+            ranked = ", ".join(f"_lhl_{c} as (select {c}, (row_number() over (order by {c}) - 1)::integer as i "
+                               f"from (select distinct {c} from ({union[c]})))" for c in columns)
+            joins = " ".join(f"join _lhl_{c} using ({c})" for c in columns)
+            picks = ", ".join(f"_lhl_{c}.i as {c}" for c in columns)
+            result: dict[str, np.ndarray] = con.execute(
+                f"with {ranked} select {picks}{extra} from {table} {joins}").fetchnumpy()
             return result
 
-        rows = positions("_lhl_counts c", ("model", "run", "category", "contract_id"),
-                         "".join(f", c.{c}::double as {c}" for c in COUNTS))
+        rows = positions("_lhl_counts t", ("model", "run", "category", "contract_id"),
+                         "".join(f", t.{c}::double as {c}" for c in COUNTS))
         scope = positions("audit_scope", ("model", "run", "contract_id"))
         matched = positions("matched_cells", ("run", "contract_id"))
+        con.execute("drop table temp.main._lhl_counts")
         models, runs = [str(m) for m in labels["model"]], [int(r) for r in labels["run"]]
         categories, contracts = [str(g) for g in labels["category"]], [str(c) for c in labels["contract_id"]]
         counts = np.zeros((len(models), len(runs), len(categories), len(contracts), len(COUNTS)))
@@ -166,8 +167,6 @@ class CountCube:
         matched_cells = np.zeros((len(runs), len(contracts)), dtype=bool)
         if len(matched["run"]):
             matched_cells[matched["run"], matched["contract_id"]] = True
-        for table in ("counts", *(f"{c}s" for c in sources)):
-            con.execute(f"drop table if exists temp.main._lhl_{table}")
         return cls(models, runs, categories, contracts, counts, cells, matched_cells)
 
 
@@ -201,7 +200,7 @@ def _group_intervals(model: str, labels: list[tuple[int | None, str | None]], pe
     values = rates(totals)
     if cluster and per_contract.shape[1] > 0:
         weights = cluster_weights(per_contract.shape[1], resamples, seed, key)
-        sums = np.einsum("rk,gkc->rgc", weights, per_contract)
+        sums = np.tensordot(weights, per_contract, axes=([1], [1]))  # (resamples, groups, COUNTS), by BLAS
         low, high = percentile_intervals(rates(sums))
     else:
         low, high = (a.reshape(values.shape) for a in proportion_intervals(
@@ -229,7 +228,8 @@ def composite_ranks(sums: np.ndarray) -> np.ndarray:
     weights = np.array(list(SCHEMES.values()), dtype=float)  # (S, 5)
     effective = weights * usable[..., None, :]  # (..., S, 5)
     totals = effective.sum(axis=-1)  # (..., S)
-    numerators = np.einsum("...sj,...mj->...sm", effective, np.where(np.isnan(metric_rank), 0, metric_rank))
+    # (..., S, 5) @ (..., 5, M): sums of halves and small integers, exact in any order
+    numerators = effective @ np.swapaxes(np.where(np.isnan(metric_rank), 0, metric_rank), -1, -2)
     # equal scores <=> equal weighted sums (the divisor is shared within a scheme), compared exactly
     ranks = 1 + (numerators[..., None, :] < numerators[..., :, None]).sum(axis=-1)
     out: np.ndarray = np.where(totals[..., None] > 0, ranks, np.nan)
@@ -250,7 +250,7 @@ def rank_stability(cube: CountCube, composite: list[CompositeRow], *, resamples:
         return [RankStabilityRow(scheme=c.scheme, model=c.model, rank=c.rank, stability=None, mean_rank=None,
                                  resamples=0) for c in composite]
     weights = cluster_weights(population.size, resamples, seed, "rank_stability")
-    ranks = composite_ranks(np.einsum("rk,mkc->rmc", weights, per_contract))  # (R, S, M)
+    ranks = composite_ranks(np.tensordot(weights, per_contract, axes=([1], [1])))  # (R, S, M)
     schemes = list(SCHEMES)
     out = []
     for c in composite:
