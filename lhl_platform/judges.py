@@ -37,9 +37,9 @@ from lhl_platform.judging.validation import (
 )
 from lhl_platform.lexflip.events import JudgeValidated, JudgeValidationItem, ValidationEvent
 from lhl_platform.providers.base import ChatModel, ModelRequest, close_model
-from lhl_platform.registry import get_model
+from lhl_platform.registry import get_judge
 from lhl_platform.warehouse.build import read_warehouse
-from lhl_platform.warehouse.scope import ScopeRequest
+from lhl_platform.warehouse.scope import ScopeRequest, check_names
 
 ScoreFn = Callable[[tuple[str, ...], str], float]
 
@@ -115,9 +115,7 @@ async def _label(writer: StreamWriter, stream: str, log: EventLog, stage: Valida
 
 def validate_judge(home: Home, judge: str, *, seed: int = 0, per_kind: int = DEFAULT_PER_KIND) -> ValidationResult:
     """Run one registered judge on the dissociation suite of the active corpus and record the result."""
-    spec = get_model(home, judge)
-    if spec.role != "judge":
-        raise ValueError(f"{judge!r} is registered as an {spec.role}, not a judge")
+    spec = get_judge(home, judge)
     corpus_id = active_corpus_id(home)
     suite = build_suite(load_corpus(home, corpus_id).oracle, seed=seed, per_kind=per_kind)
     digest = suite.digest()
@@ -148,10 +146,10 @@ def judge_agreement(home: Home, a: str, b: str, request: ScopeRequest | None = N
                     resamples: int = 2000, seed: int = 0) -> AgreementResult:
     """Agreement of judges A and B on the true positives in scope that both labelled."""
     for name in (a, b):
-        if get_model(home, name).role != "judge":
-            raise ValueError(f"{name!r} is not a registered judge")
+        get_judge(home, name)  # an unknown judge is an error naming it and the registered ones
     scope = (request or ScopeRequest()).model_copy(update={"judge": a})
     with read_warehouse(home, scope) as con:
+        check_names(con)
         cursor = con.execute("""select model, run, contract_id, clause_type, verdict_a, mismatch_a, verdict_b,
                                        mismatch_b
                                 from judge_pair_verdicts where judge_b = ?""", [b])

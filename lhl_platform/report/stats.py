@@ -296,6 +296,17 @@ def paired_differences(cube: CountCube, a: str, b: str, *, resamples: int, seed:
     return rows, int(population.size), int(both.sum())
 
 
+def unlabelled(cube: CountCube, a: str, b: str) -> list[str]:
+    """Which of the two models have true positives on their paired cells of which the judge labelled none."""
+    both = cube.cells[cube.models.index(a)] & cube.cells[cube.models.index(b)]
+    out = []
+    for model in (a, b):
+        sums = (cube.counts[cube.models.index(model)].sum(axis=1) * both[:, :, None]).sum(axis=(0, 1))
+        if sums[_C["tp"]] > 0 and sums[_C["judged"]] == 0:
+            out.append(model)
+    return out
+
+
 # --- what the report adds ------------------------------------------------------------------------------------
 
 

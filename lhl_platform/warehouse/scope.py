@@ -155,8 +155,11 @@ def coverage_statement(row: Mapping[str, Any], subset: str | None) -> str:
         parts.append(f"partial, not ranked: lacks matched cells (the matched set is {row['matched_contracts']} "
                      f"contracts x runs {', '.join(map(str, row['matched_runs']))})" if row["matched_cells"]
                      else "not ranked: no cell is covered by every system")
-        if row["cells"]:  # where it can be seen beside the others: the scope it covers
-            own = (f"--subset {row['own_subset']} " if row["own_subset"] and row["own_subset"] != subset
-                   and row["contracts_covered"] < row["matched_contracts"] else "")
+        fewer = row["contracts_covered"] < row["matched_contracts"]
+        if row["cells"] and (row["own_subset"] or not fewer):  # where it is seen beside the others: what it covers
+            own = f"--subset {row['own_subset']} " if fewer and row["own_subset"] != subset else ""
             parts.append(f"its own scope: `lhl report {own}--runs {','.join(map(str, runs_covered))}`")
+        elif row["cells"]:
+            parts.append("no stored subset holds just its contracts (`lhl subset create NAME --contracts FILE` "
+                         "stores one for its own scope)")
     return f"{row['model']}: " + "; ".join(parts)

@@ -14,9 +14,9 @@ from orchestration.cli.app import Cli, CliError
 def cmd_judge(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.factory import build_model
     from lhl_platform.judging.single import judge_pairs
-    from lhl_platform.registry import get_model
+    from lhl_platform.registry import get_judge
 
-    spec = get_model(home, args.judge)
+    spec = get_judge(home, args.judge)
     model = build_model(spec)
     if args.pairs:
         lines = Path(args.pairs).read_text(encoding="utf-8").splitlines()

@@ -3,8 +3,8 @@
 -- HTML and `lhl publish` all read: the contracts and runs the scope asks for (the subset's or the corpus's
 -- contracts; the runs given, else every audited run), what the system covers of them, what it lacks, its nominal,
 -- returned and missing rows, and whether it covers the matched cells (then it is ranked in the cross-model figures).
--- `own_subset` is the smallest stored subset holding every contract the system covers: with its runs, the scope in
--- which a partial system can be seen beside the others.
+-- `own_subset` is the smallest stored subset holding every contract the system covers and no matched contract it
+-- lacks: with its runs, the scope in which a partial system is seen beside the others.
 with asked as (
     select (select count(*) from scope_contracts) as contracts,
            (select list(run order by run) from scope_runs) as runs
@@ -36,14 +36,22 @@ on_matched as (
     semi join matched_cells m on m.contract_id = c.contract_id and m.run = c.run
     group by c.model
 ),
-fits as (
+fits as (  -- subsets holding every contract the system covers, and no matched contract it lacks
     select c.model, s.name, len(s.contract_ids) as size
     from (select distinct model, contract_id from cells) c
     join stg_subset_created s on list_contains(s.contract_ids, c.contract_id)
-    group by c.model, s.name, len(s.contract_ids)
+    group by c.model, s.name, s.contract_ids
     having count(*) = (select count(distinct contract_id) from cells x where x.model = c.model)
 ),
-own as (select model, arg_min(name, (size, name)) as own_subset from fits group by model),
+lacking as (  -- (system, subset) pairs where the subset holds a matched contract the system does not cover
+    select distinct f.model, f.name
+    from fits f
+    join stg_subset_created s on s.name = f.name
+    join matched_cells m on list_contains(s.contract_ids, m.contract_id)
+    anti join cells y on y.model = f.model and y.contract_id = m.contract_id
+),
+own as (select model, arg_min(name, (size, name)) as own_subset from fits anti join lacking using (model, name)
+        group by model),
 returned as (select model, count(*) as rows from instance_outcomes group by model),
 missing as (select model, count(*) as rows from missing_rows group by model)
 select
