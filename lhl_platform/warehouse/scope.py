@@ -81,8 +81,11 @@ def apply_scope(con: duckdb.DuckDBPyConnection, request: ScopeRequest, temp: boo
         contracts = _column(con, """select contract_id from oracle where corpus_id = ?
                                     union select contract_id from int_audit_scope where corpus_id = ?""",
                             [corpus_id, corpus_id])
+    # Default runs: every run audited on the corpus, for the models asked for when they are named.
     runs = list(request.runs) if request.runs is not None else _column(
-        con, "select distinct run from int_audit_scope where corpus_id = ? order by run", [corpus_id])
+        con, "select distinct run from int_audit_scope where corpus_id = ? "
+             "and (?::boolean or list_contains(?::varchar[], model)) order by run",
+        [corpus_id, request.models is None, list(request.models or [])])
     models = list(request.models) if request.models is not None else _column(
         con, "select distinct model from int_audit_scope where corpus_id = ? order by model", [corpus_id])
     con.execute(f"create or replace {kind} scope as select ?::varchar as corpus_id, ?::varchar as corpus_name, "
