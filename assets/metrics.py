@@ -6,14 +6,20 @@ shown here are those of the default scope: the active corpus, every audited run 
 from collections.abc import Iterator
 from typing import Any
 
-from dagster import AssetExecutionContext, AssetKey, AssetSpec, MaterializeResult, MetadataValue, multi_asset
+from dagster import (
+    AssetExecutionContext,
+    AssetKey,
+    AssetsDefinition,
+    AssetSpec,
+    MaterializeResult,
+    MetadataValue,
+    multi_asset,
+)
 
 import lhl_platform.catalog  # noqa: F401  (every suite's SQL folder and event types, before the models are listed)
 from lhl_platform.suites import suites
 from lhl_platform.warehouse.build import SOURCES, SqlModel, build_warehouse, read_warehouse, sql_models
 from resources import LhlHome
-
-MODELS = sql_models()
 
 
 def _writers() -> dict[str, list[AssetKey]]:
@@ -26,7 +32,7 @@ def _writers() -> dict[str, list[AssetKey]]:
     return writers
 
 
-def _specs() -> list[AssetSpec]:
+def _specs(models: list[SqlModel]) -> list[AssetSpec]:
     from lhl_platform.events.kinds import registered_kinds
 
     writers = _writers()
@@ -40,21 +46,26 @@ def _specs() -> list[AssetSpec]:
         return [AssetKey(d) for d in model.depends_on if d not in SOURCES or d in stages]
 
     return [AssetSpec(m.name, deps=deps(m), description=m.description, group_name=m.layer, kinds={"duckdb", "sql"})
-            for m in MODELS]
+            for m in models]
 
 
-@multi_asset(specs=_specs(), can_subset=True,
-             pool="lhl_warehouse", name="sql_models")
-def sql_model_assets(context: AssetExecutionContext, lhl: LhlHome) -> Iterator[MaterializeResult]:
-    home = lhl.home()
-    # The whole projection is rebuilt from the events (it takes seconds); selection only limits what is reported.
-    build_warehouse(home, force=True)
-    selected = [m.name for m in MODELS if AssetKey(m.name) in context.selected_asset_keys]
-    with read_warehouse(home) as con:
-        figures = _figures(con, selected)
-        for name in selected:
-            rows = con.execute(f"select count(*) from {name}").fetchone()[0]  # type: ignore[index]
-            yield MaterializeResult(asset_key=name, metadata={"rows": int(rows), **figures.get(name, {})})
+def build_sql_assets() -> AssetsDefinition:
+    """One asset per SQL model of the suites registered now, built in one pass."""
+    models = sql_models()
+
+    @multi_asset(specs=_specs(models), can_subset=True, pool="lhl_warehouse", name="sql_models")
+    def sql_model_assets(context: AssetExecutionContext, lhl: LhlHome) -> Iterator[MaterializeResult]:
+        home = lhl.home()
+        # The whole projection is rebuilt from the events (it takes seconds); selection only limits what is reported.
+        build_warehouse(home, force=True)
+        selected = [m.name for m in models if AssetKey(m.name) in context.selected_asset_keys]
+        with read_warehouse(home) as con:
+            figures = _figures(con, selected)
+            for name in selected:
+                rows = con.execute(f"select count(*) from {name}").fetchone()[0]  # type: ignore[index]
+                yield MaterializeResult(asset_key=name, metadata={"rows": int(rows), **figures.get(name, {})})
+
+    return sql_model_assets
 
 
 def _figures(con: Any, selected: list[str]) -> dict[str, dict[str, Any]]:

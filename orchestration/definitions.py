@@ -5,10 +5,10 @@ as assets, its jobs, its mart checks; built by `assets.suites`). `orchestration.
 very jobs, and `orchestration.runs` builds their requests."""
 
 
-from dagster import AssetKey, AssetSelection, Definitions, define_asset_job, in_process_executor
+from dagster import AssetKey, AssetsDefinition, AssetSelection, Definitions, define_asset_job, in_process_executor
 
 import lhl_platform.catalog  # noqa: F401  (the application assembled: every suite registered)
-from assets.metrics import MODELS, sql_model_assets
+from assets.metrics import build_sql_assets
 from assets.suites import suite_definitions
 from lhl_platform.suites import suites
 from orchestration.automation import SCHEDULES, SENSORS
@@ -16,25 +16,33 @@ from orchestration.runs import METRICS_JOB
 from resources import LhlHome
 
 
-def _metrics_selection() -> AssetSelection:
+def _metrics_selection(sql: AssetsDefinition) -> AssetSelection:
     """The SQL models, and every derived figure computed from them (drift, say)."""
-    sql = {m.name for m in MODELS}
+    names = {key.to_user_string() for key in sql.keys}
     derived = [AssetKey(stage.name) for suite in suites() for stage in suite.stages
-               if stage.kind == "derived" and stage.partitioning == "none" and sql & set(stage.after)]
-    return AssetSelection.assets(sql_model_assets) | AssetSelection.assets(*derived)
+               if stage.kind == "derived" and stage.partitioning == "none" and names & set(stage.after)]
+    return AssetSelection.assets(sql) | AssetSelection.assets(*derived)
 
 
-metrics_job = define_asset_job(
-    METRICS_JOB, selection=_metrics_selection(), executor_def=in_process_executor,
-    description="Rebuild the SQL models (cross-model marts), run the outcome checks and the drift comparison.")
-
-platform = Definitions(assets=[sql_model_assets], jobs=[metrics_job], schedules=SCHEDULES, sensors=SENSORS,
-                       resources={"lhl": LhlHome()})
-
-
-def _suite_definitions() -> list[Definitions]:
+def build_definitions() -> Definitions:
+    """The code location for the suites registered now."""
+    sql = build_sql_assets()
+    metrics_job = define_asset_job(
+        METRICS_JOB, selection=_metrics_selection(sql), executor_def=in_process_executor,
+        description="Rebuild the SQL models (cross-model marts), run the outcome checks and the drift comparison.")
+    platform = Definitions(assets=[sql], jobs=[metrics_job], schedules=SCHEDULES, sensors=SENSORS,
+                           resources={"lhl": LhlHome()})
     built = [suite_definitions(suite) for suite in suites()]
-    return [Definitions(assets=assets, asset_checks=checks, jobs=jobs) for assets, checks, jobs in built]
+    return Definitions.merge(platform, *(Definitions(assets=a, asset_checks=c, jobs=j) for a, c, j in built))
 
 
-defs = Definitions.merge(platform, *_suite_definitions())
+defs = build_definitions()
+_BUILT: dict[tuple[str, ...], Definitions] = {tuple(s.name for s in suites()): defs}
+
+
+def definitions() -> Definitions:
+    """The code location, rebuilt when a suite was registered since (a suite defined by a test, say)."""
+    names = tuple(s.name for s in suites())
+    if names not in _BUILT:
+        _BUILT[names] = build_definitions()
+    return _BUILT[names]

@@ -59,9 +59,9 @@ def instance_for(home: Home) -> DagsterInstance:
 
 
 def job(name: str) -> JobDefinition:
-    from orchestration.definitions import defs
+    from orchestration.definitions import definitions
 
-    return defs.resolve_job_def(name)
+    return definitions().resolve_job_def(name)
 
 
 def ensure_partitions(instance: DagsterInstance, models: Sequence[str], runs: Sequence[int]) -> None:

@@ -18,7 +18,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -54,6 +54,7 @@ class ScriptedServer:
         self.drop_rate = 0.0
         self.drop_modes: tuple[DropMode, ...] = ("close",)
         self.drop_rng = random.Random(0)
+        self.respond: Callable[[Seen], Reply] | None = None  # when set, the reply to every request is computed
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -74,6 +75,8 @@ class ScriptedServer:
                         due = outer.replies[0] if outer.replies else outer.default
                         reply: Reply | None = Reply(body=due.body if due else None,
                                                     drop=outer.drop_rng.choice(outer.drop_modes))
+                    elif outer.respond is not None:
+                        reply = outer.respond(seen)
                     else:
                         reply = outer.replies.pop(0) if outer.replies else outer.default
                 if reply is None:

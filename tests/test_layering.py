@@ -13,18 +13,21 @@ ROOT = Path(__file__).resolve().parents[1]
 # Lowest first. A group is a subpackage or a top-level module of lhl_platform.
 LAYERS: list[set[str]] = [
     {"lhl_platform", "domain", "lexicon", "stats"},  # typed records and pure functions
-    {"debate.records"},  # the debate's typed records (types, config, events): low, so the event log can name them
-    {"events"},  # the append-only log
+    {"events", "edits"},  # the append-only log (event types registered by their owners); the typed legal edits
     {"home"},  # the home folder
-    {"corpus", "providers", "progress"},  # corpora; the model protocol, LLM providers and offline extractors
-    {"extraction"},
-    {"judging"},
-    {"debate"},
-    {"factory"},  # builds any model: sits above providers and judges so neither knows the other
+    {"corpus", "providers", "progress"},  # corpora; the model protocol, LLM providers, the offline adapter
+    {"calls"},  # the one call engine: ledger, unit loop, single-call stages, batch
+    {"extraction"},  # the clause suite's extraction (task, prompts, engine, offline extractors)
+    {"judging"},  # the clause suite's judge (task, prompt, engine, offline judges, agreement)
+    {"debate"},  # the typed debate
+    {"factory"},  # builds any model; suites register their offline models with it
     {"registry"},
     {"warehouse", "importer", "monitoring", "audit", "estimate"},
     {"quality", "judges"},
-    {"report"},
+    {"suites"},  # the suite contract and the registered suites
+    {"report"},  # the clause report and the generic suite report
+    {"clause", "lexflip", "scrub", "insufficiency"},  # the suites, each in its own package; none imports another
+    {"catalog"},  # the application assembled: every suite registered
 ]
 # What each outer package may import (besides the standard library and third parties).
 OUTER: dict[str, set[str]] = {
@@ -36,15 +39,12 @@ OUTER: dict[str, set[str]] = {
 OURS = {"lhl_platform", *OUTER, "sql"}
 
 
-# Modules that belong to a group other than their package's.
-REGROUPED = {"debate.types": "debate.records", "debate.config": "debate.records", "debate.events": "debate.records"}
-
 
 def _group(module: str) -> str:
     parts = module.split(".")
     if parts[0] != "lhl_platform" or len(parts) == 1:
         return parts[0]
-    return REGROUPED.get(".".join(parts[1:3]), parts[1])
+    return parts[1]
 
 
 def _imports(package: str) -> set[tuple[str, str]]:

@@ -3,7 +3,7 @@ Registered in `lhl_platform.catalog`."""
 
 from __future__ import annotations
 
-from lhl_platform.judges import validate_judge
+from lhl_platform.lexflip.validate import validate_judge
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.registry import judges, primary_judge
 from lhl_platform.suites.contract import CheckSpec, Job, Markdown, Stage, StageContext, StageResult, Suite
@@ -42,7 +42,8 @@ SUITE = Suite(
               "item ever (answers are events).", judge_validation, kind="score", partitioning="none",
               after=("oracle",), checks=(CheckSpec("primary_judge_validated",
                                                     "the primary judge passes the dissociation suite"),),
-              spends=True, group="judges", feeds=("judge.validation_item", "judge.validated")),
+              spends=True, group="judges", feeds=("judge.validation_item", "judge.validation_score",
+                                                  "judge.validated")),
     ),
     jobs=(Job(JUDGES_JOB, ("judge_validation", "judge_agreement"), "Validate every registered judge on the "
               "dissociation suite; measure agreement with the primary judge.", partitioning="none"),),
