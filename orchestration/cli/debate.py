@@ -183,8 +183,9 @@ def cmd_debate(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.report.render import render_debate_effects
 
     print(render_debate_effects(rows))
-    print(f"debate finished in {time.perf_counter() - started:.1f}s; see `lhl report` (the debate system is ranked "
-          f"as {args.backbone}+debate) or `lhl ui` for lineage")
+    print(f"debate finished in {time.perf_counter() - started:.1f}s; see `lhl report --subset {args.subset} --runs "
+          f"{','.join(map(str, runs))}`, the scope it covers, where {args.backbone}+debate is ranked beside its base "
+          "(in a wider scope it is listed with its coverage), or `lhl ui` for lineage")
     return 0
 
 
