@@ -253,9 +253,9 @@ def _macro_recall(con: duckdb.DuckDBPyConnection, model: str, runs: Sequence[int
                           [c.key for c in CATEGORIES])).recall
 
 
-def drift_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubDriftRow]:
+def drift_rows(con: duckdb.DuckDBPyConnection, min_contracts: int = MIN_CONTRACTS) -> list[ScrubDriftRow]:
     """Per model with two runs or more in scope: overall recall of the newest run and of the earlier runs pooled,
-    each with its contract-cluster interval; drifted when both sides hold MIN_CONTRACTS contracts and the
+    each with its contract-cluster interval; drifted when both sides hold `min_contracts` contracts and the
     intervals do not overlap."""
     out = []
     for model, runs in con.execute("select model, list(distinct run order by run) from scrub_units group by model "
@@ -266,7 +266,7 @@ def drift_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubDriftRow]:
         new_i, base_i = _intervals(con, model, [newest])[None], _intervals(con, model, baseline)[None]
         sizes = [con.execute(f"select count(distinct unit) from scrub_units where model = ? and run in "
                              f"({', '.join(map(str, side))})", [model]).fetchone() for side in ([newest], baseline)]
-        enough = all(s is not None and s[0] >= MIN_CONTRACTS for s in sizes)
+        enough = all(s is not None and s[0] >= min_contracts for s in sizes)
         apart = (None not in (new_i.low, new_i.high, base_i.low, base_i.high)
                  and (new_i.low > base_i.high or new_i.high < base_i.low))  # type: ignore[operator]
         out.append(ScrubDriftRow(model=model, newest_run=newest, baseline_runs=len(baseline),
