@@ -84,6 +84,14 @@ def test_the_build_records_the_set_and_is_reproducible_to_the_byte(home: Home, t
     assert load_set(home).item_set == built.item_set
 
 
+def test_lhl_suites_lists_the_set_as_self_built(home: Home, capsys) -> None:
+    capsys.readouterr()
+    assert lhl(home, "suites") == 0
+    out = capsys.readouterr().out
+    assert f"item set {load_set(home).item_set}: 4 items (self-built; built from corpus demo_data, seed 0)" in out
+    assert "lhl scrub build, lhl scrub export, lhl ingest contractscrub, lhl import findings" in out
+
+
 def test_ingest_reads_the_release_format_whole_and_names_a_bad_line(home: Home, tmp_path: Path, capsys) -> None:
     exported = tmp_path / "set.jsonl"
     assert lhl(home, "scrub", "export", str(exported)) == 0
@@ -112,6 +120,14 @@ def test_every_call_is_a_model_call_of_the_stage_and_a_rerun_repeats_none(home: 
     assert len([e for e in home.events.read() if e.type == "model.call"]) == len(calls)
     assert len([e for e in home.events.read() if e.type == "scrub.scored"]) == len(scored)
     assert lhl(home, "verify") == 0
+
+
+def test_a_dry_run_of_the_suite_is_refused_rather_than_run(home: Home, capsys) -> None:
+    before = len(home.events.read())
+    capsys.readouterr()
+    assert lhl(home, "audit", "--suite", "contractscrub", "--models", "rules", "--runs", "2", "--dry-run") == 1
+    assert "suite contractscrub has no estimate" in capsys.readouterr().err
+    assert len(home.events.read()) == before
 
 
 def test_the_json_report_follows_suites_md(home: Home, capsys) -> None:

@@ -38,6 +38,8 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
     runs = parse_runs(args.runs)
     suite = chosen_suite(args)
     if suite is not None:
+        if args.dry_run:  # never run (and pay for) what was asked to be estimated
+            raise CliError(f"--dry-run estimates the clause suite's audit; suite {suite.name} has no estimate yet")
         with _batch_mode(args.batch):  # read by a suite's stages whose `batch` config is left open
             return _audit_suite(args, home, suite, models, runs)
     # Each model's registered audit settings (params.audit), overridden by the flags given here.
