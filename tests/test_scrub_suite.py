@@ -361,3 +361,44 @@ def test_the_suite_is_in_the_dagster_code_location_with_lineage() -> None:
 
     assert "scrub_scores" in parents("stg_scrub_scored") and "scrub_findings" in parents("scrub_scores")
     assert "scrub_by_category" in parents("scrub_leaderboard")
+
+
+def test_a_batch_partition_records_what_an_interactive_one_records(tmp_path: Path, monkeypatch, capsys) -> None:
+    from tests.fakes import ProviderFake
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("LHL_BATCH_POLL_SECONDS", "0.05")
+    params = json.dumps({"max_retries": 1, "backoff_base_s": 0.01, "timeout_s": 20, "concurrency": 4})
+
+    def answer(contract: str) -> dict:  # any category's schema takes a list of findings
+        return {"findings": []}
+
+    homes = {}
+    with ProviderFake("openai", answer) as live, ProviderFake("openai", answer) as batched:
+        for name, fake, extra in (("interactive", live, ()), ("batch", batched, ("--batch",))):
+            home = demo_home(tmp_path / name)
+            assert lhl(home, "scrub", "build", "--contracts", "4", "--seed", "0") == 0
+            assert lhl(home, "models", "add", "m", "--provider", "openai", "--model-id", "gpt-test", "--base-url",
+                       fake.base_url, "--params", params, "--input-price", "3", "--output-price", "15",
+                       "--batch-input-price", "1.5", "--batch-output-price", "7.5") == 0
+            assert lhl(home, "audit", "--suite", "contractscrub", "--models", "m", *extra) == 0
+            homes[name] = home
+        assert (live.batch_creates, len(live.interactive)) == (0, 36)
+        assert (batched.batch_creates, batched.interactive) == (1, [])
+
+    def recorded(home: Home) -> tuple[list, list]:
+        events = home.events.read("scrub.findings.model=m.run=1")
+        calls = [e.data_as(ModelCall) for e in events if e.type == "model.call"]
+        found = sorted((f.contract_id, f.category, f.request_key) for f in
+                       (e.data_as(ScrubFindingsRecorded) for e in events if e.type == "scrub.findings_recorded"))
+        return found, calls
+
+    found_i, calls_i = recorded(homes["interactive"])
+    found_b, calls_b = recorded(homes["batch"])
+    assert len(found_i) == 36 and found_b == found_i  # the same requests, the same answers
+    assert all(c.batch_id is None for c in calls_i) and {c.batch_id for c in calls_b} == {"batch_1"}
+    board_i = report_json(homes["interactive"], capsys)["leaderboard"][0]
+    board_b = report_json(homes["batch"], capsys)["leaderboard"][0]
+    assert {k: v for k, v in board_b.items() if k != "cost_usd"} == {k: v for k, v in board_i.items()
+                                                                      if k != "cost_usd"}
+    assert 0 < board_b["cost_usd"] < board_i["cost_usd"]  # batch prices
