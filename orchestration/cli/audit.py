@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from lhl_platform.domain.models import Contract
 from lhl_platform.home import Home
+from orchestration.cli import contractscrub
 from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
 from orchestration.cli.suites import add_suite_option, chosen_suite
 
@@ -37,7 +38,10 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
     runs = parse_runs(args.runs)
     suite = chosen_suite(args)
     if suite is not None:
-        return _audit_suite(args, home, suite, models, runs)
+        if args.dry_run:  # never run (and pay for) what was asked to be estimated
+            raise CliError(f"--dry-run estimates the clause suite's audit; suite {suite.name} has no estimate yet")
+        with _batch_mode(args.batch):  # read by a suite's stages whose `batch` config is left open
+            return _audit_suite(args, home, suite, models, runs)
     # Each model's registered audit settings (params.audit), overridden by the flags given here.
     settings = {m: partition_settings(home, m, judge=args.judge, contracts=args.contracts, subset=args.subset)
                 for m in models}
@@ -210,11 +214,13 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     audit(home, [m[0] for m in DEMO_MODELS], runs, say=say, metrics=False)  # built once, after the debate
     say("validating the judges on the dissociation suite of the demo corpus ...")
     validate_judges(home)
+    contractscrub.demo_contractscrub(home, say)  # ContractScrub beside the clause suite: offline, a few demo contracts
     demo_debate(home, runs, say=say)
     report, checks = build_report_with_checks(home)
     say("done\n")
     print(render_text(report, checks))
     print(f"Next: `lhl report --format json`, `lhl verify`, `lhl ui --home {home.root}` to inspect lineage.")
+    print(contractscrub.demo_summary(home))
     return 0
 
 
