@@ -18,8 +18,9 @@ from tests.test_scrub_verify import good
 
 
 def test_every_event_type_is_dotted_under_scrub_and_its_payload_frozen_and_strict():
-    assert set(EVENT_PAYLOADS) == {"scrub.items_built", "scrub.items_ingested", "scrub.findings_recorded",
-                                   "scrub.findings_failed", "scrub.findings_imported"}
+    assert set(EVENT_PAYLOADS) == {"scrub.items_built", "scrub.items_ingested", "scrub.item", "scrub.scope",
+                                   "scrub.findings_recorded", "scrub.findings_failed", "scrub.findings_imported",
+                                   "scrub.scored"}
     for name, payload in EVENT_PAYLOADS.items():
         assert issubclass(payload, BaseModel), name
         assert payload.model_config.get("frozen") is True and payload.model_config.get("extra") == "forbid", name
@@ -51,3 +52,38 @@ def test_an_ingested_set_is_recorded_with_its_digest_and_contents():
     assert event.injected is True and event.contract_ids == ("northwind",)
     release = item.model_copy(update={"source": None})
     assert items_ingested([release], "release.jsonl", export_items([release])).injected is False
+
+
+def test_the_event_types_are_registered_with_the_log_and_staged_flat():
+    from lhl_platform.events.kinds import kind_of
+    from lhl_platform.warehouse.staging import model_structure
+
+    for name, payload in EVENT_PAYLOADS.items():
+        kind = kind_of(name)
+        assert kind.payload is payload and kind.staging == "stg_" + name.replace(".", "_")
+    scored = model_structure(EVENT_PAYLOADS["scrub.scored"])
+    assert scored["tp"] == "BIGINT" and scored["terms_tp"] == "BIGINT"
+    assert scored["by_distance"] == [{"position": "BIGINT", "bucket": "VARCHAR", "gold": "BIGINT", "tp": "BIGINT"}]
+
+
+def test_a_score_event_carries_one_calls_counts_and_a_key_per_answer():
+    from lhl_platform.scrub.events import SCORER_VERSION, ScrubScored
+    from lhl_platform.scrub.scoring import unit_score
+
+    item = good("incorrect_party_references")
+    gold = [g for g in item.gold if g.category == "incorrect_party_references"]
+    unit = unit_score(2, "northwind", "incorrect_party_references", gold, [Finding(**g.model_dump(
+        include={"category", "wrong", "correct", "location"})) for g in gold])
+    event = ScrubScored.of(unit, model="m", item_set="abc", source="recorded", answer_key="k1")
+    assert (event.run, event.gold, event.tp, event.fp, event.fn) == (2, 1, 1, 0, 0)
+    assert event.terms_tp == 1 and event.scorer_version == SCORER_VERSION
+    again = ScrubScored.of(unit, model="m", item_set="abc", source="recorded", answer_key="k2")
+    assert event.key() != again.key() and event.key().startswith(f"scrub.scored:{SCORER_VERSION}:abc:m:2:")
+
+
+def test_a_set_ingested_without_edits_is_labelled_external():
+    from lhl_platform.scrub.events import EXTERNAL_PROVENANCE
+
+    release = good("incorrect_party_references").model_copy(update={"source": None})
+    event = items_ingested([release], "release.jsonl", export_items([release]))
+    assert event.provenance == EXTERNAL_PROVENANCE and not event.provenance.startswith("self-built")

@@ -61,12 +61,9 @@ class ItemOutcome(_Frozen):
     scores: ItemScores | None = None
 
 
-class KindResult(_Frozen):
-    family: Family
-    kind: str
-    items: int
-    as_expected: float | None  # share of items labelled with the expected verdict
-    right_mismatch: float | None  # family (b): share of items with the expected mismatch_type
+class LexFlipFigures(_Frozen):
+    """The LexFlip view of a group of items (null where nothing was scored)."""
+
     discrimination: float | None = None  # share of scored items whose identical text scores above the edited one
     margin: float | None = None  # mean share of the identical-to-unrelated range the edit costs
     score_identical: float | None = None  # mean normalised scores of the three pairs
@@ -74,7 +71,15 @@ class KindResult(_Frozen):
     score_unrelated: float | None = None
 
 
-class FamilyResult(_Frozen):
+class KindResult(LexFlipFigures):
+    family: Family
+    kind: str
+    items: int
+    as_expected: float | None  # share of items labelled with the expected verdict
+    right_mismatch: float | None  # family (b): share of items with the expected mismatch_type
+
+
+class FamilyResult(LexFlipFigures):
     family: Family
     items: int
     unanswered: int
@@ -83,11 +88,6 @@ class FamilyResult(_Frozen):
     right_mismatch: float | None
     mismatch_threshold: float | None
     passed: bool
-    discrimination: float | None = None  # share of scored items whose identical text scores above the edited one
-    margin: float | None = None  # mean share of the identical-to-unrelated range the edit costs
-    score_identical: float | None = None  # mean normalised scores of the three pairs
-    score_edited: float | None = None
-    score_unrelated: float | None = None
 
 
 class ValidationResult(_Frozen):

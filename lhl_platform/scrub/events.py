@@ -1,53 +1,57 @@
-"""Typed payloads of what the ContractScrub suite records, and their event types (`EVENT_PAYLOADS`, which the
-platform registers with the event log).
+"""Typed payloads of what the ContractScrub suite records, and their event types (`EVENT_PAYLOADS`, registered
+with the event log when this module is imported).
+
+Kept flat enough for the generated staging tables: a set is one small summary event plus one event per item,
+a call one event, a score one event per answered call.
 
 - `scrub.items_built`: an item set built by injection: the corpus, seed, configuration and versions it was
-  built with, the digest of its release JSONL, every item's gold with each edit's injected text (so the set can
-  be rebuilt from the stored source contracts alone, `rebuild_items`), and the verifier's report.
+  built with, the digest of its release JSONL, its gold counts and the verifier's report;
 - `scrub.items_ingested`: an item set loaded from a release JSONL (`lhl ingest contractscrub`): its digest,
-  what it holds, and whether it was built by injection.
-- `scrub.findings_recorded`: one answered call of a model (its findings, the request key and prompt version).
+  what it holds, and whether it was built by injection;
+- `scrub.item`: one item of a recorded set (its text, source and gold), so a set is read back from the log
+  alone, byte for byte;
+- `scrub.scope`: the contracts of a set a (model, run) was asked to scrub (by the stage or by an import): nine
+  calls each, so a call absent is a missing call;
+- `scrub.findings_recorded`: one answered call of a model (its findings, the request key and prompt version);
 - `scrub.findings_failed`: a call that failed or whose answer did not parse: a missing call, never an empty
-  answer.
-- `scrub.findings_imported`: one line of `lhl import findings`.
+  answer;
+- `scrub.findings_imported`: one line of `lhl import findings`;
+- `scrub.scored`: the counts of one answered call (`scoring.UnitScore`), which the marts add up.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from lhl_platform.domain.models import MODEL_NAME_PATTERN, RunNumber
+from lhl_platform.events.kinds import register_events
 from lhl_platform.scrub.build import PROVENANCE, BuildConfig, BuiltSet, SkippedContract
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
-from lhl_platform.scrub.items import Edit, Finding, GoldFinding, ScrubItem, Source, export_items, item_set_id
+from lhl_platform.scrub.items import Finding, GoldFinding, ScrubItem, Source, export_items, item_set_id
+from lhl_platform.scrub.scoring import DistanceCount, UnitScore
 from lhl_platform.scrub.verify import VerifierReport
+
+SCORER_VERSION = "scrub-score-v1"  # part of every score's key: a change of scoring re-scores every call
+# How a set loaded from a file is labelled when it was not built by this platform's injection.
+EXTERNAL_PROVENANCE = "external: gold as given in the ingested file"
 
 
 class Payload(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class BuiltGold(GoldFinding):
-    """A gold tuple as recorded: with the text its edit put into the item."""
-
-    inserted: str | None = None
-
-
-class BuiltItem(Payload):
-    contract_id: str
-    source: Source
-    text_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    gold: tuple[BuiltGold, ...]
-
-
 class ScrubItemsBuilt(Payload):
+    """An item set built by injection from a stored corpus: how, and what the verifier kept and rejected."""
+
     item_set: str = Field(description="first 16 hex digits of the SHA-256 of the release JSONL")
     provenance: str = Field(description="the label the set carries wherever it is reported")
     export_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     corpus: str
+    corpus_id: str = Field(description="the stored corpus it was built from")
     seed: int
     requested: int = Field(ge=1)
     builder_version: str
@@ -55,18 +59,46 @@ class ScrubItemsBuilt(Payload):
     eligible: int = Field(ge=0)
     skipped: tuple[SkippedContract, ...]
     targeted: dict[CategoryKey, int]
-    items: tuple[BuiltItem, ...]
+    contract_ids: tuple[str, ...]
+    gold: dict[CategoryKey, int]
     report: VerifierReport
 
 
 class ScrubItemsIngested(Payload):
+    """An item set loaded from a release JSONL."""
+
     item_set: str
+    provenance: str
     file_name: str
     file_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     items: int = Field(ge=1)
     contract_ids: tuple[str, ...]
     gold: dict[CategoryKey, int]
     injected: bool = Field(description="every item names its source and every gold tuple but defined terms its edit")
+
+
+class ScrubItemRecorded(Payload):
+    """One item of a recorded set."""
+
+    item_set: str
+    contract_id: str
+    text: str
+    text_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    source: Source | None
+    gold: tuple[GoldFinding, ...]
+
+    def item(self) -> ScrubItem:
+        return ScrubItem(contract_id=self.contract_id, text=self.text, gold=self.gold, source=self.source)
+
+
+class ScrubScope(Payload):
+    """The contracts of a set one (model, run) was asked to scrub, nine categories each."""
+
+    model: str = Field(pattern=MODEL_NAME_PATTERN)
+    run: RunNumber
+    item_set: str
+    items: tuple[str, ...]
+    source: Literal["stage", "import"]
 
 
 class _Call(Payload):
@@ -95,16 +127,62 @@ class ScrubFindingsImported(_Call):
     line: int = Field(ge=1)
 
 
+class ScrubScored(_Call):
+    """The counts of one answered call (recorded or imported), by the scorer of `scorer_version`."""
+
+    source: Literal["recorded", "imported"]
+    answer_key: str = Field(description="the recorded call's request key, or the imported file's digest and line")
+    scorer_version: str
+    gold: int = Field(ge=0)
+    predicted: int = Field(ge=0)
+    tp: int = Field(ge=0)
+    fp: int = Field(ge=0)
+    fn: int = Field(ge=0)
+    terms_gold: int | None
+    terms_predicted: int | None
+    terms_tp: int | None
+    terms_fp: int | None
+    terms_fn: int | None
+    by_distance: tuple[DistanceCount, ...]
+
+    @staticmethod
+    def of(unit: UnitScore, *, model: str, item_set: str, source: Literal["recorded", "imported"],
+           answer_key: str) -> ScrubScored:
+        return ScrubScored(model=model, item_set=item_set, source=source, answer_key=answer_key,
+                           scorer_version=SCORER_VERSION, **unit.model_dump(exclude={"by_distance"}),
+                           by_distance=unit.by_distance)
+
+    def key(self) -> str:
+        return (f"scrub.scored:{self.scorer_version}:{self.item_set}:{self.model}:{self.run}:{self.contract_id}:"
+                f"{self.category}:{self.answer_key}")
+
+
+class ScrubEventType:
+    ITEMS_BUILT = "scrub.items_built"
+    ITEMS_INGESTED = "scrub.items_ingested"
+    ITEM = "scrub.item"
+    SCOPE = "scrub.scope"
+    FINDINGS_RECORDED = "scrub.findings_recorded"
+    FINDINGS_FAILED = "scrub.findings_failed"
+    FINDINGS_IMPORTED = "scrub.findings_imported"
+    SCORED = "scrub.scored"
+
+
 EVENT_PAYLOADS: dict[str, type[BaseModel]] = {
-    "scrub.items_built": ScrubItemsBuilt,
-    "scrub.items_ingested": ScrubItemsIngested,
-    "scrub.findings_recorded": ScrubFindingsRecorded,
-    "scrub.findings_failed": ScrubFindingsFailed,
-    "scrub.findings_imported": ScrubFindingsImported,
+    ScrubEventType.ITEMS_BUILT: ScrubItemsBuilt,
+    ScrubEventType.ITEMS_INGESTED: ScrubItemsIngested,
+    ScrubEventType.ITEM: ScrubItemRecorded,
+    ScrubEventType.SCOPE: ScrubScope,
+    ScrubEventType.FINDINGS_RECORDED: ScrubFindingsRecorded,
+    ScrubEventType.FINDINGS_FAILED: ScrubFindingsFailed,
+    ScrubEventType.FINDINGS_IMPORTED: ScrubFindingsImported,
+    ScrubEventType.SCORED: ScrubScored,
 }
 
+register_events(EVENT_PAYLOADS, owner=__name__)
 
-def _gold_counts(items: Sequence[ScrubItem]) -> dict[CategoryKey, int]:
+
+def gold_counts(items: Sequence[ScrubItem]) -> dict[CategoryKey, int]:
     counts = dict.fromkeys(CATEGORY_KEYS, 0)
     for item in items:
         for g in item.gold:
@@ -112,64 +190,32 @@ def _gold_counts(items: Sequence[ScrubItem]) -> dict[CategoryKey, int]:
     return counts
 
 
-def items_built(built: BuiltSet, requested: int) -> ScrubItemsBuilt:
-    """The event of a built set."""
+def items_built(built: BuiltSet, requested: int, corpus_id: str) -> ScrubItemsBuilt:
+    """The summary event of a built set."""
     data = export_items(built.items)
-    records = []
-    for item in built.items:
-        assert item.source is not None  # a built item always names its source
-        gold = tuple(BuiltGold(**g.model_dump(), inserted=item.text[g.edit.start:g.edit.end] if g.edit else None)
-                     for g in item.gold)
-        records.append(BuiltItem(contract_id=item.contract_id, source=item.source, text_sha256=item.text_sha256,
-                                 gold=gold))
     return ScrubItemsBuilt(item_set=item_set_id(built.items), provenance=PROVENANCE,
-                           export_sha256=hashlib.sha256(data).hexdigest(),
-                           corpus=built.corpus, seed=built.seed, requested=requested,
-                           builder_version=built.builder_version, config=built.config, eligible=built.eligible,
-                           skipped=built.skipped, targeted=built.targeted, items=tuple(records), report=built.report)
+                           export_sha256=hashlib.sha256(data).hexdigest(), corpus=built.corpus, corpus_id=corpus_id,
+                           seed=built.seed, requested=requested, builder_version=built.builder_version,
+                           config=built.config, eligible=built.eligible, skipped=built.skipped,
+                           targeted=built.targeted, contract_ids=tuple(i.contract_id for i in built.items),
+                           gold=gold_counts(built.items), report=built.report)
+
+
+def is_injected(items: Sequence[ScrubItem]) -> bool:
+    """Every item names its source and every gold tuple but the derived defined terms its edit."""
+    return all(item.source is not None and all(g.edit is not None for g in item.gold
+                                               if g.category != "defined_terms") for item in items)
 
 
 def items_ingested(items: Sequence[ScrubItem], file_name: str, data: bytes) -> ScrubItemsIngested:
-    """The event of a set loaded from a release JSONL."""
-    injected = all(item.source is not None and all(g.edit is not None for g in item.gold
-                                                   if g.category != "defined_terms") for item in items)
-    return ScrubItemsIngested(item_set=item_set_id(items), file_name=file_name,
-                              file_sha256=hashlib.sha256(data).hexdigest(), items=len(items),
-                              contract_ids=tuple(i.contract_id for i in items), gold=_gold_counts(items),
+    """The summary event of a set loaded from a release JSONL."""
+    injected = is_injected(items)
+    return ScrubItemsIngested(item_set=item_set_id(items), provenance=PROVENANCE if injected else EXTERNAL_PROVENANCE,
+                              file_name=file_name, file_sha256=hashlib.sha256(data).hexdigest(), items=len(items),
+                              contract_ids=tuple(i.contract_id for i in items), gold=gold_counts(items),
                               injected=injected)
 
 
-class RebuildError(ValueError):
-    """A recorded set that the stored source contracts do not rebuild."""
-
-
-def rebuild_items(event: ScrubItemsBuilt, sources: Mapping[str, str]) -> tuple[ScrubItem, ...]:
-    """The items of a recorded set, rebuilt from the source texts (contract id -> text) and the recorded edits;
-    each text is checked against its recorded SHA-256."""
-    items = []
-    for record in event.items:
-        source = sources.get(record.source.contract_id)
-        if source is None:
-            raise RebuildError(f"source contract {record.source.contract_id!r} is not in the stored corpus")
-        if hashlib.sha256(source.encode("utf-8")).hexdigest() != record.source.sha256:
-            raise RebuildError(f"source contract {record.source.contract_id!r} is not the one the set was built from")
-        pieces: list[str] = []
-        cursor = 0  # in the source
-        shift = 0  # item offset minus source offset
-        for g in sorted((g for g in record.gold if g.edit is not None), key=lambda g: _start(g.edit)):
-            assert g.edit is not None and g.inserted is not None
-            source_start = g.edit.start - shift
-            pieces += [source[cursor:source_start], g.inserted]
-            cursor = source_start + len(g.edit.original)
-            shift += len(g.inserted) - len(g.edit.original)
-        pieces.append(source[cursor:])
-        text = "".join(pieces)
-        if hashlib.sha256(text.encode("utf-8")).hexdigest() != record.text_sha256:
-            raise RebuildError(f"item {record.contract_id!r} does not rebuild to its recorded text")
-        gold = tuple(GoldFinding(**g.model_dump(exclude={"inserted"})) for g in record.gold)
-        items.append(ScrubItem(contract_id=record.contract_id, text=text, gold=gold, source=record.source))
-    return tuple(items)
-
-
-def _start(edit: Edit | None) -> int:
-    return edit.start if edit is not None else 0
+def item_recorded(item_set: str, item: ScrubItem) -> ScrubItemRecorded:
+    return ScrubItemRecorded(item_set=item_set, contract_id=item.contract_id, text=item.text,
+                             text_sha256=item.text_sha256, source=item.source, gold=item.gold)

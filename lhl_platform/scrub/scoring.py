@@ -116,79 +116,142 @@ def matched(gold: Iterable[Key], predicted: Iterable[Key]) -> int:
     return sum(min(n, p[key]) for key, n in g.items())
 
 
-class _Counts:
-    """Per (run, contract, category): gold, predicted and matched counts, full tuples and term-only."""
+class DistanceCount(_Frozen):
+    """One answered call's section-reference gold with a distance in one bucket, and how many were found."""
 
-    def __init__(self, items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int]) -> None:
-        self.items = {item.contract_id: item for item in items}
-        unknown = sorted({c for _, c, _ in answers} - set(self.items))
-        if unknown:
-            raise ValueError(f"answers for contract {unknown[0]!r}, which is not in the item set")
-        stray = sorted({r for r, _, _ in answers} - set(runs))
-        if stray:
-            raise ValueError(f"answers for run {stray[0]}, which is not among the runs scored ({list(runs)})")
-        self.answered = len(answers)
-        self.missing = [(r, c, cat.key) for r in runs for c in self.items for cat in CATEGORIES
-                        if (r, c, cat.key) not in answers]
-        self.full: dict[CallKey, tuple[int, int, int]] = {}
-        self.terms: dict[CallKey, tuple[int, int, int]] = {}
-        self.distance_hits: list[tuple[str, bool]] = []
-        gold_by: dict[tuple[str, CategoryKey], list[Finding]] = {}
-        for item in items:
-            for g in item.gold:
-                gold_by.setdefault((item.contract_id, g.category), []).append(g)
-        for (run, contract, category), findings in answers.items():
-            gold = gold_by.get((contract, category), [])
-            if any(f.category != category for f in findings):
-                raise ValueError(f"a finding of run {run}, contract {contract!r} is not of category {category}")
-            gold_keys = [finding_key(g) for g in gold]
-            pred_keys = [finding_key(f) for f in findings]
-            self.full[(run, contract, category)] = (len(gold), len(findings), matched(gold_keys, pred_keys))
-            if category == "incorrect_section_references":
-                self._distances(gold, gold_keys, pred_keys)
-            if any(c.key == category for c in TERM_CATEGORIES):
-                self.terms[(run, contract, category)] = (
-                    len(gold), len(findings),
-                    matched([finding_key(g, terms_only=True) for g in gold],
-                            [finding_key(f, terms_only=True) for f in findings]))
+    position: int = Field(ge=0, description="the bucket's place in `bucket_names()`")
+    bucket: str
+    gold: int = Field(ge=0)
+    tp: int = Field(ge=0)
 
-    def _distances(self, gold: list[Finding], gold_keys: list[Key], pred_keys: list[Key]) -> None:
-        # Within one key, the predictions match that key's gold tuples in gold order.
-        left = Counter(pred_keys)
-        for g, key in zip(gold, gold_keys, strict=True):
-            distance = getattr(g, "distance", None)
-            hit = left[key] > 0
-            if hit:
-                left[key] -= 1
-            if distance is not None:
-                self.distance_hits.append((distance_bucket(distance), hit))
 
-    @staticmethod
-    def scores(table: dict[CallKey, tuple[int, int, int]], categories: Sequence[CategoryKey]) -> list[CategoryScore]:
-        sums = {c: [0, 0, 0] for c in categories}
-        for (_, _, category), counts in table.items():
-            for i in range(3):
-                sums[category][i] += counts[i]
-        return [category_score(c, *sums[c]) for c in categories]
+class UnitScore(_Frozen):
+    """The counts of one answered call, (run, contract, category): its full-tuple match, its term-only match
+    (None for the category without a term), and its section-reference gold by distance bucket. Every figure of
+    the suite is a sum of these: the platform records one per call and its marts only add them up."""
+
+    run: int
+    contract_id: str
+    category: CategoryKey
+    gold: int = Field(ge=0)
+    predicted: int = Field(ge=0)
+    tp: int = Field(ge=0)
+    fp: int = Field(ge=0)
+    fn: int = Field(ge=0)
+    terms_gold: int | None = Field(default=None, ge=0)
+    terms_predicted: int | None = Field(default=None, ge=0)
+    terms_tp: int | None = Field(default=None, ge=0)
+    terms_fp: int | None = Field(default=None, ge=0)
+    terms_fn: int | None = Field(default=None, ge=0)
+    by_distance: tuple[DistanceCount, ...] = ()
+
+
+_TERM_KEYS = frozenset(c.key for c in TERM_CATEGORIES)
+
+
+def unit_score(run: int, contract_id: str, category: CategoryKey, gold: Sequence[Finding],
+               findings: Sequence[Finding]) -> UnitScore:
+    """One call's counts: its findings matched against the contract's gold of its category."""
+    if any(f.category != category for f in findings):
+        raise ValueError(f"a finding of run {run}, contract {contract_id!r} is not of category {category}")
+    gold_keys = [finding_key(g) for g in gold]
+    pred_keys = [finding_key(f) for f in findings]
+    tp = matched(gold_keys, pred_keys)
+    terms: dict[str, int | None] = dict.fromkeys(("terms_gold", "terms_predicted", "terms_tp", "terms_fp",
+                                                  "terms_fn"))
+    if category in _TERM_KEYS:
+        t = matched([finding_key(g, terms_only=True) for g in gold], [finding_key(f, terms_only=True)
+                                                                     for f in findings])
+        terms = {"terms_gold": len(gold), "terms_predicted": len(findings), "terms_tp": t,
+                 "terms_fp": len(findings) - t, "terms_fn": len(gold) - t}
+    distances: tuple[DistanceCount, ...] = ()
+    if category == "incorrect_section_references":
+        distances = _distances(gold, gold_keys, pred_keys)
+    return UnitScore(run=run, contract_id=contract_id, category=category, gold=len(gold), predicted=len(findings),
+                     tp=tp, fp=len(findings) - tp, fn=len(gold) - tp, by_distance=distances, **terms)
+
+
+def _distances(gold: Sequence[Finding], gold_keys: list[Key], pred_keys: list[Key]) -> tuple[DistanceCount, ...]:
+    # Within one key, the predictions match that key's gold tuples in gold order.
+    left = Counter(pred_keys)
+    counts = {name: [0, 0] for name in bucket_names()}
+    for g, key in zip(gold, gold_keys, strict=True):
+        hit = left[key] > 0
+        if hit:
+            left[key] -= 1
+        distance = getattr(g, "distance", None)
+        if distance is not None:
+            counts[distance_bucket(distance)][0] += 1
+            counts[distance_bucket(distance)][1] += hit
+    return tuple(DistanceCount(position=i, bucket=name, gold=g, tp=t)
+                 for i, (name, (g, t)) in enumerate(counts.items()) if g)
+
+
+def _checked(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int]) -> None:
+    known = {item.contract_id for item in items}
+    unknown = sorted({c for _, c, _ in answers} - known)
+    if unknown:
+        raise ValueError(f"answers for contract {unknown[0]!r}, which is not in the item set")
+    stray = sorted({r for r, _, _ in answers} - set(runs))
+    if stray:
+        raise ValueError(f"answers for run {stray[0]}, which is not among the runs scored ({list(runs)})")
+
+
+def unit_scores(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int] = (1,)) -> list[UnitScore]:
+    """The counts of every answered call (a missing call has none)."""
+    _checked(items, answers, runs)
+    gold_by: dict[tuple[str, str], list[Finding]] = {}
+    for item in items:
+        for g in item.gold:
+            gold_by.setdefault((item.contract_id, g.category), []).append(g)
+    return [unit_score(run, contract, category, gold_by.get((contract, category), []), findings)
+            for (run, contract, category), findings in answers.items()]
+
+
+def pooled(rows: Iterable[tuple[str, int, int, int]], categories: Sequence[CategoryKey]) -> list[CategoryScore]:
+    """Per category, the (category, gold, predicted, tp) counts of many calls summed and scored; a category
+    without a row has nothing measured (every figure None)."""
+    sums = {c: [0, 0, 0] for c in categories}
+    for category, gold, predicted, tp in rows:
+        if category in sums:
+            for i, value in enumerate((gold, predicted, tp)):
+                sums[category][i] += value
+    return [category_score(c, *sums[c]) for c in categories]
+
+
+def full_rows(units: Iterable[UnitScore]) -> list[tuple[str, int, int, int]]:
+    return [(u.category, u.gold, u.predicted, u.tp) for u in units]
+
+
+def term_rows(units: Iterable[UnitScore]) -> list[tuple[str, int, int, int]]:
+    return [(u.category, u.terms_gold or 0, u.terms_predicted or 0, u.terms_tp or 0) for u in units
+            if u.terms_gold is not None]
+
+
+def distance_buckets(units: Iterable[UnitScore]) -> list[DistanceBucket]:
+    sums = {name: [0, 0] for name in bucket_names()}
+    for u in units:
+        for d in u.by_distance:
+            sums[d.bucket][0] += d.gold
+            sums[d.bucket][1] += d.tp
+    return [DistanceBucket(bucket=name, gold=g, tp=t, recall=_ratio(t, g)) for name, (g, t) in sums.items()]
 
 
 def score(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int] = (1,)) -> ScrubScore:
     """Every figure of SUITES.md section 1 for one model's answers, keyed by (run, contract, category)."""
-    counts = _Counts(items, answers, runs)
-    full = counts.scores(counts.full, [c.key for c in CATEGORIES])
-    terms = counts.scores(counts.terms, [c.key for c in TERM_CATEGORIES])
-    buckets = []
-    for name in bucket_names():
-        hits = [hit for bucket, hit in counts.distance_hits if bucket == name]
-        buckets.append(DistanceBucket(bucket=name, gold=len(hits), tp=sum(hits), recall=_ratio(sum(hits), len(hits))))
-    return ScrubScore(calls=counts.answered, missing_calls=len(counts.missing), contracts=len(items),
+    units = unit_scores(items, answers, runs)
+    full = pooled(full_rows(units), [c.key for c in CATEGORIES])
+    terms = pooled(term_rows(units), [c.key for c in TERM_CATEGORIES])
+    return ScrubScore(calls=len(units), missing_calls=len(missing_calls(items, answers, runs)), contracts=len(items),
                       runs=tuple(runs), by_category=tuple(full), overall=overall(full), terms_only=tuple(terms),
-                      terms_only_overall=overall(terms), by_distance=tuple(buckets))
+                      terms_only_overall=overall(terms), by_distance=tuple(distance_buckets(units)))
 
 
 def missing_calls(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int] = (1,)) -> list[CallKey]:
     """The (run, contract, category) calls expected of the set and not answered."""
-    return _Counts(items, answers, runs).missing
+    _checked(items, answers, runs)
+    return [(r, item.contract_id, cat.key) for r in runs for item in items for cat in CATEGORIES
+            if (r, item.contract_id, cat.key) not in answers]
 
 
 class RecallInterval(_Frozen):
@@ -208,23 +271,33 @@ def _rng(seed: int, key: str) -> np.random.Generator:
 
 def recall_intervals(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int] = (1,), *,
                      resamples: int = DEFAULT_RESAMPLES, seed: int = 0, key: str = "") -> list[RecallInterval]:
-    """Contract-cluster bootstrap intervals of the overall recall and of each category's recall. Contracts are
-    drawn with replacement (with all their runs); a resample's overall recall is the mean over the categories
-    with gold in it. `key` (a model's name, say) gives each model its own random stream."""
-    counts = _Counts(items, answers, runs)
-    contracts = sorted(counts.items)
+    """Contract-cluster bootstrap intervals of the overall recall and of each category's recall (see
+    `cluster_recall_intervals`)."""
+    units = unit_scores(items, answers, runs)
+    return cluster_recall_intervals([(u.contract_id, u.category, u.gold, u.tp) for u in units],
+                                    [item.contract_id for item in items], resamples=resamples, seed=seed, key=key)
+
+
+def cluster_recall_intervals(cells: Iterable[tuple[str, str, int, int]], contracts: Sequence[str], *,
+                             resamples: int = DEFAULT_RESAMPLES, seed: int = 0, key: str = "") -> list[RecallInterval]:
+    """Intervals from per-call counts (contract, category, gold, tp), over the given contracts: contracts are drawn
+    with replacement (each with all its runs and calls); a resample's overall recall is the mean over the
+    categories with gold in it. `key` (a model's name, say) gives each model its own random stream."""
+    ordered = sorted(set(contracts))
     categories = [c.key for c in CATEGORIES]
-    tp = np.zeros((len(contracts), len(categories)))
-    gold = np.zeros((len(contracts), len(categories)))
-    index = {c: i for i, c in enumerate(contracts)}
-    column = {c: j for j, c in enumerate(categories)}
-    for (_, contract, category), (g, _, t) in counts.full.items():
+    tp = np.zeros((len(ordered), len(categories)))
+    gold = np.zeros((len(ordered), len(categories)))
+    index = {c: i for i, c in enumerate(ordered)}
+    column: dict[str, int] = {c: j for j, c in enumerate(categories)}
+    for contract, category, g, t in cells:
+        if contract not in index:
+            raise ValueError(f"counts for contract {contract!r}, which is not among the contracts resampled")
         tp[index[contract], column[category]] += t
         gold[index[contract], column[category]] += g
-    if not contracts:
+    if not ordered:
         return [RecallInterval(category=c, low=None, high=None, resamples=resamples, seed=seed)
                 for c in (None, *categories)]
-    picks = _rng(seed, f"scrub-recall|{key}").integers(0, len(contracts), size=(resamples, len(contracts)))
+    picks = _rng(seed, f"scrub-recall|{key}").integers(0, len(ordered), size=(resamples, len(ordered)))
     tp_sums = tp[picks].sum(axis=1)  # resamples x categories
     gold_sums = gold[picks].sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):

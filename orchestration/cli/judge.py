@@ -14,14 +14,14 @@ from orchestration.cli.app import Cli, CliError
 def cmd_judge(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.factory import build_model
     from lhl_platform.judging.single import judge_pairs
-    from lhl_platform.registry import get_model
+    from lhl_platform.registry import get_judge
 
-    spec = get_model(home, args.judge)
+    spec = get_judge(home, args.judge)
     model = build_model(spec)
     if args.pairs:
         lines = Path(args.pairs).read_text(encoding="utf-8").splitlines()
         failures = 0
-        for result in judge_pairs(spec, model, lines):
+        for result in judge_pairs(model, lines):
             failures += "error" in result
             print(json.dumps(result, ensure_ascii=False))
         if failures:
@@ -30,7 +30,7 @@ def cmd_judge(args: argparse.Namespace, home: Home) -> int:
     if args.clause_type is None or args.truth is None or args.extracted is None:
         raise CliError("give --clause-type, --truth and --extracted, or --pairs FILE.jsonl")
     line = json.dumps({"clause_type": args.clause_type, "truth": args.truth, "extracted": args.extracted})
-    (result,) = judge_pairs(spec, model, [line])
+    (result,) = judge_pairs(model, [line])
     if "error" in result:
         raise CliError(result["error"])
     print(json.dumps({k: result[k] for k in ("verdict", "mismatch_type", "reason")}, ensure_ascii=False))
@@ -47,9 +47,10 @@ def cmd_judge_primary(args: argparse.Namespace, home: Home) -> int:
 
 def cmd_judge_validate(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.lexflip.validate import validate_judge
-    from lhl_platform.registry import primary_judge
+    from lhl_platform.registry import get_judge, primary_judge
 
     judge = args.judge or primary_judge(home)
+    get_judge(home, judge)  # an unknown judge is an error naming the judges there are
     result = validate_judge(home, judge, seed=args.seed, per_kind=args.per_kind)
     if args.format == "json":
         print(result.model_dump_json(indent=2, exclude={"outcomes"}))

@@ -5,6 +5,7 @@
 select
     model, run, contract_id,
     sum(tp)::bigint as tp, sum(fp)::bigint as fp, sum(fn)::bigint as fn, sum(tn)::bigint as tn,
+    sum(judged)::bigint as judged,
     sum(supported)::bigint as supported, sum(contradicted)::bigint as contradicted,
     sum(n_missing_condition)::bigint as n_missing_condition, sum(n_extra_condition)::bigint as n_extra_condition,
     sum(n_scope)::bigint as n_scope, sum(missing_rows)::bigint as missing_rows

@@ -13,6 +13,7 @@ select
     count(*) filter (where outcome = 'FP') as fp,
     count(*) filter (where outcome = 'FN') as fn,
     count(*) filter (where outcome = 'TN') as tn,
+    count(*) filter (where outcome = 'TP' and verdict is not null) as judged,
     count(*) filter (where outcome = 'TP' and verdict = 'supported') as supported,
     count(*) filter (where outcome = 'TP' and verdict = 'contradicted') as contradicted,
     count(*) filter (where outcome = 'TP' and verdict = 'contradicted' and mismatch_type = 'missing_condition')

@@ -1,0 +1,167 @@
+"""The suite's commands (SUITES.md section 1):
+
+- `lhl scrub build --contracts N --seed S`: an item set built by seeded injection from the active corpus, recorded
+  (the set, its seed and the verifier's report are events) and made active; the same corpus, N and seed record
+  the same bytes;
+- `lhl scrub export FILE.jsonl [--item-set ID]`: a recorded set in the release format, written atomically;
+- `lhl ingest contractscrub FILE.jsonl`: a release JSONL validated whole (a bad line is one error naming it),
+  recorded and made active;
+- `lhl import findings FILE.jsonl [--item-set ID]`: predictions made elsewhere, validated whole against the item
+  set, then recorded and scored by the same code as the platform's own calls, in one atomic write. Each imported
+  (model, run) is expected to cover every (contract, category) of the set, so a line absent is a missing call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import os
+import uuid
+from pathlib import Path
+
+from lhl_platform.home import Home
+from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
+from lhl_platform.scrub.events import ScrubEventType, ScrubFindingsImported, ScrubItemsBuilt, ScrubScope
+from lhl_platform.scrub.imports import parse_findings
+from lhl_platform.scrub.items import Finding, export_items
+from lhl_platform.scrub.stages import IMPORTS_STREAM, build_set, ingest_file, write_scores
+from lhl_platform.scrub.store import StoredSet, load_set
+from lhl_platform.suites.contract import Command
+
+
+def _gold_table(stored: StoredSet) -> str:
+    counts = dict.fromkeys(CATEGORY_KEYS, 0)
+    for item in stored.items:
+        for g in item.gold:
+            counts[g.category] += 1
+    summary = stored.summary
+    lines = []
+    for category, n in counts.items():
+        extra = ""
+        if isinstance(summary, ScrubItemsBuilt) and category != "defined_terms":
+            extra = f"  (targeted {summary.targeted.get(category, 0)})"
+        elif category == "defined_terms" and (stored.built or getattr(summary, "injected", False)):
+            extra = "  (derived by the definition parser, not annotated)"
+        lines.append(f"  {category:<30} {n:>6}{extra}")
+    return "\n".join(lines)
+
+
+def cmd_build(args: argparse.Namespace, home: Home) -> int:
+    stored = build_set(home, args.contracts, args.seed)
+    summary = stored.summary
+    assert isinstance(summary, ScrubItemsBuilt)
+    report = summary.report
+    print(f"{stored.describe()}; now the active ContractScrub set")
+    print(f"eligible contracts: {summary.eligible} of the corpus; skipped after injection: {len(summary.skipped)}")
+    print("gold per category:")
+    print(_gold_table(stored))
+    rejected = sum(r.count for r in report.rejected)
+    print(f"verifier ({report.verifier_version}): {rejected} injections rejected"
+          + (": " + ", ".join(f"{r.reason} {r.count}" for r in report.rejected) if rejected else ""))
+    distances = ", ".join(f"{b} {n}" for b, n in report.section_reference_distances.items())
+    print(f"section-reference distances (characters): {distances}; longest {report.longest_section_reference}; "
+          f"{report.references_past_long_distance} past 10,000")
+    print(f"export digest (sha256): {summary.export_sha256}; `lhl scrub export FILE.jsonl` writes these bytes")
+    return 0
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` whole or not at all (a temporary file beside it, flushed, renamed over it), as
+    the CLI writes its own files; the suite layer may not import the CLI."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        with open(tmp, "xb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise OSError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def cmd_export(args: argparse.Namespace, home: Home) -> int:
+    stored = load_set(home, args.item_set)
+    data = export_items(stored.items)
+    summary = stored.summary
+    if isinstance(summary, ScrubItemsBuilt) and hashlib.sha256(data).hexdigest() != summary.export_sha256:
+        raise ValueError(f"item set {stored.item_set} does not export the bytes it was built as")
+    write_atomic(Path(args.file), data)
+    print(f"wrote {stored.describe()} to {args.file} ({len(data):,} bytes, sha256 "
+          f"{hashlib.sha256(data).hexdigest()})")
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace, home: Home) -> int:
+    stored = ingest_file(home, Path(args.file))
+    print(f"{stored.describe()}; {stored.new_items} new items recorded; now the active ContractScrub set")
+    print("gold per category:")
+    print(_gold_table(stored))
+    return 0
+
+
+def cmd_import_findings(args: argparse.Namespace, home: Home) -> int:
+    path = Path(args.file)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    data = path.read_bytes()
+    stored = load_set(home, args.item_set)
+    calls = parse_findings(data, path.name, stored.items)  # the whole file, before anything is written
+    sha = hashlib.sha256(data).hexdigest()
+    pairs = sorted({(c.model, c.run) for c in calls})
+    ids = tuple(item.contract_id for item in stored.items)
+    new = 0
+    with home.events.writer(IMPORTS_STREAM, atomic=True) as writer:  # all of the file or nothing
+        for model, run in pairs:
+            writer.append(ScrubEventType.SCOPE, f"{model}/{run}", f"scrub.scope:{stored.item_set}:{model}:{run}",
+                          ScrubScope(model=model, run=run, item_set=stored.item_set, items=ids, source="import"))
+        for c in calls:
+            new += writer.append(ScrubEventType.FINDINGS_IMPORTED, f"{c.contract_id}/{c.category}",
+                                 f"scrub.findings_imported:{stored.item_set}:{sha}:{c.line}",
+                                 ScrubFindingsImported(model=c.model, run=c.run, item_set=stored.item_set,
+                                                       contract_id=c.contract_id, category=c.category,
+                                                       findings=c.findings, file_sha256=sha, line=c.line))
+        for model, run in pairs:
+            answers: dict[tuple[str, CategoryKey], tuple[tuple[Finding, ...], str]] = {
+                (c.contract_id, c.category): (c.findings, f"{sha}:{c.line}") for c in calls
+                if (c.model, c.run) == (model, run)}
+            write_scores(writer, stored.items, stored.item_set, model, run, answers, "imported")
+    expected = len(pairs) * len(ids) * len(CATEGORY_KEYS)
+    print(f"imported {len(calls)} calls of {len(pairs)} (model, run) pair(s) on {stored.describe()} ({new} new); "
+          f"{expected - len(calls)} of {expected} expected calls are absent and reported as missing; see "
+          "`lhl report --suite contractscrub`")
+    return 0
+
+
+def _define_build(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--contracts", type=int, required=True, help="how many contracts to build items from (the "
+                   "paper: 44)")
+    p.add_argument("--seed", type=int, default=0, help="the build's seed (default 0)")
+
+
+def _define_export(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="the JSONL file to write (the release format of SUITES.md section 1)")
+    p.add_argument("--item-set", dest="item_set", help="a recorded item set (default: the active one)")
+
+
+def _define_ingest(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="a JSONL file in the release format, one contract a line")
+
+
+def _define_import(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="one (model, run, contract_id, category, findings) a line")
+    p.add_argument("--item-set", dest="item_set", help="the item set the findings are for (default: the active one)")
+
+
+COMMANDS = (
+    Command(("scrub", "build"), "build a ContractScrub item set by seeded defect injection from the active corpus "
+            "(self-built: synthetic defects, derived defined terms)", _define_build, cmd_build),
+    Command(("scrub", "export"), "write a recorded ContractScrub item set in the release JSONL format",
+            _define_export, cmd_export),
+    Command(("ingest", "contractscrub"), "load a ContractScrub item set in the release JSONL format",
+            _define_ingest, cmd_ingest),
+    Command(("import", "findings"), "import ContractScrub findings made elsewhere (validated whole, written "
+            "atomically, scored by the suite's own code)", _define_import, cmd_import_findings),
+)

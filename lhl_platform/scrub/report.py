@@ -1,0 +1,395 @@
+"""The suite's report: typed rows read from its marts (SQLModel classes, so `lhl publish` writes them), the
+contract-cluster recall intervals computed here from the per-call counts (`scoring.cluster_recall_intervals`,
+the same code `scoring.score` uses), the per-category recall figure, the checks on the marts, the metrics
+`lhl compare` pairs, and the drift of a model's newest run (monitoring).
+
+The leaderboard and per-category rows carry exactly the fields of SUITES.md section 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import duckdb
+from pydantic import BaseModel
+from sqlmodel import SQLModel
+
+from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.scrub.categories import CATEGORIES, CATEGORY_KEYS, TERM_CATEGORIES, CategoryKey
+from lhl_platform.scrub.items import Finding, GoldFinding, ScrubItem
+from lhl_platform.scrub.models import calibrated
+from lhl_platform.scrub.scoring import (
+    DEFAULT_RESAMPLES,
+    RecallInterval,
+    cluster_recall_intervals,
+    overall,
+    pooled,
+    score,
+)
+from lhl_platform.suites.contract import CompareMetric
+
+SCOPE, SCOPE_MODELS, SCOPE_RUNS = "contractscrub_scope", "contractscrub_scope_models", "contractscrub_scope_runs"
+OVERALL = "overall"  # the recall section's row of the mean over the nine categories
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    cursor = con.execute(sql, list(params))
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _pick(cls: type[BaseModel], row: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
+    values = {**row, **extra}
+    return {name: values[name] for name in cls.model_fields}
+
+
+# Rows -------------------------------------------------------------------------------------------------
+
+class ScrubLeaderboardRow(SQLModel):
+    """`scrub_leaderboard`, one row per model (SUITES.md section 1)."""
+
+    model: str
+    runs: int
+    contracts: int
+    recall: float | None
+    precision: float | None
+    f1: float | None
+    recall_ci_low: float | None
+    recall_ci_high: float | None
+    terms_only_recall: float | None
+    terms_only_precision: float | None
+    terms_only_f1: float | None
+    missing_calls: int
+    cost_usd: float | None
+
+
+class ScrubCategoryRow(SQLModel):
+    """`scrub_by_category`, one row per model and category (SUITES.md section 1)."""
+
+    model: str
+    category: str
+    gold: int
+    tp: int
+    fp: int
+    fn: int
+    recall: float | None
+    precision: float | None
+    f1: float | None
+
+
+class ScrubRecallRow(SQLModel):
+    """Recall per model and category (and overall), with its 95% contract-cluster bootstrap interval."""
+
+    model: str
+    category: str
+    gold: int | None
+    tp: int | None
+    recall: float | None
+    recall_ci_low: float | None
+    recall_ci_high: float | None
+
+
+class ScrubTermsOnlyRow(SQLModel):
+    """The term-only ablation per model and category (the 8 categories with a term)."""
+
+    model: str
+    category: str
+    gold: int
+    tp: int
+    fp: int
+    fn: int
+    recall: float | None
+    precision: float | None
+    f1: float | None
+
+
+class ScrubDistanceRow(SQLModel):
+    """`scrub_by_distance`: recall of incorrect section references by distance bucket."""
+
+    model: str
+    bucket: str
+    gold: int
+    tp: int
+    recall: float | None
+
+
+class ScrubUsageRow(SQLModel):
+    """`scrub_usage`: calls, cost and seconds per model, and per contract and run."""
+
+    model: str
+    runs: int
+    contracts: int
+    calls: int | None
+    failed_calls: int | None
+    cost_usd: float | None
+    cost_per_contract_usd: float | None
+    seconds: float | None
+    seconds_per_contract: float | None
+
+
+class ScrubItemSetRow(SQLModel):
+    """`scrub_item_set`: the item set in scope and the label it carries."""
+
+    item_set: str
+    kind: str
+    origin: str
+    seed: int | None
+    contracts: int
+    gold: int
+    provenance: str
+
+
+class ScrubGoldRow(SQLModel):
+    """`scrub_gold`: the item set's gold per category and how it came to be."""
+
+    category: str
+    gold: int
+    gold_source: str
+
+
+class ScrubDriftRow(SQLModel):
+    """A model's newest run against its earlier runs: overall recall, each side with its interval."""
+
+    model: str
+    newest_run: int
+    baseline_runs: int
+    baseline_recall: float | None
+    baseline_low: float | None
+    baseline_high: float | None
+    newest_recall: float | None
+    newest_low: float | None
+    newest_high: float | None
+    drifted: bool
+
+
+class ScrubMissingRow(SQLModel):
+    """`scrub_missing`: a (model, run, contract, category) without an answer, and why."""
+
+    model: str
+    run: int
+    contract_id: str
+    category: str
+    reason: str | None
+
+
+def _intervals(con: duckdb.DuckDBPyConnection, model: str, runs: Sequence[int] | None = None,
+               resamples: int = DEFAULT_RESAMPLES) -> dict[str | None, RecallInterval]:
+    """A model's recall intervals over the contracts it was asked to scrub in scope (optionally some runs)."""
+    where = "" if runs is None else f" and run in ({', '.join(str(int(r)) for r in runs)})"
+    cells = con.execute(f"select unit, category, gold, tp from scrub_units where model = ?{where}", [model]).fetchall()
+    contracts = [r[0] for r in con.execute(
+        f"select distinct item from scrub_cells where item_set = (select item_set from {SCOPE}) and model = ? "
+        f"and run in (select run from {SCOPE_RUNS}){where}", [model]).fetchall()]
+    found = cluster_recall_intervals([(str(u), str(c), int(g), int(t)) for u, c, g, t in cells], contracts,
+                                     resamples=resamples, key=f"contractscrub|{model}")
+    return {i.category: i for i in found}
+
+
+def leaderboard_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubLeaderboardRow]:
+    out = []
+    for row in _rows(con, "select * from scrub_leaderboard"):
+        interval = _intervals(con, row["model"])[None]
+        out.append(ScrubLeaderboardRow(**_pick(ScrubLeaderboardRow, row, recall_ci_low=interval.low,
+                                               recall_ci_high=interval.high)))
+    return out
+
+
+def category_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubCategoryRow]:
+    return [ScrubCategoryRow(**_pick(ScrubCategoryRow, r)) for r in _rows(con, "select * from scrub_by_category")]
+
+
+def recall_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubRecallRow]:
+    out = []
+    board = {r["model"]: r for r in _rows(con, "select model, recall from scrub_leaderboard")}
+    for model in board:
+        intervals = _intervals(con, model)
+        out.append(ScrubRecallRow(model=model, category=OVERALL, gold=None, tp=None, recall=board[model]["recall"],
+                                  recall_ci_low=intervals[None].low, recall_ci_high=intervals[None].high))
+        for r in _rows(con, "select category, gold, tp, recall from scrub_by_category where model = ? "
+                            "order by position", [model]):
+            i = intervals[r["category"]]
+            out.append(ScrubRecallRow(model=model, category=r["category"], gold=r["gold"], tp=r["tp"],
+                                      recall=r["recall"], recall_ci_low=i.low, recall_ci_high=i.high))
+    return out
+
+
+def terms_only_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubTermsOnlyRow]:
+    return [ScrubTermsOnlyRow(model=r["model"], category=r["category"], gold=r["terms_gold"] or 0,
+                              tp=r["terms_tp"] or 0, fp=r["terms_fp"] or 0, fn=r["terms_fn"] or 0,
+                              recall=r["terms_recall"], precision=r["terms_precision"], f1=r["terms_f1"])
+            for r in _rows(con, "select * from scrub_by_category where has_terms order by model, position")]
+
+
+def distance_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubDistanceRow]:
+    return [ScrubDistanceRow(**_pick(ScrubDistanceRow, r)) for r in _rows(con, "select * from scrub_by_distance")]
+
+
+def usage_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubUsageRow]:
+    return [ScrubUsageRow(**_pick(ScrubUsageRow, r)) for r in _rows(con, "select * from scrub_usage")]
+
+
+def item_set_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubItemSetRow]:
+    return [ScrubItemSetRow(**_pick(ScrubItemSetRow, r)) for r in _rows(con, "select * from scrub_item_set")]
+
+
+def gold_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubGoldRow]:
+    return [ScrubGoldRow(**_pick(ScrubGoldRow, r)) for r in _rows(con, "select * from scrub_gold")]
+
+
+def missing_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubMissingRow]:
+    return [ScrubMissingRow(**_pick(ScrubMissingRow, r)) for r in _rows(con, "select * from scrub_missing")]
+
+
+# Monitoring: the newest run against the earlier ones ----------------------------------------------------
+
+MIN_CONTRACTS = 10  # fewer contracts on a side and the intervals speak of the sample, not of the model
+
+
+def _macro_recall(con: duckdb.DuckDBPyConnection, model: str, runs: Sequence[int]) -> float | None:
+    rows = con.execute(f"select category, gold, predicted, tp from scrub_units where model = ? and run in "
+                       f"({', '.join(str(int(r)) for r in runs)})", [model]).fetchall()
+    return overall(pooled([(str(c), int(g), int(p), int(t)) for c, g, p, t in rows],
+                          [c.key for c in CATEGORIES])).recall
+
+
+def drift_rows(con: duckdb.DuckDBPyConnection, min_contracts: int = MIN_CONTRACTS) -> list[ScrubDriftRow]:
+    """Per model with two runs or more in scope: overall recall of the newest run and of the earlier runs pooled,
+    each with its contract-cluster interval; drifted when both sides hold `min_contracts` contracts and the
+    intervals do not overlap."""
+    out = []
+    for model, runs in con.execute("select model, list(distinct run order by run) from scrub_units group by model "
+                                   "order by model").fetchall():
+        if len(runs) < 2:
+            continue
+        newest, baseline = runs[-1], runs[:-1]
+        new_i, base_i = _intervals(con, model, [newest])[None], _intervals(con, model, baseline)[None]
+        sizes = [con.execute(f"select count(distinct unit) from scrub_units where model = ? and run in "
+                             f"({', '.join(map(str, side))})", [model]).fetchone() for side in ([newest], baseline)]
+        enough = all(s is not None and s[0] >= min_contracts for s in sizes)
+        apart = (None not in (new_i.low, new_i.high, base_i.low, base_i.high)
+                 and (new_i.low > base_i.high or new_i.high < base_i.low))  # type: ignore[operator]
+        out.append(ScrubDriftRow(model=model, newest_run=newest, baseline_runs=len(baseline),
+                                 baseline_recall=_macro_recall(con, model, baseline), baseline_low=base_i.low,
+                                 baseline_high=base_i.high, newest_recall=_macro_recall(con, model, [newest]),
+                                 newest_low=new_i.low, newest_high=new_i.high, drifted=bool(enough and apart)))
+    return out
+
+
+# The figure ---------------------------------------------------------------------------------------------
+
+def recall_figure(rows: Sequence[BaseModel]) -> str:
+    """Recall per category (and the mean of the nine) for every model, with 95% contract-cluster intervals."""
+    from lhl_platform.report.figures import Estimate, _figure, _forest, to_svg
+
+    recall = [r for r in rows if isinstance(r, ScrubRecallRow)]
+    models = list(dict.fromkeys(r.model for r in recall))
+    label: dict[str, str] = {OVERALL: "overall (mean of 9)", **{c.key: c.title for c in CATEGORIES}}
+    groups = [OVERALL, *CATEGORY_KEYS]
+    estimates = [Estimate(group=label[r.category], model=r.model, value=r.recall, low=r.recall_ci_low,
+                          high=r.recall_ci_high) for r in recall]
+    fig = _figure(7.6, 0.9 + 0.26 * len(groups) * (len(models) + 1))
+    ax = fig.add_subplot()
+    _forest(ax, estimates, [label[g] for g in groups], models, scale=1.0, zero_line=False,
+            xlabel="recall, 95% contract-cluster bootstrap interval")
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_title("ContractScrub: recall per category", fontsize=9)
+    return to_svg(fig)
+
+
+# Checks -------------------------------------------------------------------------------------------------
+
+def calls_complete(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
+    rows = _rows(con, "select model, run, contract_id, category, reason from scrub_missing")
+    named = "; ".join(f"{r['model']} run {r['run']} {r['contract_id']}/{r['category']}"
+                      + (f" ({r['reason'][:80]})" if r["reason"] else " (never answered)") for r in rows[:10])
+    return CheckOutcome(
+        name="calls_complete", passed=not rows,
+        description="every (model, run, contract, category) in scope has an answer; a missing call is left out of "
+                    "every figure, never read as an empty answer",
+        summary=("every call in scope answered" if not rows else
+                 f"{len(rows)} missing call(s): {named}{' ...' if len(rows) > 10 else ''}"),
+        metadata={"missing_calls": len(rows), "models": len({r["model"] for r in rows})})
+
+
+def _scope_items(con: duckdb.DuckDBPyConnection) -> list[ScrubItem]:
+    gold: dict[str, list[GoldFinding]] = {}
+    for r in _rows(con, f"select contract_id, category, term, location, wrong, correct, location_2 from "
+                        f"int_scrub_gold where item_set = (select item_set from {SCOPE}) order by all"):
+        contract = r.pop("contract_id")
+        gold.setdefault(contract, []).append(GoldFinding(**{k: v for k, v in r.items() if v is not None}))
+    contracts = [r[0] for r in con.execute(f"select distinct contract_id from stg_scrub_item where item_set = "
+                                           f"(select item_set from {SCOPE}) order by 1").fetchall()]
+    return [ScrubItem(contract_id=c, text="", gold=tuple(gold.get(c, ()))) for c in contracts]
+
+
+def gold_scores_itself(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
+    """The scope's gold, answered with itself, scores 1.0 in every category that has gold (scoring.score, the
+    code that scores every call); and a `perfect` calibration model in scope scores 1.0 through the marts."""
+    items = _scope_items(con)
+    problems: list[str] = []
+    if items:
+        answers = {(1, i.contract_id, c): [Finding(category=g.category, **g.fields()) for g in i.gold
+                                           if g.category == c] for i in items for c in CATEGORY_KEYS}
+        problems += [f"gold against itself: {r.category} R/P/F1 {r.recall}/{r.precision}/{r.f1}"
+                     for r in score(items, answers).by_category
+                     if r.gold and (r.recall, r.precision, r.f1) != (1.0, 1.0, 1.0)]
+    perfect = [r[0] for r in con.execute(
+        f"select m.model from {SCOPE_MODELS} m join int_model_prices p on p.name = m.model "
+        "where p.provider = 'offline' and p.model_id = ?", [calibrated("perfect")]).fetchall()]
+    for model in perfect:
+        for r in _rows(con, "select category, recall, precision, f1 from scrub_by_category where model = ? and "
+                            "gold > 0", [model]):
+            if (r["recall"], r["precision"], r["f1"]) != (1.0, 1.0, 1.0):
+                problems.append(f"{model} (the gold itself): {r['category']} R/P/F1 {r['recall']}/{r['precision']}/"
+                                f"{r['f1']}")
+    with_gold = sum(1 for c in CATEGORY_KEYS if any(g.category == c for i in items for g in i.gold))
+    if not items:
+        summary = "no item set in scope"
+    elif problems:
+        summary = "; ".join(problems[:5])
+    else:
+        summary = f"gold scores 1.0 against itself in all {with_gold} categories with gold"
+        summary += f"; {', '.join(perfect)} scores 1.0 through the marts" if perfect else ""
+    return CheckOutcome(
+        name="gold_scores_itself", passed=not problems,
+        description="the scope's gold scored against itself is 1.0 in every category with gold (and a perfect "
+                    "calibration model in scope scores 1.0 through the marts)",
+        summary=summary,
+        metadata={"contracts": len(items), "categories_with_gold": with_gold, "perfect_models": len(perfect)})
+
+
+def no_recall_drift(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
+    rows = drift_rows(con)
+    drifted = [r for r in rows if r.drifted]
+    return CheckOutcome(
+        name="no_recall_drift", passed=not drifted,
+        description="each model's newest run keeps the overall recall of its earlier runs (contract-cluster "
+                    "intervals overlap)",
+        summary=("no model drifted" + (f" ({len(rows)} with earlier runs)" if rows else " (no model has two runs)")
+                 if not drifted else "; ".join(f"{r.model} run {r.newest_run}: recall {r.newest_recall:.3f} vs "
+                                               f"{r.baseline_recall:.3f}" for r in drifted
+                                               if r.newest_recall is not None and r.baseline_recall is not None)),
+        metadata={"drifted": len(drifted), "compared": len(rows)})
+
+
+# Paired compare ----------------------------------------------------------------------------------------
+
+def _macro(name: str, figure: str, terms: bool = False) -> CompareMetric:
+    """The overall figure (mean over categories) of the rows drawn, pooled per category as the marts pool."""
+    categories: list[CategoryKey] = [c.key for c in (TERM_CATEGORIES if terms else CATEGORIES)]
+
+    def value(rows: Sequence[Mapping[str, Any]]) -> float | None:
+        if terms:
+            counts = [(r["category"], r["terms_gold"], r["terms_predicted"], r["terms_tp"]) for r in rows
+                      if r["terms_gold"] is not None]
+        else:
+            counts = [(r["category"], r["gold"], r["predicted"], r["tp"]) for r in rows]
+        found: float | None = getattr(overall(pooled(counts, categories)), figure)
+        return found
+
+    return CompareMetric(name, value)
+
+
+COMPARE = (_macro("recall", "recall"), _macro("precision", "precision"), _macro("f1", "f1"),
+           _macro("terms_only_recall", "recall", terms=True))

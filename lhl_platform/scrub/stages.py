@@ -1,0 +1,298 @@
+"""The suite's stages, as plain functions of a `StageContext`, and the work they share with the commands.
+
+- `scrub_items` (items): the active item set, or one built from the active corpus (`contracts`, `seed`) or
+  ingested from a release JSONL (`path`), recorded in the home (`store.py`);
+- `scrub_findings` (solve, per model x run): one call per (contract, category) of the item set through the call
+  engine (`run_partition`: interactively or through the provider's batch API, resumable, every call a
+  `model.call` event with `stage`, `system`, `item`); the answer is the category's strict schema, passed to the
+  provider's native structured output; temperature and reasoning effort are the model's registered parameters;
+  a prompt that cannot fit the model's context window is a recorded failure without a call (the provider layer
+  checks it; the contract is never truncated); a failed call or an unparseable answer is a recorded failure
+  and a missing call, never an empty list;
+- `scrub_scores` (score, per model x run): every answered call's findings matched against the gold by
+  `scoring.unit_score`, one `scrub.scored` event per call, which the marts add up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lhl_platform.audit import batch_requested
+from lhl_platform.calls.ledger import Answer, Unusable, Who
+from lhl_platform.calls.partition import run_partition
+from lhl_platform.calls.policy import CommitPolicy
+from lhl_platform.corpus.demo import DEMO_DIR
+from lhl_platform.corpus.store import active_corpus_id, ingested_corpora, load_corpus
+from lhl_platform.events.log import StreamWriter
+from lhl_platform.events.payloads import ModelCall
+from lhl_platform.factory import build_model
+from lhl_platform.home import Home
+from lhl_platform.progress import CallTally
+from lhl_platform.providers.base import ChatModel, ModelRequest
+from lhl_platform.providers.llm.base import LlmModel
+from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.registry import get_model
+from lhl_platform.scrub.build import CUAD_CONFIG, DEMO_CONFIG, build_items
+from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
+from lhl_platform.scrub.events import (
+    ScrubEventType,
+    ScrubFindingsFailed,
+    ScrubFindingsRecorded,
+    ScrubScope,
+    ScrubScored,
+)
+from lhl_platform.scrub.items import Finding, ScrubItem, parse_items
+from lhl_platform.scrub.scoring import unit_scores
+from lhl_platform.scrub.store import StoredSet, load_set, record_built, record_ingested
+from lhl_platform.scrub.task import OUTPUTS, SCRUB_PROMPT_VERSION, findings_of, scrub_messages, scrub_task
+from lhl_platform.suites.contract import Markdown, StageContext, StageResult
+
+FINDINGS_STAGE = "scrub"  # the `stage` of the suite's calls, as int_calls reports them
+IMPORTS_STREAM = "scrub.imports"
+
+
+def findings_stream(model: str, run: int) -> str:
+    return f"scrub.findings.model={model}.run={run}"
+
+
+def scores_stream(model: str, run: int) -> str:
+    return f"scrub.scores.model={model}.run={run}"
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ItemsConfig(_Config):
+    contracts: int | None = Field(default=None, ge=1, description="build a set of this many contracts from the "
+                                                                   "active corpus; default: keep the active set")
+    seed: int = Field(default=0, description="the build's seed")
+    path: str | None = Field(default=None, description="a release JSONL to ingest instead (lhl ingest contractscrub)")
+
+
+class FindingsConfig(_Config):
+    item_set: str | None = Field(default=None, description="the item set; default: the active one")
+    batch: bool | None = Field(default=None, description="send an LLM's requests through its provider's batch API "
+                                                         "(batch prices, answered within hours); default: "
+                                                         "LHL_AUDIT_BATCH")
+
+
+class ScoresConfig(_Config):
+    item_set: str | None = Field(default=None, description="the item set; default: the active one")
+
+
+def _partition(ctx: StageContext) -> tuple[str, int]:
+    assert ctx.model is not None and ctx.run is not None, "a (model, run) stage runs on a partition"
+    return ctx.model, ctx.run
+
+
+# Items ------------------------------------------------------------------------------------------------
+
+def build_set(home: Home, contracts: int, seed: int) -> StoredSet:
+    """A set of `contracts` items built from the active corpus with `seed`, recorded and made active. The demo
+    corpus's short contracts are built with their own thresholds (`DEMO_CONFIG`), any other corpus with the
+    paper's (`CUAD_CONFIG`)."""
+    corpus_id = active_corpus_id(home)
+    name = ingested_corpora(home)[corpus_id].name  # as it was ingested (the stored copy is named by its id)
+    config = DEMO_CONFIG if name == DEMO_DIR.name else CUAD_CONFIG
+    built = build_items(load_corpus(home, corpus_id).contracts, contracts, seed, corpus=name, config=config)
+    return record_built(home, built, contracts, corpus_id)
+
+
+def ingest_file(home: Home, path: Path) -> StoredSet:
+    """A release JSONL validated whole (a bad line is one error naming it), recorded and made active."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    data = path.read_bytes()
+    return record_ingested(home, parse_items(data, path.name), path.name, data)
+
+
+def set_summary(stored: StoredSet) -> dict[str, object]:
+    gold: dict[str, int] = dict.fromkeys(CATEGORY_KEYS, 0)
+    for item in stored.items:
+        for g in item.gold:
+            gold[g.category] += 1
+    table = "| category | gold |\n|---|---:|\n" + "\n".join(f"| {c} | {n} |" for c, n in gold.items())
+    return {"item_set": stored.item_set, "contracts": len(stored.items), "provenance": stored.provenance,
+            "gold": Markdown(table)}
+
+
+def scrub_items(ctx: StageContext) -> StageResult:
+    config = ctx.config
+    assert isinstance(config, ItemsConfig)
+    if config.path is not None and config.contracts is not None:
+        raise ValueError("give contracts (a build) or path (an ingest), not both")
+    if config.path is not None:
+        stored = ingest_file(ctx.home, Path(config.path))
+    elif config.contracts is not None:
+        stored = build_set(ctx.home, config.contracts, config.seed)
+    else:
+        stored = load_set(ctx.home)
+    return StageResult(metadata=set_summary(stored))
+
+
+# Findings ---------------------------------------------------------------------------------------------
+
+Unit = tuple[ScrubItem, CategoryKey]
+
+
+@dataclass
+class FindingsStage:
+    """One call per (contract, category) of an item set (a `SingleCallStage`)."""
+
+    model: str
+    run: int
+    chat: ChatModel
+    item_set: str
+    name: str = FINDINGS_STAGE
+    policy: CommitPolicy = CommitPolicy(units=9)
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+    def key(self, unit: Unit) -> str:
+        item, category = unit
+        return f"scrub.findings:{self.item_set}:{self.model}:{self.run}:{item.contract_id}:{category}"
+
+    def skip(self, writer: StreamWriter, unit: Unit) -> bool:
+        return writer.has(self.key(unit))
+
+    def request(self, unit: Unit) -> ModelRequest:
+        item, category = unit
+        task = scrub_task(category, item.contract_id, item.text)
+        return ModelRequest(provider=self.chat.provider, model_id=self.chat.model_id,
+                            prompt_version=SCRUB_PROMPT_VERSION, run=self.run, params=self.chat.request_params(),
+                            messages=scrub_messages(task), task=task)
+
+    def who(self, unit: Unit) -> Who:
+        item, category = unit
+        return Who(stage=FINDINGS_STAGE, subject=f"{item.contract_id}/{category}", system=self.model,
+                   item=item.contract_id)
+
+    def parse(self, unit: Unit, call: ModelCall, validated: bool) -> tuple[Finding, ...]:
+        _, category = unit
+        try:
+            return findings_of(category, OUTPUTS[category].model_validate(call.content or {}))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise Unusable(f"answer does not fit the {category} schema at "
+                           f"{'.'.join(map(str, first['loc'])) or 'top'}: {first['msg']}") from None
+
+    def record(self, writer: StreamWriter, unit: Unit, call: ModelCall, parsed: tuple[Finding, ...]) -> None:
+        item, category = unit
+        writer.append(ScrubEventType.FINDINGS_RECORDED, f"{item.contract_id}/{category}", self.key(unit),
+                      ScrubFindingsRecorded(model=self.model, run=self.run, item_set=self.item_set,
+                                            contract_id=item.contract_id, category=category, findings=parsed,
+                                            request_key=call.request_key, prompt_version=call.prompt_version))
+
+    def reject(self, writer: StreamWriter, unit: Unit, answer: Answer[tuple[Finding, ...]], stage: str) -> None:
+        item, category = unit
+        reason = f"{stage}: {answer.reason}"[:2000]
+        self.failures.append((f"{item.contract_id}/{category}", reason))
+        writer.append(ScrubEventType.FINDINGS_FAILED, f"{item.contract_id}/{category}",
+                      f"scrub.findings_failed:{answer.call.request_key}:{uuid.uuid4().hex}",
+                      ScrubFindingsFailed(model=self.model, run=self.run, item_set=self.item_set,
+                                          contract_id=item.contract_id, category=category,
+                                          request_key=answer.call.request_key, prompt_version=SCRUB_PROMPT_VERSION,
+                                          reason=reason))
+
+
+class FindingsSummary(BaseModel):
+    item_set: str
+    contracts: int
+    expected_calls: int
+    answered: int
+    calls: int
+    reused_calls: int
+    failures: list[tuple[str, str]]
+
+
+def answered_calls(home: Home, model: str, run: int, item_set: str) -> dict[tuple[str, CategoryKey],
+                                                                                ScrubFindingsRecorded]:
+    """A partition's answered calls of a set, by (contract, category)."""
+    stream = findings_stream(model, run)
+    if not (home.events.root / stream).exists():
+        return {}
+    found = (e.data_as(ScrubFindingsRecorded) for e in home.events.read(stream)
+             if e.type == ScrubEventType.FINDINGS_RECORDED)
+    return {(f.contract_id, f.category): f for f in found if f.item_set == item_set}
+
+
+def run_findings(home: Home, model: str, run: int, stored: StoredSet, *, batch: bool = False,
+                 status: Callable[[str], None] | None = None) -> FindingsSummary:
+    spec = get_model(home, model)
+    chat = build_model(spec, run=run, home=home)
+    stage = FindingsStage(model, run, chat, stored.item_set)
+    units: list[Unit] = [(item, category) for item in stored.items for category in CATEGORY_KEYS]
+    tally = CallTally()
+    ids = tuple(item.contract_id for item in stored.items)
+
+    def opening(writer: StreamWriter) -> None:
+        writer.append(ScrubEventType.SCOPE, f"{model}/{run}", f"scrub.scope:{stored.item_set}:{model}:{run}",
+                      ScrubScope(model=model, run=run, item_set=stored.item_set, items=ids, source="stage"))
+
+    ledger = asyncio.run(run_partition(
+        home.events, findings_stream(model, run), stage, chat, units, model_name=model, run=run,
+        owner=f"{model}/{run}", tally=tally, concurrency=spec.params.concurrency,
+        batch=batch and isinstance(chat, LlmModel), opening=opening, status=status))
+    answered = answered_calls(home, model, run, stored.item_set)
+    done = {f"{contract}/{category}" for contract, category in answered}  # a later answer settles a failure
+    return FindingsSummary(item_set=stored.item_set, contracts=len(stored.items), expected_calls=len(units),
+                           answered=len(answered), calls=tally.calls, reused_calls=ledger.reused.calls,
+                           failures=[f for f in stage.failures if f[0] not in done])
+
+
+def scrub_findings(ctx: StageContext) -> StageResult:
+    config = ctx.config
+    assert isinstance(config, FindingsConfig)
+    model, run = _partition(ctx)
+    stored = load_set(ctx.home, config.item_set)
+    ctx.log(f"{model} run {run}: scrubbing {len(stored.items)} contracts x {len(CATEGORY_KEYS)} categories "
+            f"({stored.describe()})")
+    batch = batch_requested() if config.batch is None else config.batch
+    summary = run_findings(ctx.home, model, run, stored, batch=batch, status=ctx.log)
+    missing = summary.expected_calls - summary.answered
+    check = CheckOutcome(
+        name="every_call_answered", passed=missing == 0,
+        description="every (contract, category) of the set has an answer (a failure is a missing call)",
+        summary=(f"all {summary.expected_calls} calls answered" if missing == 0 else
+                 f"{missing} of {summary.expected_calls} calls without an answer: "
+                 + "; ".join(f"{s} ({why[:80]})" for s, why in summary.failures[:5])),
+        metadata={"expected": summary.expected_calls, "answered": summary.answered})
+    return StageResult(metadata={k: v for k, v in summary.model_dump().items() if k != "failures"},
+                       checks=[check], failures=summary.failures[:20])
+
+
+# Scores -----------------------------------------------------------------------------------------------
+
+def write_scores(writer: StreamWriter, items: tuple[ScrubItem, ...], item_set: str, model: str, run: int,
+                 answers: dict[tuple[str, CategoryKey], tuple[tuple[Finding, ...], str]],
+                 source: Literal["recorded", "imported"]) -> int:
+    """One `scrub.scored` event per answered call (`answers`: (contract, category) -> (findings, answer key));
+    returns how many are new."""
+    keys = {(run, contract, category): key for (contract, category), (_, key) in answers.items()}
+    scored = unit_scores(items, {(run, c, cat): f for (c, cat), (f, _) in answers.items()}, runs=(run,))
+    new = 0
+    for unit in scored:
+        event = ScrubScored.of(unit, model=model, item_set=item_set, source=source,
+                               answer_key=keys[(unit.run, unit.contract_id, unit.category)])
+        new += writer.append(ScrubEventType.SCORED, f"{unit.contract_id}/{unit.category}", event.key(), event)
+    return new
+
+
+def scrub_scores(ctx: StageContext) -> StageResult:
+    config = ctx.config
+    assert isinstance(config, ScoresConfig)
+    model, run = _partition(ctx)
+    stored = load_set(ctx.home, config.item_set)
+    answered = answered_calls(ctx.home, model, run, stored.item_set)
+    with ctx.home.events.writer(scores_stream(model, run)) as writer:
+        new = write_scores(writer, stored.items, stored.item_set, model, run,
+                           {k: (f.findings, f.request_key) for k, f in answered.items()}, "recorded")
+    return StageResult(metadata={"item_set": stored.item_set, "scored_calls": len(answered), "new_scores": new,
+                                 "missing_calls": len(stored.items) * len(CATEGORY_KEYS) - len(answered)})

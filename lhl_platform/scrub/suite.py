@@ -1,0 +1,122 @@
+"""ContractScrub as the platform runs it (SUITES.md section 1, seed 002): does a model find the drafting defects of
+a contract before signature? Each model under test answers one call per (contract, category) of an item set;
+the answers are scored deterministically (multiset matching of normalised tuples, no judge) and the marts add the
+counts up. Registered in `lhl_platform.catalog`; importing this module registers the suite's event types."""
+
+from __future__ import annotations
+
+from lhl_platform.home import Home
+from lhl_platform.registry import get_model
+from lhl_platform.scrub import commands, report, stages
+from lhl_platform.scrub import events as _events  # noqa: F401  (registers the suite's event types)
+from lhl_platform.scrub.models import OFFLINE_MODELS
+from lhl_platform.scrub.store import recorded_sets
+from lhl_platform.suites.contract import CheckSpec, ItemSet, Job, MartCheck, Section, Stage, Suite
+from lhl_platform.warehouse.suite_scope import SuiteScope
+from sql import SQL_DIR
+
+NAME = "contractscrub"
+PARTITION_JOB = "scrub_partition"
+ITEMS_JOB = "scrub_item_set"
+
+
+def _tags(home: Home, model: str, run: int | None) -> dict[str, str]:
+    tags = {"lhl/provider": get_model(home, model).provider, "lhl/model": model, "lhl/suite": NAME}
+    return tags if run is None else {**tags, "lhl/run": str(run)}
+
+
+def _item_sets(home: Home) -> list[ItemSet]:
+    out = []
+    for s in recorded_sets(home).values():
+        source = (f"built from corpus {s.corpus}, seed {s.seed}" if isinstance(s, _events.ScrubItemsBuilt)
+                  else f"ingested from {s.file_name}")
+        out.append(ItemSet(name=s.item_set, items=len(s.contract_ids), source=source,
+                           self_built=s.provenance.startswith("self-built")))
+    return out
+
+
+SELF_BUILT_NOTE = ("A set built by `lhl scrub build` is self-built: drafting defects injected into real contracts "
+                   "and verified, not annotated by lawyers (synthetic defects are easier to find than a lawyer's), "
+                   "and its defined_terms gold is derived by the definition parser. See the item set section.")
+
+SUITE = Suite(
+    name=NAME,
+    title="ContractScrub",
+    description="Does a model find the drafting defects of a contract before signature? One call per (contract, "
+                "category) over 9 categories; deterministic multiset matching of normalised findings; per-category "
+                "and overall (mean of the 9) recall, precision and F1, the term-only ablation, recall of section "
+                "references by distance (seed 002).",
+    stages=(
+        Stage("scrub_items", "The ContractScrub item set: the active one (recorded last), or one built from the "
+              "active corpus by seeded defect injection (`contracts`, `seed`: self-built, verified) or ingested "
+              "from a release JSONL (`path`).", stages.scrub_items, kind="items", partitioning="none",
+              config=stages.ItemsConfig, after=("contracts",),
+              feeds=("scrub.items_built", "scrub.items_ingested", "scrub.item")),
+        Stage("scrub_findings", "The model under test scrubs every contract of the item set: one call per "
+              "(contract, category) with the category's title, definition, instruction and strict schema; "
+              "temperature and reasoning effort as registered; a prompt past the context window, a failed call "
+              "or an unparseable answer is a recorded failure and a missing call.", stages.scrub_findings,
+              config=stages.FindingsConfig, after=("scrub_items",),
+              checks=(CheckSpec("every_call_answered", "every (contract, category) of the set has an answer"),),
+              spends=True, feeds=("scrub.scope", "scrub.findings_recorded", "scrub.findings_failed")),
+        Stage("scrub_scores", "Every answered call's findings matched against the gold (normalised tuples, multiset "
+              "matching, order-free pairs, term-only, section-reference distances): one scrub.scored event per "
+              "call.", stages.scrub_scores, kind="score", config=stages.ScoresConfig,
+              after=("scrub_findings", "scrub_items"), feeds=("scrub.scored",)),
+    ),
+    jobs=(Job(PARTITION_JOB, ("scrub_findings", "scrub_scores"),
+              "Scrub and score one (model, run) partition of ContractScrub on the active (or given) item set.",
+              tags=_tags),
+          Job(ITEMS_JOB, ("scrub_items",), "Record (or re-show) the active ContractScrub item set.",
+              partitioning="none")),
+    sql=SQL_DIR / "scrub",
+    sections=(
+        Section("leaderboard", "Leaderboard", report.ScrubLeaderboardRow, report.leaderboard_rows,
+                note="Overall R, P and F1 are unweighted means over the 9 categories of the per-category figures "
+                     "(each over the categories where it exists); recall is primary (precision is a lower bound "
+                     "where contracts hold defects nobody annotated). Recall interval: 95% contract-cluster "
+                     "bootstrap. A missing call is left out of every figure. " + SELF_BUILT_NOTE),
+        Section("by_category", "Per category", report.ScrubCategoryRow, report.category_rows,
+                note="Multiset matching of normalised tuples per call, pooled over the contracts and runs in scope."),
+        Section("recall", "Recall per category with intervals", report.ScrubRecallRow, report.recall_rows,
+                note="95% contract-cluster bootstrap intervals (contracts drawn with replacement, with all their "
+                     "runs and calls).", figure=report.recall_figure),
+        Section("terms_only", "Term-only ablation", report.ScrubTermsOnlyRow, report.terms_only_rows,
+                note="The location fields left out of every tuple; 8 categories (inconsistent language has no "
+                     "term)."),
+        Section("by_distance", "Section references by distance", report.ScrubDistanceRow, report.distance_rows,
+                note="Recall of incorrect section references by characters between the reference and the section it "
+                     "should point to (the paper: recall falls past 10,000 characters)."),
+        Section("usage", "Calls, cost and seconds", report.ScrubUsageRow, report.usage_rows,
+                note="Per contract: per (contract, run) scrubbed, nine calls each; null where no call was recorded "
+                     "(findings imported from elsewhere)."),
+        Section("item_set", "Item set", report.ScrubItemSetRow, report.item_set_rows,
+                note="Synthetic defects follow the rules that define them and are easier to find than a lawyer's: "
+                     "figures on a self-built set are not comparable with the paper's."),
+        Section("gold", "Gold per category", report.ScrubGoldRow, report.gold_rows,
+                note="Injected gold was written at injection time and kept only where the verifier found the defect "
+                     "holds; derived gold is what the documented definition parser reads."),
+        Section("drift", "Drift of the newest run", report.ScrubDriftRow, report.drift_rows,
+                note=f"Overall recall of each model's newest run against its earlier runs, 95% contract-cluster "
+                     f"intervals; drifted when they do not overlap and each side holds {report.MIN_CONTRACTS} "
+                     "contracts or more."),
+        Section("missing", "Missing calls", report.ScrubMissingRow, report.missing_rows,
+                note="Calls without an answer (failed, unparseable, past the context window, or absent from an "
+                     "import): left out of every figure."),
+    ),
+    checks=(
+        MartCheck("calls_complete", "scrub_missing", "every (model, run, contract, category) in scope has an answer "
+                  "(names the missing calls and their recorded failure)", report.calls_complete),
+        MartCheck("gold_scores_itself", "scrub_by_category", "the scope's gold scored against itself is 1.0 in every "
+                  "category (and a perfect calibration model in scope scores 1.0 through the marts)",
+                  report.gold_scores_itself),
+        MartCheck("no_recall_drift", "scrub_units", "each model's newest run keeps the overall recall of its earlier "
+                  "runs", report.no_recall_drift),
+    ),
+    commands=commands.COMMANDS,
+    item_sets=_item_sets,
+    compare=report.COMPARE,
+    units="scrub_units",
+    offline_models=OFFLINE_MODELS,
+    scope=SuiteScope(suite=NAME, cells="scrub_cells"),
+)
