@@ -49,15 +49,28 @@ def _differs(con: duckdb.DuckDBPyConnection, stored: str, rebuilt: str) -> str:
     want = con.execute(f"describe {rebuilt}").fetchall()
     if [(r[0], r[1]) for r in have] != [(r[0], r[1]) for r in want]:
         return "its columns differ"
-    cols = ", ".join(_qi(str(r[0])) for r in want)
+    n_extra, n_lacking = _unmatched(con, stored, rebuilt, [_qi(str(r[0])) for r in want])
+    if (n_extra or n_lacking) and any(str(r[1]) in _FLOATS for r in want):
+        # A sum of floating-point numbers depends on the order it adds them in, which differs between a build that
+        # reads its Parquet files partition by partition and one made from the events in their order: compared to
+        # nine decimals. (Any change to the stored bytes is caught by the digest anyway.)
+        rounded = [f"round({_qi(str(r[0]))}, 9)" if str(r[1]) in _FLOATS else _qi(str(r[0])) for r in want]
+        n_extra, n_lacking = _unmatched(con, stored, rebuilt, rounded)
+    if n_extra or n_lacking:
+        return f"{n_extra} stored row(s) are not in the rebuilt table, {n_lacking} rebuilt row(s) are not stored"
+    return ""
+
+
+_FLOATS = ("DOUBLE", "FLOAT")
+
+
+def _unmatched(con: duckdb.DuckDBPyConnection, stored: str, rebuilt: str, columns: list[str]) -> tuple[int, int]:
+    cols = ", ".join(columns)
     extra = con.execute(f"select count(*) from (select {cols} from {stored} except all "
                         f"select {cols} from {rebuilt})").fetchone()
     lacking = con.execute(f"select count(*) from (select {cols} from {rebuilt} except all "
                           f"select {cols} from {stored})").fetchone()
-    n_extra, n_lacking = int(extra[0]) if extra else 0, int(lacking[0]) if lacking else 0
-    if n_extra or n_lacking:
-        return f"{n_extra} stored row(s) are not in the rebuilt table, {n_lacking} rebuilt row(s) are not stored"
-    return ""
+    return (int(extra[0]) if extra else 0), (int(lacking[0]) if lacking else 0)
 
 
 def verify_projection(home: Home) -> tuple[str | None, list[str]]:
