@@ -95,8 +95,9 @@ def _table_class(name: str, row: type[BaseModel], publications: str = "publicati
             bare = info.annotation
             if typing.get_origin(bare) in (typing.Union, types.UnionType):
                 bare = next((a for a in typing.get_args(bare) if a is not type(None)), bare)
-            column = {"sa_type": JSON} if typing.get_origin(bare) in (list, dict) else {}
-            namespace[field] = Field(default=info.default, description=info.description, **column)
+            namespace[field] = (Field(default=info.default, description=info.description, sa_type=JSON)
+                                if typing.get_origin(bare) in (list, dict)
+                                else Field(default=info.default, description=info.description))
     namespace.update(keys)
     cls: type[SQLModel] = type(f"{row.__name__}Table", bases, namespace, table=True)
     for column in cls.__table__.columns:  # type: ignore[attr-defined]

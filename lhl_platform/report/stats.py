@@ -17,9 +17,8 @@ does not move when another model joins the report.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import duckdb
 import numpy as np

@@ -340,7 +340,8 @@ def read_warehouse(home: Home, request: ScopeRequest | SuiteScopeRequest | None 
             apply_models(con, SCOPED, temp=True, packages={package.name})
         elif request is not None and request != ScopeRequest():
             # The stored marts are the default scope's, computed with the primary judge of the same events.
-            judge = request.judge or con.execute("select judge from scope").fetchone()[0]  # type: ignore[index]
+            row = con.execute("select judge from scope").fetchone()
+            judge = request.judge or (str(row[0]) if row else None)
             key = apply_scope(con, request.model_copy(update={"judge": judge}), temp=True)
             stored = con.execute("select key from _scope_key").fetchone()
             if stored is not None and stored[0] == key:  # the default scope: its marts are stored already

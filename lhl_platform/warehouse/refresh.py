@@ -513,12 +513,13 @@ class Projection:
         where = self.filter_sql(terms, {c: columns[c] for c in model.partition_by})
         assert where is not None
         cols = ", ".join(map(_qi, columns))
-        old, fresh_rows, delta = self.temp("old"), self.temp("fresh"), self.temp("delta")
-        self.con.execute(f"create temp table {old} as select {cols} from {self.pruned(model, terms)} where {where}")
+        stored, fresh_rows, delta = self.temp("old"), self.temp("fresh"), self.temp("delta")
+        self.con.execute(f"create temp table {stored} as select {cols} from {self.pruned(model, terms)} "
+                         f"where {where}")
         self.con.execute(f"create temp table {fresh_rows} as select {cols}, rowid as {POS} from {new} where {where}")
         changed = self.count(f"create temp table {delta} as "
-                             f"(select {cols} from {fresh_rows} except all select {cols} from {old}) "
-                             f"union all (select {cols} from {old} except all select {cols} from {fresh_rows})")
+                             f"(select {cols} from {fresh_rows} except all select {cols} from {stored}) "
+                             f"union all (select {cols} from {stored} except all select {cols} from {fresh_rows})")
         if not changed:
             self.con.execute(f"drop table {delta}")
             return

@@ -115,7 +115,8 @@ def compare_projection(home: Home) -> ProjectionReport:
         try:
             # The stored build's views read its Parquet files relative to the warehouse folder.
             con.execute("set file_search_path = " + "'" + str(store.root).replace("'", "''") + "'")
-            con.execute("attach '" + str(store.root / record.catalog).replace("'", "''") + "' as _lhl_stored (read_only)")
+            catalog = str(store.root / record.catalog).replace("'", "''")
+            con.execute(f"attach '{catalog}' as _lhl_stored (read_only)")
             _compare(con, report)
         finally:
             con.close()

@@ -82,7 +82,8 @@ def register(cli: Cli) -> None:
     verify.add_argument("--export", action="store_true",
                         help="print the checkpoint head (JSON) to keep elsewhere, e.g. with a notary")
     cli.group("warehouse", "the DuckDB projection of the events (built and refreshed by every command that needs it)")
-    cli.add("refresh", cmd_warehouse_refresh, "bring the warehouse up to date, reading only the new events", "warehouse")
+    cli.add("refresh", cmd_warehouse_refresh, "bring the warehouse up to date, reading only the new events",
+            "warehouse")
     cli.add("rebuild", cmd_warehouse_rebuild, "rebuild the whole warehouse from the events (gives the same marts as "
             "a refresh)", "warehouse")
     ui = cli.add("ui", cmd_ui, "the Dagster UI for this home (lineage, partitions, checks, schedules)")
