@@ -1,4 +1,5 @@
 -- depends_on: stg_audit_scope, int_import_cells, int_debate_configs
+-- partition_by: run
 -- The (corpus, model, run, contract) cells each system was asked to cover (docs/method.md, section 10).
 -- - An audited partition records the contracts it was asked to extract.
 -- - An import records, per (model, run), the contracts of the whole import (every model's) or the subset or list

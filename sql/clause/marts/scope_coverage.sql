@@ -1,4 +1,4 @@
--- depends_on: audit_scope, matched_cells, missing_rows, instance_outcomes, stg_subset_created, scope, scope_models, scope_runs, scope_contracts, clause_taxonomy
+-- depends_on: audit_scope, matched_cells, cube_by_contract, stg_subset_created, scope, scope_models, scope_runs, scope_contracts, clause_taxonomy
 -- The one coverage statement per system in scope, which the report's header, the leaderboard, the checks, the
 -- HTML and `lhl publish` all read: the contracts and runs the scope asks for (the subset's or the corpus's
 -- contracts; the runs given, else every audited run), what the system covers of them, what it lacks, its nominal,
@@ -52,8 +52,11 @@ lacking as (  -- (system, subset) pairs where the subset holds a matched contrac
 ),
 own as (select model, arg_min(name, (size, name)) as own_subset from fits anti join lacking using (model, name)
         group by model),
-returned as (select model, count(*) as rows from instance_outcomes group by model),
-missing as (select model, count(*) as rows from missing_rows group by model)
+-- returned and missing rows counted from the part that already counts them per contract (each returned instance
+-- has one of the four outcomes), not by reading every instance again
+returned as (select model, sum(tp + fp + fn + tn)::bigint as rows from cube_by_contract group by model),
+missing as (select model, sum(missing_rows)::bigint as rows from cube_by_contract group by model
+            having sum(missing_rows) > 0)
 select
     p.model,
     (select contracts from asked) as contracts_asked,
