@@ -152,6 +152,10 @@ class Projection:
         self.sources(oracles)
         for model in sql_models(("intermediate",)):
             self.update(model)
+        # Committed once here: a query over a table this transaction has changed merges the changes on every
+        # read, and the scoped models read the intermediate tables many times over.
+        self.con.execute("commit")
+        self.con.execute("begin")
         shared = {p.name for p in sql_packages() if p.scope is None}
         key = self.default_scope()
         for model in sql_models(SCOPED, packages=shared):
@@ -309,6 +313,11 @@ class Projection:
             self.update_parquet(model, new, terms)
         else:
             self.update_partitioned(model, new, terms)
+            if name in self.deltas and any(not r.partition_by for r in self.readers.get(name, [])):
+                # Whole models read it next, all of it: committed, it reads as stored rows, not as this
+                # transaction's changes merged into them.
+                self.con.execute("commit")
+                self.con.execute("begin")
 
     def shadow_inputs(self, model: SqlModel, terms: list[Term]) -> list[str]:
         """Each input the model reads through a partition column, as a temp view of just those partitions (named

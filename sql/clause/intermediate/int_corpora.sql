@@ -1,4 +1,4 @@
--- depends_on: stg_corpus_ingested, stg_imports
+-- depends_on: stg_corpus_ingested, int_audit_scope
 -- Every corpus outcomes can belong to, and which one is active (ingested last). Outcomes imported into a
 -- home with no corpus form the pseudo-corpus 'imported', active only when nothing was ingested.
 with ingested as (
@@ -6,9 +6,9 @@ with ingested as (
     from stg_corpus_ingested
     group by corpus_id
 ),
-imported as (
+imported as (  -- every imported (model, run) is a cell of int_audit_scope: no need to read each outcome again
     select distinct 'imported' as corpus_id, 'imported outcomes' as corpus_name, null::varchar as last_ingested
-    from stg_imports
+    from int_audit_scope
     where corpus_id = 'imported'
 ),
 corpora as (select * from ingested union all select * from imported)
