@@ -7,11 +7,21 @@ an out-of-range value is rejected where the model is registered, naming the key.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SAMPLING_FIELDS = ("temperature", "top_p", "seed", "max_output_tokens")
+# What every request carries and its key covers. A field left at None is not sent and not in the key, so
+# adding one here (reasoning_effort) leaves the key of every request that does not set it byte-identical.
+SAMPLING_FIELDS = ("temperature", "top_p", "seed", "max_output_tokens", "reasoning_effort")
+
+# How hard a reasoning model thinks before it answers: OpenAI's `reasoning_effort` levels, which the other
+# adapters translate into their own terms ("none" switches thinking off where the model allows it).
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
+
+# Thinking budgets in tokens for providers that take a budget rather than a level (Anthropic's extended
+# thinking, Gemini 2.5): Anthropic's minimum budget is 1,024 tokens; Gemini 2.5 Flash allows up to 24,576.
+THINKING_BUDGET_TOKENS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}
 
 
 class AuditSettings(BaseModel):
@@ -35,6 +45,8 @@ class ModelParams(BaseModel):
     top_p: float | None = Field(default=None, gt=0, le=1)
     seed: int | None = None
     max_output_tokens: int = Field(default=8192, ge=1, le=1_000_000)
+    reasoning_effort: ReasoningEffort | None = Field(
+        default=None, description="reasoning models: none, minimal, low, medium, high; None: the model's default")
 
     # Throughput: concurrent calls, requests and tokens per minute, per-call timeout.
     concurrency: int = Field(default=8, ge=1, le=1024)

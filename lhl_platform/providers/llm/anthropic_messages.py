@@ -15,6 +15,7 @@ import anthropic
 from pydantic import BaseModel
 
 from lhl_platform.domain.models import ModelSpec
+from lhl_platform.domain.params import THINKING_BUDGET_TOKENS
 from lhl_platform.providers.base import FinishReason, Message, ModelRequest, Usage
 from lhl_platform.providers.llm.base import LlmModel, Reply
 from lhl_platform.providers.llm.batch import BatchItem, BatchLimits, BatchState
@@ -47,12 +48,24 @@ class AnthropicModel(LlmModel):
                 block["cache_control"] = _EPHEMERAL  # the contract: re-sent by the judge and the debate
             turns.append({"role": m.role, "content": [block]})
         sampling: dict[str, Any] = {k: params[k] for k in ("temperature", "top_p") if k in params}
-        return {
+        kwargs: dict[str, Any] = {
             "model": self.model_id, "max_tokens": int(params["max_output_tokens"]), "messages": turns,
             "system": [{"type": "text", "text": system, "cache_control": _EPHEMERAL}],
             "tools": [{"name": TOOL, "description": "Submit the answer in the required structure.",
                        "input_schema": strict_json_schema(schema)}],
-            "tool_choice": {"type": "tool", "name": TOOL}}, sampling
+            "tool_choice": {"type": "tool", "name": TOOL}}
+        effort = params.get("reasoning_effort")
+        if effort == "none":
+            kwargs["thinking"] = {"type": "disabled"}
+        elif effort is not None:
+            # Extended thinking: the budget comes on top of the answer's own limit (thinking counts toward
+            # max_tokens). The API refuses a forced tool choice and any temperature or top_p with thinking on,
+            # so the tool is offered (the reply's text is parsed if the model answers without it).
+            budget = THINKING_BUDGET_TOKENS[effort]
+            kwargs.update(thinking={"type": "enabled", "budget_tokens": budget}, tool_choice={"type": "auto"},
+                          max_tokens=int(params["max_output_tokens"]) + budget)
+            sampling = {}
+        return kwargs, sampling
 
     async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
         kwargs, sampling = self.message_params(messages, schema, params)

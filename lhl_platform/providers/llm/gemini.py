@@ -25,6 +25,7 @@ from google.genai import errors, types
 from pydantic import BaseModel
 
 from lhl_platform.domain.models import ModelSpec
+from lhl_platform.domain.params import THINKING_BUDGET_TOKENS
 from lhl_platform.providers.base import FinishReason, Message, ModelRequest, Usage, approx_tokens
 from lhl_platform.providers.llm.base import LlmModel, Reply
 from lhl_platform.providers.llm.batch import WHOLE_BATCH, BatchError, BatchItem, BatchLimits, BatchState
@@ -79,7 +80,8 @@ class GeminiModel(LlmModel):
             system_instruction=None if cache else _system_text(messages), cached_content=cache,
             temperature=params["temperature"], max_output_tokens=int(params["max_output_tokens"]),
             top_p=params.get("top_p"), seed=params.get("seed"),
-            response_mime_type="application/json", response_json_schema=strict_json_schema(schema))
+            response_mime_type="application/json", response_json_schema=strict_json_schema(schema),
+            thinking_config=thinking_config(self.model_id, params.get("reasoning_effort")))
         return contents, config
 
     async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
@@ -143,6 +145,18 @@ class GeminiModel(LlmModel):
             headers = getattr(getattr(exc, "response", None), "headers", None)
             return http_failure(exc.code, headers, exc.message or str(exc))
         return None  # transport failures: recognised by the provider-neutral classifier, whatever the client
+
+
+def thinking_config(model_id: str, effort: str | None) -> types.ThinkingConfig | None:
+    """Reasoning effort in Gemini's terms: a thinking level from Gemini 3 on, a token budget for Gemini 2.5
+    (which knows no levels; the API refuses both at once); "none" is a budget of 0 (thinking off)."""
+    if effort is None:
+        return None
+    if effort == "none":
+        return types.ThinkingConfig(thinking_budget=0)
+    if model_id.startswith("gemini-2"):
+        return types.ThinkingConfig(thinking_budget=THINKING_BUDGET_TOKENS[effort])
+    return types.ThinkingConfig(thinking_level=types.ThinkingLevel(effort.upper()))
 
 
 def _system_text(messages: tuple[Message, ...]) -> str:

@@ -53,7 +53,14 @@ class OpenAIChatModel(LlmModel):
         # max_completion_tokens is the current OpenAI name; compatible servers still expect max_tokens.
         limit_name = "max_tokens" if self.spec.base_url else "max_completion_tokens"
         extra[limit_name] = int(params["max_output_tokens"])
-        return {"model": self.model_id, "temperature": params["temperature"],
+        sampling: dict[str, Any] = {"temperature": params["temperature"]}
+        effort = params.get("reasoning_effort")
+        if effort is not None:
+            extra["reasoning_effort"] = effort
+            if effort != "none":  # a reasoning model rejects any temperature or top_p but its default
+                sampling = {}
+                extra.pop("top_p", None)
+        return {"model": self.model_id, **sampling,
                 "response_format": {"type": "json_schema", "json_schema": {
                     "name": schema.__name__, "schema": strict_json_schema(schema), "strict": True}}, **extra}
 
