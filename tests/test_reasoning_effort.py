@@ -8,8 +8,9 @@ from pydantic import ValidationError
 
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.params import THINKING_BUDGET_TOKENS, ModelParams
+from lhl_platform.extraction.task import ExtractTask
 from lhl_platform.factory import build_model
-from lhl_platform.providers.base import ExtractTask, Message, ModelRequest
+from lhl_platform.providers.base import Message, ModelRequest
 from lhl_platform.providers.llm.gemini import thinking_config
 from tests.fakes import ScriptedServer
 from tests.test_llm_providers import ANSWER, AnthropicFake, GeminiFake, OpenAIFake, request
