@@ -18,7 +18,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -54,6 +54,7 @@ class ScriptedServer:
         self.drop_rate = 0.0
         self.drop_modes: tuple[DropMode, ...] = ("close",)
         self.drop_rng = random.Random(0)
+        self.responder: Callable[[Seen], Reply] | None = None
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -74,6 +75,8 @@ class ScriptedServer:
                         due = outer.replies[0] if outer.replies else outer.default
                         reply: Reply | None = Reply(body=due.body if due else None,
                                                     drop=outer.drop_rng.choice(outer.drop_modes))
+                    elif outer.responder is not None:  # a reply computed from the request
+                        reply = outer.responder(seen)
                     else:
                         reply = outer.replies.pop(0) if outer.replies else outer.default
                 if reply is None:
@@ -137,10 +140,13 @@ class ScriptedServer:
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def script(self, *replies: Reply, default: Reply | None = None) -> None:
+    def script(self, *replies: Reply, default: Reply | None = None,
+               responder: Callable[[Seen], Reply] | None = None) -> None:
+        """Play `replies` in order, then `default`; or answer every request with `responder(request)`."""
         with self.lock:
             self.replies = list(replies)
             self.default = default
+            self.responder = responder
             self.requests.clear()
             self.drop_rate = 0.0
 

@@ -108,6 +108,32 @@ def cmd_import_judgments(args: argparse.Namespace, home: Home) -> int:
     return 0
 
 
+def cmd_judge(args: argparse.Namespace, home: Home) -> int:
+    """The judgments stage alone, for responses answered elsewhere (imported): the model needs no registration."""
+    from lhl_platform.insufficiency.stages import JudgmentsConfig, insufficiency_judgments
+    from lhl_platform.suites.contract import StageContext
+
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    runs = [int(r) for r in args.runs.split(",") if r.strip()]
+    failed = 0
+    for model in models:
+        for run in runs:
+            result = insufficiency_judgments(StageContext(
+                home=home, model=model, run=run, config=JudgmentsConfig(item_set=args.item_set, judge=args.judge)))
+            for check in result.checks:
+                print(f"{model} run {run}: [{'PASS' if check.passed else 'FAIL'}] {check.name}: {check.summary}")
+            failed += sum(not c.passed for c in result.checks if c.name == "every_response_judged")
+    print("see `lhl report --suite insufficiency" + (f" --judge {args.judge}`" if args.judge else "`"))
+    return 1 if failed else 0
+
+
+def _define_judge(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--models", required=True, help="comma-separated models whose responses to judge")
+    p.add_argument("--runs", default="1", help="comma-separated runs (default 1)")
+    p.add_argument("--judge", help="a registered judge (default: the offline cue judge)")
+    p.add_argument("--item-set", dest="item_set", help="the item set (default: the active one)")
+
+
 def _define_ingest(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", nargs="?", help="items in the published format, one a line; default: the shipped "
                                            "self-built set")
@@ -125,6 +151,8 @@ COMMANDS = (
             "the shipped self-built set", _define_ingest, cmd_ingest),
     Command(("import", "responses"), "import InsufficiencyBench responses made elsewhere (model, run, item_id, "
             "response), validated whole and written atomically", _define_import, cmd_import_responses),
+    Command(("insufficiency", "judge"), "judge recorded or imported InsufficiencyBench responses (the judgments "
+            "stage alone: two judge calls per response, the judge validated first)", _define_judge, cmd_judge),
     Command(("import", "judgments"), "import InsufficiencyBench judgments made elsewhere (judge outputs scored "
             "here), validated whole and written atomically", _define_import, cmd_import_judgments),
 )

@@ -36,7 +36,7 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = N
 
 # Row classes --------------------------------------------------------------------------------------------
 
-class LeaderboardRow(SQLModel):
+class InsufficiencyLeaderboardRow(SQLModel):
     """`leaderboard`: one row per model under the scope's judge (SUITES.md section 2)."""
 
     model: str
@@ -55,7 +55,7 @@ class LeaderboardRow(SQLModel):
     over_flag: float | None
 
 
-class CategoryRow(SQLModel):
+class InsufficiencyCategoryRow(SQLModel):
     """`by_category`: pooled recall per model and canonical category (SUITES.md section 2)."""
 
     model: str
@@ -65,7 +65,7 @@ class CategoryRow(SQLModel):
     recall: float | None
 
 
-class ItemSetRow(SQLModel):
+class InsufficiencyItemSetRow(SQLModel):
     """`item_set`: the set in scope and its provenance (a self-built set is not the published release)."""
 
     item_set: str
@@ -80,7 +80,7 @@ class ItemSetRow(SQLModel):
     source: str
 
 
-class CoverageRow(SQLModel):
+class InsufficiencyCoverageRow(SQLModel):
     """`coverage`: per model, the cells asked for, what is missing, and the calls and cost behind the figures."""
 
     model: str
@@ -98,7 +98,7 @@ class CoverageRow(SQLModel):
     judge_cost_usd: float
 
 
-class JudgeValidationRow(SQLModel):
+class InsufficiencyJudgeValidationRow(SQLModel):
     """`judge_validation`: the scope's judge on the hand-labelled validation set (current: the set shipped now)."""
 
     judge: str
@@ -130,26 +130,26 @@ def f2_intervals(con: duckdb.DuckDBPyConnection, judge: str | None,
             for model, by_item in clusters.items()}
 
 
-def leaderboard_rows(con: duckdb.DuckDBPyConnection) -> list[LeaderboardRow]:
+def leaderboard_rows(con: duckdb.DuckDBPyConnection) -> list[InsufficiencyLeaderboardRow]:
     judge = _scope_judge(con)
     intervals = f2_intervals(con, judge)
     out = []
     for row in _rows(con, "select * from insufficiency_leaderboard"):
         low, high = intervals.get(row["model"], (None, None))
-        out.append(LeaderboardRow(**row, f2_ci_low=low, f2_ci_high=high))
+        out.append(InsufficiencyLeaderboardRow(**row, f2_ci_low=low, f2_ci_high=high))
     return out
 
 
-def category_rows(con: duckdb.DuckDBPyConnection) -> list[CategoryRow]:
-    return [CategoryRow(**r) for r in _rows(con, "select * from insufficiency_by_category")]
+def category_rows(con: duckdb.DuckDBPyConnection) -> list[InsufficiencyCategoryRow]:
+    return [InsufficiencyCategoryRow(**r) for r in _rows(con, "select * from insufficiency_by_category")]
 
 
-def item_set_rows(con: duckdb.DuckDBPyConnection) -> list[ItemSetRow]:
-    return [ItemSetRow(**r) for r in _rows(con, "select * from insufficiency_item_set")]
+def item_set_rows(con: duckdb.DuckDBPyConnection) -> list[InsufficiencyItemSetRow]:
+    return [InsufficiencyItemSetRow(**r) for r in _rows(con, "select * from insufficiency_item_set")]
 
 
-def coverage_rows(con: duckdb.DuckDBPyConnection) -> list[CoverageRow]:
-    return [CoverageRow(**r) for r in _rows(con, "select * from insufficiency_coverage")]
+def coverage_rows(con: duckdb.DuckDBPyConnection) -> list[InsufficiencyCoverageRow]:
+    return [InsufficiencyCoverageRow(**r) for r in _rows(con, "select * from insufficiency_coverage")]
 
 
 def _scope_judge(con: duckdb.DuckDBPyConnection) -> str | None:
@@ -164,18 +164,16 @@ def current_validation(con: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
     return rows[0] if rows else None
 
 
-def judge_validation_rows(con: duckdb.DuckDBPyConnection) -> list[JudgeValidationRow]:
+def judge_validation_rows(con: duckdb.DuckDBPyConnection) -> list[InsufficiencyJudgeValidationRow]:
     judge = _scope_judge(con)
     if judge is None:
         return []
     found = current_validation(con)
     if found is None:
-        return [JudgeValidationRow(judge=judge, validated=False, passed=None, suite_version=None, cases=None,
-                                   unanswered=None, identification=None, claimed_anything_missing=None,
-                                   over_flag=None, additional_claims_count=None, explanation=None, fabrication=None,
-                                   f2_mean_abs_diff=None, required_failed=None, validated_at=None)]
-    fields = set(JudgeValidationRow.model_fields) - {"validated"}
-    return [JudgeValidationRow(validated=True, **{k: v for k, v in found.items() if k in fields})]
+        unmeasured = {k: None for k in InsufficiencyJudgeValidationRow.model_fields if k not in ("judge", "validated")}
+        return [InsufficiencyJudgeValidationRow(judge=judge, validated=False, **unmeasured)]
+    fields = set(InsufficiencyJudgeValidationRow.model_fields) - {"validated"}
+    return [InsufficiencyJudgeValidationRow(validated=True, **{k: v for k, v in found.items() if k in fields})]
 
 
 # The figure -------------------------------------------------------------------------------------------
@@ -185,7 +183,7 @@ def f2_overflag_figure(rows: Sequence[BaseModel]) -> str:
     model that hedges as a disposition sits right (it over-flags complete queries too)."""
     from lhl_platform.report.figures import _figure, model_colors, to_svg
 
-    board = [r for r in rows if isinstance(r, LeaderboardRow)]
+    board = [r for r in rows if isinstance(r, InsufficiencyLeaderboardRow)]
     fig = _figure(5.6, 3.8)
     ax = fig.add_subplot()
     colors = model_colors([r.model for r in board])

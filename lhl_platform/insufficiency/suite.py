@@ -77,19 +77,20 @@ SUITE = Suite(
               "Answer and judge one (model, run) partition of InsufficiencyBench.", tags=_tags),),
     sql=SQL_DIR / NAME,
     sections=(
-        Section("item_set", "Item set", report.ItemSetRow, report.item_set_rows,
+        Section("item_set", "Item set", report.InsufficiencyItemSetRow, report.item_set_rows,
                 note="A self-built set was written for this platform from the seed's construction protocol; it is "
                      "not the published InsufficiencyBench release, and its figures are not the paper's."),
-        Section("leaderboard", "Leaderboard", report.LeaderboardRow, report.leaderboard_rows,
+        Section("leaderboard", "Leaderboard", report.InsufficiencyLeaderboardRow, report.leaderboard_rows,
                 note="Means of per-item values over the variants (F2, precision over items with TP+FP > 0, recall, "
                      "hedge, ExplAcc over items with an identified element, safety) and over the base queries "
                      "(over-flag); F2 intervals: 95% item bootstrap. Pooled F2 (of mean P and R) is a different, "
                      "larger number.",
                 figure=report.f2_overflag_figure),
-        Section("by_category", "Recall by category", report.CategoryRow, report.category_rows,
+        Section("by_category", "Recall by category", report.InsufficiencyCategoryRow, report.category_rows,
                 note="Pooled: identified gold elements of the category over its gold elements."),
-        Section("coverage", "Coverage, calls and cost", report.CoverageRow, report.coverage_rows),
-        Section("judge_validation", "Judge validation", report.JudgeValidationRow, report.judge_validation_rows,
+        Section("coverage", "Coverage, calls and cost", report.InsufficiencyCoverageRow, report.coverage_rows),
+        Section("judge_validation", "Judge validation", report.InsufficiencyJudgeValidationRow,
+                report.judge_validation_rows,
                 note="The hand-labelled validation set was written by the platform's engineers from the seed's "
                      "rules (not by attorneys); a judge not validated on it, or failing it, is flagged."),
     ),
