@@ -260,3 +260,14 @@ def test_the_suite_is_in_the_dagster_code_location_with_lineage(home: Home) -> N
     assert defs.resolve_job_def("insufficiency_partition") is not None
     parents = {p.to_user_string() for p in graph.get(AssetKey("stg_insufficiency_response")).parent_keys}
     assert "insufficiency_responses" in parents
+
+
+def test_the_demo_audits_the_suite_offline_beside_the_clause_suite(demo_home: Path, capsys) -> None:
+    """`lhl demo` runs the three calibration responders under the cue judge; the clause report is untouched
+    (tests/test_golden_report.py)."""
+    report = report_json(Home.resolve(demo_home), capsys)
+    assert report["scope"]["models"] == sorted(RESPONDERS) and report["scope"]["judge"] == CUE_JUDGE
+    assert all(c["passed"] for c in report["checks"])
+    board = {r["model"]: r for r in report["leaderboard"]}
+    assert board[GOLD_READER]["f2"] == 1.0 and board[PREMATURE_CLOSURE]["f2"] == 0.0
+    assert report["item_set"][0]["self_built"] is True
