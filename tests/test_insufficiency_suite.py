@@ -271,3 +271,10 @@ def test_the_demo_audits_the_suite_offline_beside_the_clause_suite(demo_home: Pa
     board = {r["model"]: r for r in report["leaderboard"]}
     assert board[GOLD_READER]["f2"] == 1.0 and board[PREMATURE_CLOSURE]["f2"] == 0.0
     assert report["item_set"][0]["self_built"] is True
+
+
+def test_a_home_without_the_suite_reports_an_empty_scope_with_nothing_flagged(tmp_path: Path, capsys) -> None:
+    empty = Home.resolve(tmp_path / "empty").ensure()
+    report = report_json(empty, capsys)
+    assert report["leaderboard"] == [] and report["by_category"] == [] and report["scope"]["models"] == []
+    assert all(c["passed"] for c in report["checks"]), report["checks"]

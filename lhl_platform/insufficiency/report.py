@@ -231,6 +231,11 @@ def judgments_complete(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
 def judge_validated(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
     judge = _scope_judge(con)
     found = current_validation(con)
+    judged = con.execute("select count(*) from insufficiency_judged").fetchone()
+    if not judged or not judged[0]:  # nothing in scope rests on the judge
+        return CheckOutcome(name="judge_validated", passed=True, description="the scope's judge passes the "
+                            "hand-labelled validation set", summary=f"no response in scope is judged by {judge}",
+                            metadata={"judge": judge or ""})
     if found is None:
         summary = (f"judge {judge} is not validated on the current InsufficiencyBench validation set: its figures "
                    "rest on an unvalidated judge")

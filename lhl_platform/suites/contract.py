@@ -211,7 +211,8 @@ class ItemSet:
 class Suite:
     """A suite as the platform runs it. `sql` is its folder of SQL models (`intermediate/`, `marts/`,
     `macros.sql`); `sections` its report; `scope` the mart whose rows state the report's scope; `compare` the
-    metrics `lhl compare` pairs, from `units` (a mart with one row per model, run and unit)."""
+    metrics `lhl compare` pairs, from `units` (a mart with one row per model, run and unit); `agreement` how
+    two of its judges are compared; `demo_models` what `lhl demo` audits on it offline."""
 
     name: str
     title: str
