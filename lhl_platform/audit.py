@@ -80,10 +80,13 @@ def batch_requested() -> bool:
 
 
 def run_judging(home: Home, model: str, run: int, judge: ModelSpec, corpus: Corpus,
-                progress: Progress | None = None) -> JudgeSummary:
+                progress: Progress | None = None, *, batch: bool = False,
+                status: Callable[[str], None] | None = None) -> JudgeSummary:
+    """Judge one partition's TPs; with `batch`, an LLM judge's requests go through its provider's batch API."""
     chat = build_model(judge)
     return asyncio.run(judge_partition(home.events, model, run, corpus.oracle, judge, chat,
-                                       concurrency=judge.params.concurrency, progress=progress))
+                                       concurrency=judge.params.concurrency, progress=progress,
+                                       batch=batch and isinstance(chat, LlmModel), status=status))
 
 
 def audit_partition(home: Home, model: str, run: int, judge: str = "rubric", contracts: int | None = None,

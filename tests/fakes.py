@@ -54,7 +54,7 @@ class ScriptedServer:
         self.drop_rate = 0.0
         self.drop_modes: tuple[DropMode, ...] = ("close",)
         self.drop_rng = random.Random(0)
-        self.responder: Callable[[Seen], Reply] | None = None
+        self.respond: Callable[[Seen], Reply] | None = None  # when set, the reply to every request is computed
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -75,8 +75,8 @@ class ScriptedServer:
                         due = outer.replies[0] if outer.replies else outer.default
                         reply: Reply | None = Reply(body=due.body if due else None,
                                                     drop=outer.drop_rng.choice(outer.drop_modes))
-                    elif outer.responder is not None:  # a reply computed from the request
-                        reply = outer.responder(seen)
+                    elif outer.respond is not None:
+                        reply = outer.respond(seen)
                     else:
                         reply = outer.replies.pop(0) if outer.replies else outer.default
                 if reply is None:
@@ -140,13 +140,10 @@ class ScriptedServer:
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def script(self, *replies: Reply, default: Reply | None = None,
-               responder: Callable[[Seen], Reply] | None = None) -> None:
-        """Play `replies` in order, then `default`; or answer every request with `responder(request)`."""
+    def script(self, *replies: Reply, default: Reply | None = None) -> None:
         with self.lock:
             self.replies = list(replies)
             self.default = default
-            self.responder = responder
             self.requests.clear()
             self.drop_rate = 0.0
 

@@ -23,6 +23,7 @@ from lhl_platform.events.payloads import ModelCall
 from lhl_platform.extraction.engine import extraction_stream
 from lhl_platform.extraction.events import ExtractionFailed, ExtractionRecorded
 from lhl_platform.home import Home
+from lhl_platform.judging.engine import verdict_stream
 from lhl_platform.report.build import build_report
 from orchestration.cli import main
 from tests.fakes import ProviderFake, key_of
@@ -164,3 +165,30 @@ def test_a_partly_failed_batch_ends_answered_or_missing_with_a_reason(provider, 
                               "group by contract_id").fetchall()
     assert missing == [(bad, 41)]
     assert main(["--home", home, "verify"]) == 0
+
+
+def _verdict_or_extraction(text: str) -> dict[str, object]:
+    """A judge request (the rubric's user message) gets a verdict; anything else the usual extraction."""
+    if text.startswith("Clause type:"):
+        return {"verdict": "supported", "mismatch_type": "none", "reason": "same"}
+    from tests.fakes import default_answer
+
+    return default_answer(text)
+
+
+def test_judge_calls_go_through_the_batch_api_too(tmp_path):
+    # An offline extractor, judged by an LLM judge in batch: the judging stage is a single-call stage like
+    # extraction, so `--batch` sends its requests as one job, recorded as model.call events of that job.
+    with ProviderFake("openai", answer=_verdict_or_extraction) as fake:
+        home = str(tmp_path / "home")
+        assert main(["--home", home, "ingest", "cuad", str(DEMO_DIR)]) == 0
+        assert main(["--home", home, "models", "add", "lex", "--provider", "offline", "--model-id", "lexical"]) == 0
+        assert main(["--home", home, "models", "add", "j", "--provider", "openai", "--model-id", "gpt-judge",
+                     "--base-url", fake.base_url, "--role", "judge", "--params", json.dumps(PARAMS)]) == 0
+        assert main(["--home", home, "audit", "--models", "lex", "--judge", "j", "--batch"]) == 0
+        assert fake.batch_creates == 1 and fake.interactive == []
+    events = Home.resolve(home).events.read(verdict_stream("lex", 1))
+    calls = [c for c in (e.data_as(ModelCall) for e in events if e.type == "model.call") if c.model == "j"]
+    verdicts = [e for e in events if e.type == "verdict.recorded" and '"judge":"j"' in e.payload]
+    assert calls and len(verdicts) == len(calls) and all(c.batch_id == "batch_1" and c.stage == "judge"
+                                                         for c in calls)

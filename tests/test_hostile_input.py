@@ -23,7 +23,8 @@ import pytest
 
 from lhl_platform.domain.redaction import MASK, install_log_redaction, redact, register_secret
 from lhl_platform.events.integrity import HashCache
-from lhl_platform.providers.base import ExtractTask, ModelRequest, ModelResponse, safe_complete
+from lhl_platform.extraction.task import ExtractTask
+from lhl_platform.providers.base import ModelRequest, ModelResponse, safe_complete
 from orchestration.cli import main
 from orchestration.ui_guard import LoopbackGuard, allowed_hosts
 from tests.helpers import outcome, write_outcomes

@@ -76,7 +76,8 @@ def server():
 def test_an_llm_under_test_and_an_llm_judge_run_the_suite_through_the_wire_format(server, monkeypatch, tmp_path,
                                                                                   capsys) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
-    server.script(responder=_openai)
+    server.script()
+    server.respond = _openai
     home = Home.resolve(tmp_path / "llm").ensure()
     base = server.url + "/v1"
     add_model(home, ModelSpec(name="gpt-warm", provider="openai", model_id="gpt-test", base_url=base,
@@ -85,8 +86,11 @@ def test_an_llm_under_test_and_an_llm_judge_run_the_suite_through_the_wire_forma
                               params={**FAST, "reasoning_effort": "low"}))
     add_model(home, ModelSpec(name="gpt-judge", provider="openai", model_id="gpt-test", base_url=base, role="judge",
                               params=FAST))
-    assert main(["--home", str(home.root), "audit", "--suite", "insufficiency", "--models", "gpt-warm,gpt-thinking",
-                 "--judge", "gpt-judge"]) == 0
+    try:
+        assert main(["--home", str(home.root), "audit", "--suite", "insufficiency", "--models",
+                     "gpt-warm,gpt-thinking", "--judge", "gpt-judge"]) == 0
+    finally:
+        server.respond = None
 
     answers = [r.body for r in server.requests if "response_format" not in r.body]
     assert len(answers) == 2 * len(ITEMS.items)  # a failed answer is not retried by the stage within a run
@@ -140,6 +144,7 @@ def fake(request, monkeypatch, server):
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     for name, value in request.param.env.items():
         monkeypatch.setenv(name, value)
+    server.respond = None  # the scripted replies of each test
     request.param.server = server
     return request.param
 

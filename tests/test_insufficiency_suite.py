@@ -274,7 +274,12 @@ def test_the_demo_audits_the_suite_offline_beside_the_clause_suite(demo_home: Pa
 
 
 def test_a_home_without_the_suite_reports_an_empty_scope_with_nothing_flagged(tmp_path: Path, capsys) -> None:
-    empty = Home.resolve(tmp_path / "empty").ensure()
+    from lhl_platform.corpus.cuad import load_master_layout
+    from lhl_platform.corpus.demo import DEMO_DIR
+    from lhl_platform.corpus.store import save_corpus
+
+    empty = Home.resolve(tmp_path / "clause-only").ensure()
+    save_corpus(empty, load_master_layout(DEMO_DIR), source=str(DEMO_DIR))  # something to report, but no suite
     report = report_json(empty, capsys)
     assert report["leaderboard"] == [] and report["by_category"] == [] and report["scope"]["models"] == []
     assert all(c["passed"] for c in report["checks"]), report["checks"]

@@ -18,20 +18,10 @@ from lhl_platform.corpus.cuad import load_master_layout
 from lhl_platform.corpus.demo import load_demo_corpus
 from lhl_platform.domain.models import MismatchType, OracleRow, VerdictLabel
 from lhl_platform.domain.taxonomy import category_of
+from lhl_platform.edits.force import KINDS, Family, edit_span
 from lhl_platform.judging import overlap, rubric
-from lhl_platform.judging.validation import (
-    KINDS,
-    MIN_SUITE_ITEMS,
-    SUITE_VERSION,
-    THRESHOLDS,
-    Family,
-    ItemScores,
-    build_suite,
-    edit_span,
-    run_suite,
-    run_suite_async,
-    score_suite,
-)
+from lhl_platform.lexflip.items import MIN_SUITE_ITEMS, SUITE_VERSION, build_suite
+from lhl_platform.lexflip.scoring import THRESHOLDS, ItemScores, run_suite, run_suite_async, score_suite
 
 CLAUSES = [
     ("c1", "Cap On Liability",

@@ -111,15 +111,21 @@ def test_an_llm_judge_runs_the_same_suite_through_the_provider_and_a_rerun_calls
     from lhl_platform.lexflip.validate import validate_judge
     from tests.fakes import Reply, ScriptedServer
 
-    answer = {"verdict": "supported", "mismatch_type": "none", "reason": "looks the same"}
-    reply = Reply(200, {"id": "c", "object": "chat.completion", "created": 0, "model": "judge-test",
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps(answer)},
-                                     "finish_reason": "stop"}],
-                        "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320}})
+    verdict = {"verdict": "supported", "mismatch_type": "none", "reason": "looks the same"}
+
+    def graded(seen) -> bool:  # LexFlip's 0-10 rating question, beside the verdict
+        return "Rate from 0 to 10" in seen.body["messages"][0]["content"]
+
+    def reply(seen):
+        answer = {"rating": 9} if graded(seen) else verdict
+        return Reply(200, {"id": "c", "object": "chat.completion", "created": 0, "model": "judge-test",
+                           "choices": [{"index": 0, "message": {"role": "assistant", "content": json.dumps(answer)},
+                                        "finish_reason": "stop"}],
+                           "usage": {"prompt_tokens": 300, "completion_tokens": 20, "total_tokens": 320}})
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-judge")
     home = Home.resolve(tmp_path / "h")
     with ScriptedServer() as server:
-        server.script(default=reply)
+        server.respond = reply
         assert main(["--home", str(home.root), "ingest", "cuad", str(DEMO_DIR)]) == 0
         assert main(["--home", str(home.root), "models", "add", "llm-judge", "--provider", "openai", "--model-id",
                      "judge-test", "--base-url", server.url + "/v1", "--role", "judge",
@@ -127,7 +133,12 @@ def test_an_llm_judge_runs_the_same_suite_through_the_provider_and_a_rerun_calls
         result = validate_judge(home, "llm-judge", per_kind=3)
         calls = len(server.requests)
         again = validate_judge(home, "llm-judge", per_kind=3)
-        assert len(server.requests) == calls == result.items  # one call per item, none on the rerun
+        assert len(server.requests) == calls  # none on the rerun
+        verdicts = [s for s in server.requests if not graded(s)]
+        assert len(verdicts) == result.items  # one verdict call per item
+        assert result.items <= calls - len(verdicts) <= 3 * result.items  # and its graded pairs
     assert not result.passed and result.family("force_changed").as_expected == 0.0
     assert result.family("identical").passed and again == result
+    # A judge that rates everything 9 reads no force: no discrimination, no margin spent on any edit.
+    assert result.family("force_changed").discrimination == 0.0
     assert "judge.validated" in {e.type for e in home.events.read("judge-validation.judge=llm-judge")}

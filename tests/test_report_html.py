@@ -268,7 +268,7 @@ def test_judge_validation_status_shows_when_present(demo_home):
     # the demo validates its judge: the report carries the result
     validated = render_html(report, [])
     section = validated.split('<section id="judge-validation">')[1].split("</section>")[0]
-    assert "rubric" in section and "judge-suite-v1" in section
+    assert "rubric" in section and "judge-suite-v2" in section
     unvalidated = report.model_copy(update={"judge_validation": []})
     assert "have not been checked against the dissociation suite" in render_html(unvalidated, [])
     failed = CheckOutcome(name="judge_validation", passed=False, description="the primary judge passed its suite",

@@ -17,6 +17,7 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
+from lhl_platform.domain.redaction import redact
 from lhl_platform.events.log import EventLog
 from lhl_platform.events.payloads import EventType, ModelCall
 from lhl_platform.progress import CallTally
@@ -115,7 +116,8 @@ class CallLedger:
         try:
             output = parse(call, validated)
         except Unusable as exc:
-            unusable = call.model_copy(update={"error": exc.reason, "raw_text": response.raw_text[:RAW_TEXT_LIMIT]})
+            unusable = call.model_copy(update={"error": exc.reason,
+                                               "raw_text": redact(response.raw_text[:RAW_TEXT_LIMIT])})
             self.record(EventType.MODEL_CALL_FAILED, call.subject, failed_key, unusable)
             return Answer(unusable, None, reused=False, failed="parse", reason=exc.reason)
         self.record(EventType.MODEL_CALL, call.subject, f"call:{key}", call)

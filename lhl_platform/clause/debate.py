@@ -26,6 +26,7 @@ from lhl_platform.judging.engine import recorded_extractions
 from lhl_platform.progress import Progress
 from lhl_platform.providers.base import ChatModel
 from lhl_platform.registry import get_model, primary_judge
+from lhl_platform.stats import nan_free
 from lhl_platform.warehouse.build import read_warehouse
 from lhl_platform.warehouse.scope import ScopeRequest, resolved_scope
 
@@ -48,7 +49,7 @@ def measure_calibration(home: Home, backbone: str, judge: str | None = None,
     if not rows or overall is None or scope.corpus_id is None:
         raise LookupError(f"{backbone} has no audited instances in the active corpus to calibrate from; "
                           f"audit it first (`lhl audit --models {backbone}`)")
-    clean = [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()} for r in rows]
+    clean = [nan_free(r) for r in rows]
     return calibration_from_rows(backbone, clean, overall_rdi=overall[0], corpus_id=scope.corpus_id,
                                  judge=scope.judge, runs=scope.runs, contracts=int(overall[1]),
                                  instances=int(overall[2]))

@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from lhl_platform.domain.models import Verdict
+from lhl_platform.domain.models import Verdict, VerdictLabel
 from lhl_platform.extraction import lexical, simulated
 from lhl_platform.extraction.task import ExtractTask
 from lhl_platform.factory import BuildContext, OfflineBuilder, OfflineEntry, ProviderError
 from lhl_platform.judging import overlap, rubric
-from lhl_platform.judging.task import JudgeOutput, JudgeTask
+from lhl_platform.judging.task import JudgeOutput, JudgeTask, ScoreOutput, ScoreTask
 from lhl_platform.providers.base import Task
 from lhl_platform.providers.offline.adapter import OfflineModel
 
@@ -42,9 +42,21 @@ def _simulated(model_id: str, ctx: BuildContext) -> OfflineModel:
     return OfflineModel(model_id, f"{simulated.VERSION}:{model_id}", answer)
 
 
-def _offline_judge(judge: Callable[[str, tuple[str, ...], str], Verdict], version: str) -> OfflineBuilder:
+Similarity = Callable[[tuple[str, ...], str], float]
+
+
+def _offline_judge(judge: Callable[[str, tuple[str, ...], str], Verdict], version: str,
+                   similarity: Similarity | None = None) -> OfflineBuilder:
+    """An offline judge: its verdict on a JudgeTask; on a ScoreTask its similarity scaled to 0-10 when it is a
+    metric, else its verdict as 10 (supported) or 0."""
+
     def build(model_id: str, ctx: BuildContext) -> OfflineModel:
         def answer(task: Task) -> BaseModel:
+            if isinstance(task, ScoreTask):
+                if similarity is not None:
+                    return ScoreOutput(rating=10 * similarity(task.truth, task.text))
+                verdict = judge(task.clause_type, task.truth, task.text)
+                return ScoreOutput(rating=10.0 if verdict.verdict is VerdictLabel.SUPPORTED else 0.0)
             _expect(task, JudgeTask, f"the {model_id} judge")
             assert isinstance(task, JudgeTask)
             return JudgeOutput.model_validate(judge(task.clause_type, task.truth, task.extracted), from_attributes=True)
@@ -61,6 +73,6 @@ OFFLINE_MODELS: dict[str, OfflineEntry] = {
        for name in simulated.PROFILES},
     "rubric": OfflineEntry("judge", _offline_judge(rubric.judge, rubric.VERSION),
                            "compares canonical forms of truth and extraction under the five criteria"),
-    "overlap": OfflineEntry("judge", _offline_judge(overlap.judge, overlap.VERSION),
+    "overlap": OfflineEntry("judge", _offline_judge(overlap.judge, overlap.VERSION, overlap.similarity),
                             "negative control: content-token Jaccard against a threshold"),
 }

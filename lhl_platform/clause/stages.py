@@ -46,6 +46,7 @@ from lhl_platform.quality.checks import (
     no_duplicate_instances,
 )
 from lhl_platform.registry import get_model, judges, primary_judge
+from lhl_platform.stats import nan_to_null
 from lhl_platform.suites.contract import FilePath, Markdown, StageContext, StageResult
 from lhl_platform.warehouse.build import partition_connection, read_warehouse
 
@@ -72,6 +73,11 @@ class ExtractionConfig(_Config):
 class JudgeConfig(_Config):
     judge: str | None = Field(default=None, description="registered judge model; default: the model's registered "
                                                         "audit judge, else the primary judge (built-in: rubric)")
+
+
+class VerdictConfig(JudgeConfig):
+    batch: bool | None = Field(default=None, description="send an LLM judge's requests through its provider's batch "
+                                                         "API (batch prices); default: LHL_AUDIT_BATCH")
 
 
 class CalibrationConfig(_Config):
@@ -116,7 +122,8 @@ def audit_run_config(settings: PartitionSettings) -> dict[str, dict[str, Any]]:
 
 
 def _pct(value: object) -> str:
-    return "-" if value is None or (isinstance(value, float) and value != value) else f"{100 * float(value):.1f}"  # type: ignore[arg-type]
+    value = nan_to_null(value)
+    return "-" if value is None else f"{100 * float(value):.1f}"  # type: ignore[arg-type]
 
 
 def _head(home: Home, stream: str) -> dict[str, Any]:
@@ -205,7 +212,7 @@ def extractions(ctx: StageContext) -> StageResult:
 
 def judge_verdicts(ctx: StageContext) -> StageResult:
     config = ctx.config
-    assert isinstance(config, JudgeConfig)
+    assert isinstance(config, VerdictConfig)
     home = ctx.home
     model, run = _partition(ctx)
     judge = get_model(home, partition_settings(home, model, judge=config.judge).judge)
@@ -218,8 +225,14 @@ def judge_verdicts(ctx: StageContext) -> StageResult:
         ctx.log(f"judging {model}, run {run} with the primary judge {primary.name}")
         run_judging(home, model, run, primary, corpus, progress=_bar(primary, f"{model} run {run} ({primary.name}):"))
     ctx.log(f"judging {model}, run {run} with {judge.name}")
-    summary = run_judging(home, model, run, judge, corpus, progress=_bar(judge, f"{model} run {run} judging "
-                                                                                f"({judge.name}):"))
+    bar = _bar(judge, f"{model} run {run} judging ({judge.name}):")
+
+    def waiting(text: str) -> None:
+        ctx.log(text)
+        bar.status(text)
+
+    summary = run_judging(home, model, run, judge, corpus, progress=bar,
+                          batch=batch_requested() if config.batch is None else config.batch, status=waiting)
     streams = [extraction_stream(model, run), verdict_stream(model, run)]
     return StageResult(
         metadata={**summary.metadata(), "judge": judge.name, **extra, **_head(home, verdict_stream(model, run))},
@@ -237,7 +250,7 @@ def profile_dir(home: Home, model: str, run: int) -> Path:
 
 
 def _figure(value: object) -> float | int | str:
-    if value is None or (isinstance(value, float) and value != value):
+    if nan_to_null(value) is None:
         return "-"
     return value if isinstance(value, int | float) else str(value)
 

@@ -19,7 +19,6 @@ from lhl_platform.quality.checks import (
     labels_in_domain,
     no_duplicate_instances,
 )
-from lhl_platform.quality.expectations import validate_instance_rows
 from lhl_platform.registry import get_model
 from lhl_platform.suites.contract import CheckSpec, ItemSet, Job, MartCheck, Stage, Suite
 from sql import SQL_DIR
@@ -38,6 +37,8 @@ def partition_tags(home: Home, model: str, run: int | None) -> dict[str, str]:
 
 
 def _great_expectations(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
+    from lhl_platform.quality.expectations import validate_instance_rows  # pandas and GX: only when it runs
+
     return validate_instance_rows(con.execute("select * from instance_rows").df())
 
 
@@ -66,7 +67,7 @@ SUITE = Suite(
               checks=(CheckSpec("rows_complete", "all contracts in scope x 41 clause types recorded"),
                       CheckSpec("no_duplicate_instances")), spends=True, group="audit"),
         Stage("judge_verdicts", "The evaluation judge's verdict (supported/contradicted, mismatch_type) on every TP.",
-              stages.judge_verdicts, kind="score", config=stages.JudgeConfig, after=("extractions", "oracle"),
+              stages.judge_verdicts, kind="score", config=stages.VerdictConfig, after=("extractions", "oracle"),
               checks=(CheckSpec("every_tp_judged"), CheckSpec("labels_in_domain")), spends=True, group="audit"),
         Stage("model_profiles", "One (model, run) partition's outcomes, typed profile, RDI units and missing rows, "
               "computed in SQL from that partition's own events (Parquet under <home>/profiles/).",

@@ -17,9 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lhl_platform.calls.ledger import Answer, CallLedger, Who, recorded_calls
-from lhl_platform.calls.policy import stage_writer
-from lhl_platform.calls.single import StageRun
+from lhl_platform.calls.ledger import Answer, Who
+from lhl_platform.calls.partition import run_partition
 from lhl_platform.debate import events as ev
 from lhl_platform.debate.engine import current_streams, read_outcomes
 from lhl_platform.debate.events import (
@@ -37,7 +36,7 @@ from lhl_platform.judging.engine import COMMIT, verdict_of, verdict_stream
 from lhl_platform.judging.events import VerdictEvent, VerdictRecorded
 from lhl_platform.judging.prompts import judge_request
 from lhl_platform.progress import CallTally, Progress
-from lhl_platform.providers.base import ChatModel, ModelRequest, close_model
+from lhl_platform.providers.base import ChatModel, ModelRequest
 
 
 def debate_verdict_stream(backbone: str, run: int) -> str:
@@ -158,18 +157,6 @@ async def judge_debate_partition(log: EventLog, backbone: str, run: int, outcome
     summary.true_positives = len(positives)
     stage = DebateJudgeStage(judge_spec=judge_spec, judge=judge, truth=truth, reusable=baseline or {},
                              summary=summary)
-    stream = debate_verdict_stream(backbone, run)
-    durable = judge_spec.provider != "offline"
-
-    def tick(done: int, total: int) -> None:
-        if progress is not None:
-            progress(summary.tick(done, total))
-
-    try:
-        with stage_writer(log, stream, COMMIT, durable) as writer:
-            ledger = CallLedger(judge_spec.name, recorded_calls(log, stream), writer.append, fresh=summary)
-            await StageRun(stage, writer, ledger, judge).run(positives, concurrency=concurrency, durable=durable,
-                                                            progress=tick)
-    finally:
-        await close_model(judge)
+    await run_partition(log, debate_verdict_stream(backbone, run), stage, judge, positives, model_name=judge_spec.name,
+                        run=run, owner=f"{backbone}/{run}", tally=summary, concurrency=concurrency, progress=progress)
     return summary

@@ -170,7 +170,8 @@ class ModelSpec(Frozen):
     base_url: str | None = None
     params: ModelParams = Field(default_factory=ModelParams)
     price: Price = Field(default_factory=Price)
-    role: str = Field(default="extractor", pattern=r"^(extractor|judge)$")
+    role: str = Field(default="extractor", pattern=r"^[a-z][a-z0-9_-]{0,31}$",
+                      description="what it is for; the model factory knows the roles (a model under test, a judge)")
 
     @model_validator(mode="before")
     @classmethod

@@ -17,10 +17,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from lhl_platform.calls.batch import BatchRun
-from lhl_platform.calls.ledger import Answer, CallLedger, Unusable, Who, recorded_calls
-from lhl_platform.calls.policy import COMMIT_SECONDS, CommitPolicy, stage_writer
-from lhl_platform.calls.single import StageRun
+from lhl_platform.calls.ledger import Answer, Unusable, Who
+from lhl_platform.calls.partition import run_partition
+from lhl_platform.calls.policy import COMMIT_SECONDS, CommitPolicy
 from lhl_platform.domain.models import Contract, ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, canonical_clause_type
 from lhl_platform.events.log import EventLog, StreamWriter
@@ -29,7 +28,7 @@ from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed, Ex
 from lhl_platform.extraction.prompts import EXTRACT_PROMPT_VERSION, extraction_messages
 from lhl_platform.extraction.task import ExtractionOutput, ExtractTask
 from lhl_platform.progress import CallTally, Progress
-from lhl_platform.providers.base import ChatModel, Message, ModelRequest, close_model
+from lhl_platform.providers.base import ChatModel, Message, ModelRequest
 
 __all__ = ["COMMIT_CONTRACTS", "COMMIT_SECONDS", "MAX_UNCOMMITTED", "ExtractionStage", "PartitionSummary",
            "extract_partition", "extraction_stream", "instance_key", "scope_key"]
@@ -189,31 +188,16 @@ async def extract_partition(log: EventLog, spec: ModelSpec, run: int, corpus_id:
     stream = extraction_stream(spec.name, run)
     summary = PartitionSummary(model=spec.name, run=run, batch=batch)
     stage = ExtractionStage(spec=spec, run=run, corpus_id=corpus_id, params=model.request_params(), summary=summary)
-    durable = spec.provider != "offline"
-    done = 0
+    ids = [c.contract_id for c in contracts]
 
-    def tick(*_: int) -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(summary.tick(done, len(contracts)))
+    def opening(writer: StreamWriter) -> None:
+        writer.append(EventType.AUDIT_SCOPE, f"{spec.name}/{run}", scope_key(corpus_id, ids),
+                      AuditScope(model=spec.name, run=run, corpus_id=corpus_id, contract_ids=ids))
 
-    try:
-        with stage_writer(log, stream, COMMIT, durable=durable or batch) as writer:
-            ids = [c.contract_id for c in contracts]
-            writer.append(EventType.AUDIT_SCOPE, f"{spec.name}/{run}", scope_key(corpus_id, ids),
-                          AuditScope(model=spec.name, run=run, corpus_id=corpus_id, contract_ids=ids))
-            ledger = CallLedger(spec.name, recorded_calls(log, stream), writer.append, fresh=summary)
-            partition = StageRun(stage, writer, ledger, model)
-            if batch:
-                await BatchRun(partition, log, stream, owner=f"{spec.name}/{run}", model_name=spec.name, run_no=run,
-                               status=status or (lambda text: None), poll=poll,
-                               tick=tick).execute(contracts, concurrency=concurrency)
-            else:
-                await partition.run(contracts, concurrency=concurrency, durable=durable, progress=tick)
-            summary.reused_calls = ledger.reused.calls
-    finally:
-        await close_model(model)
+    ledger = await run_partition(log, stream, stage, model, contracts, model_name=spec.name, run=run,
+                                 owner=f"{spec.name}/{run}", tally=summary, concurrency=concurrency, batch=batch,
+                                 progress=progress, status=status, poll=poll, opening=opening)
+    summary.reused_calls = ledger.reused.calls
     summary.contracts = len(contracts)
     # A provider cache that could not be created is not a failure (calls carry the instructions) but costs more.
     summary.cache_errors = list(getattr(model, "cache_errors", []))

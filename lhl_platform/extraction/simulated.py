@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lhl_platform.domain.models import MismatchType, OracleRow
 from lhl_platform.domain.taxonomy import CATEGORY_OF, Category
-from lhl_platform.extraction import perturb
+from lhl_platform.edits import errors as perturb
 from lhl_platform.extraction.lexical import sentences
 from lhl_platform.extraction.task import ClauseAnswer, ExtractionOutput, ExtractTask
 

@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lhl_platform.calls.ledger import Answer, CallLedger, Unusable, Who, recorded_calls
 from lhl_platform.calls.loop import run_units
+from lhl_platform.calls.partition import run_partition
 from lhl_platform.calls.policy import CommitPolicy, stage_writer
-from lhl_platform.calls.single import StageRun
 from lhl_platform.domain.models import ModelSpec, Usage
 from lhl_platform.events.log import StreamWriter
 from lhl_platform.events.payloads import ModelCall
@@ -110,6 +110,8 @@ class ItemsConfig(_Config):
 
 class ResponsesConfig(_Config):
     item_set: str | None = Field(default=None, description="the item set (id or name); default: the active one")
+    batch: bool = Field(default=False, description="send an LLM's requests through its provider's batch API "
+                                                   "(batch prices, answered within hours)")
 
 
 class JudgmentsConfig(_Config):
@@ -233,26 +235,26 @@ class ResponsesSummary(BaseModel):
     failures: list[tuple[str, str]]
 
 
-def run_responses(home: Home, model: str, run: int, items: ItemSet) -> ResponsesSummary:
+def run_responses(home: Home, model: str, run: int, items: ItemSet, *, batch: bool = False,
+                  status: Callable[[str], None] | None = None) -> ResponsesSummary:
+    """Every item answered once by the model (through the provider's batch API with `batch`)."""
     spec = get_model(home, model)
     chat = build_model(spec, run=run, home=home)
     stream = responses_stream(model, run)
     stage = AnswerStage(model, run, chat, items.item_set_id)
     tally = CallTally()
 
+    def opening(writer: StreamWriter) -> None:  # the cells this partition is expected to answer
+        writer.append(InsufficiencyEventType.SCOPE, f"{model}/{run}",
+                      f"insufficiency.scope:{items.item_set_id}:{model}:{run}", ScopeRecorded(
+                          item_set_id=items.item_set_id, model=model, run=run,
+                          items=[i.item_id for i in items.items], source="stage"))
+
     async def go() -> int:
-        try:
-            with stage_writer(home.events, stream, stage.policy, _durable(chat)) as writer:
-                writer.append(InsufficiencyEventType.SCOPE, f"{model}/{run}",
-                              f"insufficiency.scope:{items.item_set_id}:{model}:{run}", ScopeRecorded(
-                                  item_set_id=items.item_set_id, model=model, run=run,
-                                  items=[i.item_id for i in items.items], source="stage"))
-                ledger = CallLedger(model, recorded_calls(home.events, stream), writer.append, fresh=tally)
-                await StageRun(stage, writer, ledger, chat).run(list(items.items), concurrency=spec.params.concurrency,
-                                                                durable=_durable(chat))
-                return ledger.reused.calls
-        finally:
-            await close_model(chat)
+        ledger = await run_partition(home.events, stream, stage, chat, list(items.items), model_name=model, run=run,
+                                     owner=f"{model}/{run}", tally=tally, concurrency=spec.params.concurrency,
+                                     batch=batch, status=status, opening=opening)
+        return ledger.reused.calls
 
     reused = asyncio.run(go())
     answered, failed = _response_outcomes(home, stream, items.item_set_id)
@@ -289,7 +291,7 @@ def insufficiency_responses(ctx: StageContext) -> StageResult:
     items = ensure_item_set(ctx.home, config.item_set)
     ctx.log(f"{model} run {run}: answering {len(items.items)} InsufficiencyBench items ({items.name}, "
             f"{items.provenance})")
-    summary = run_responses(ctx.home, model, run, items)
+    summary = run_responses(ctx.home, model, run, items, batch=config.batch, status=ctx.log)
     check = CheckOutcome(
         name="every_item_answered", passed=summary.answered == summary.items,
         description="every item of the set has a response (a refusal, truncation or error is a recorded failure)",

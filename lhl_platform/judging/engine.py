@@ -15,10 +15,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from lhl_platform.calls.batch import BatchRun
-from lhl_platform.calls.ledger import Answer, CallLedger, Unusable, Who, recorded_calls
-from lhl_platform.calls.policy import CommitPolicy, stage_writer
-from lhl_platform.calls.single import StageRun
+from lhl_platform.calls.ledger import Answer, Unusable, Who
+from lhl_platform.calls.partition import run_partition
+from lhl_platform.calls.policy import CommitPolicy
 from lhl_platform.domain.models import MismatchType, ModelSpec, OracleRow, Verdict, VerdictLabel
 from lhl_platform.events.log import EventLog, StreamWriter
 from lhl_platform.events.payloads import ModelCall
@@ -28,7 +27,7 @@ from lhl_platform.judging.events import VerdictEvent, VerdictFailed, VerdictReco
 from lhl_platform.judging.prompts import judge_request
 from lhl_platform.judging.task import JudgeOutput
 from lhl_platform.progress import CallTally, Progress
-from lhl_platform.providers.base import ChatModel, ModelRequest, ModelResponse, close_model
+from lhl_platform.providers.base import ChatModel, ModelRequest, ModelResponse
 
 STAGE = "judge"
 COMMIT = CommitPolicy(units=64)
@@ -142,26 +141,7 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
                  if x.present and (row := truth.get((x.contract_id, x.clause_type))) is not None and row.present]
     summary.true_positives = len(positives)
     stage = JudgeStage(model=model, run=run, judge_spec=judge_spec, judge=judge, truth=truth, summary=summary)
-    stream = verdict_stream(model, run)
-    durable = judge_spec.provider != "offline"
-    done = 0
-
-    def tick(*_: int) -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(summary.tick(done, len(positives)))
-
-    try:
-        with stage_writer(log, stream, COMMIT, durable=durable or batch) as writer:
-            ledger = CallLedger(judge_spec.name, recorded_calls(log, stream), writer.append, fresh=summary)
-            partition = StageRun(stage, writer, ledger, judge)
-            if batch:
-                await BatchRun(partition, log, stream, owner=f"{model}/{run}", model_name=judge_spec.name, run_no=run,
-                               status=status or (lambda text: None), poll=poll,
-                               tick=tick).execute(positives, concurrency=concurrency)
-            else:
-                await partition.run(positives, concurrency=concurrency, durable=durable, progress=tick)
-    finally:
-        await close_model(judge)
+    await run_partition(log, verdict_stream(model, run), stage, judge, positives, model_name=judge_spec.name, run=run,
+                        owner=f"{model}/{run}", tally=summary, concurrency=concurrency, batch=batch,
+                        progress=progress, status=status, poll=poll)
     return summary

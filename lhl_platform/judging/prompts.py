@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lhl_platform.judging.task import JudgeTask
+from lhl_platform.judging.task import JudgeTask, ScoreTask
 from lhl_platform.providers.base import ChatModel, Message, ModelRequest
 
 JUDGE_PROMPT_VERSION = "judge-v1"
@@ -34,3 +34,21 @@ def judge_request(model: ChatModel, clause_type: str, truth: tuple[str, ...], ex
     return ModelRequest(provider=model.provider, model_id=model.model_id, prompt_version=JUDGE_PROMPT_VERSION, run=0,
                         params=model.request_params(), messages=judge_messages(clause_type, truth, extracted),
                         task=JudgeTask(clause_type=clause_type, truth=truth, extracted=extracted))
+
+
+SCORE_PROMPT_VERSION = "judge-score-v1"
+_SCORE = """You compare a text with a clause of a contract (the source). Rate from 0 to 10 how faithfully the text
+states the legal content of the source: 10 when it has the same legal force and content (obligations stay
+obligations, permissions stay permissions, every amount, date, duration, party, condition and exception the
+same), 0 when it is unrelated to the source or reverses its force. Wording, formatting and numbering do not matter.
+Answer JSON only: {"rating": <number from 0 to 10>}."""
+
+
+def score_request(model: ChatModel, clause_type: str, truth: tuple[str, ...], text: str) -> ModelRequest:
+    """The graded question LexFlip asks a judge about one (source, text) pair. Run 0, as for verdicts."""
+    source = "\n".join(f"- {span}" for span in truth)
+    messages = (Message(role="system", content=_SCORE),
+                Message(role="user", content=f"Clause type: {clause_type}\nSource:\n{source}\nText:\n{text}"))
+    return ModelRequest(provider=model.provider, model_id=model.model_id, prompt_version=SCORE_PROMPT_VERSION, run=0,
+                        params=model.request_params(), messages=messages,
+                        task=ScoreTask(clause_type=clause_type, truth=truth, text=text))

@@ -9,7 +9,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.taxonomy import canonical_clause_type
 from lhl_platform.judging.engine import parse_verdict
 from lhl_platform.judging.prompts import judge_request
@@ -29,7 +28,7 @@ class Pair(BaseModel):
         return canonical_clause_type(value)
 
 
-def judge_pairs(spec: ModelSpec, model: ChatModel, lines: Iterable[str]) -> list[dict[str, Any]]:
+def judge_pairs(model: ChatModel, lines: Iterable[str]) -> list[dict[str, Any]]:
     """One result per non-empty line, in order: the verdict, or an `error` naming what was wrong."""
     results: list[dict[str, Any]] = []
     for number, line in enumerate(lines, start=1):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from lhl_platform.providers.base import Task
 
@@ -27,3 +27,21 @@ class JudgeTask(Task):
 
 
 JudgeTask.output = JudgeOutput
+
+
+class ScoreOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rating: float = Field(ge=0, le=10)
+
+
+class ScoreTask(Task):
+    """Rate from 0 to 10 how faithfully a text states the legal content of the source clause (LexFlip's graded
+    view of a judge; a similarity metric answers with its similarity, a binary judge with 10 or 0)."""
+
+    kind: Literal["judge-score"] = "judge-score"
+    clause_type: str
+    truth: tuple[str, ...]
+    text: str
+
+
+ScoreTask.output = ScoreOutput

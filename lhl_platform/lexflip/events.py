@@ -4,7 +4,7 @@ log when this module is imported."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -15,6 +15,7 @@ from lhl_platform.events.payloads import Payload
 
 class ValidationEvent(StrEnum):
     ITEM = "judge.validation_item"
+    SCORE = "judge.validation_score"
     VALIDATED = "judge.validated"
 
 
@@ -34,6 +35,20 @@ class JudgeValidationItem(Payload):
     usage: Usage = Field(default_factory=Usage)
 
 
+class JudgeValidationScore(Payload):
+    """A judge's graded score (0-10) of one suite item's truth against one of its three texts: the identical text,
+    the edited one or an unrelated span (LexFlip). `rating` is None when the call gave no usable score."""
+
+    judge: str
+    suite_digest: str
+    item_id: str
+    pair: Literal["identical", "edited", "unrelated"]
+    request_key: str
+    rating: float | None
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+
 class JudgeValidated(Payload):
     """A judge's result on the dissociation suite: per family, the share judged as expected."""
 
@@ -49,6 +64,8 @@ class JudgeValidated(Payload):
     families: dict[str, dict[str, Any]]
 
 
-register_events({ValidationEvent.ITEM: JudgeValidationItem, ValidationEvent.VALIDATED: JudgeValidated},
+register_events({ValidationEvent.ITEM: JudgeValidationItem, ValidationEvent.SCORE: JudgeValidationScore,
+                 ValidationEvent.VALIDATED: JudgeValidated},
                 owner=__name__, staging={ValidationEvent.ITEM: "stg_judge_validation_items",
+                                         ValidationEvent.SCORE: "stg_judge_validation_scores",
                                          ValidationEvent.VALIDATED: "stg_judge_validated"})

@@ -42,7 +42,8 @@ SUITE = Suite(
               "item ever (answers are events).", judge_validation, kind="score", partitioning="none",
               after=("oracle",), checks=(CheckSpec("primary_judge_validated",
                                                     "the primary judge passes the dissociation suite"),),
-              spends=True, group="judges", feeds=("judge.validation_item", "judge.validated")),
+              spends=True, group="judges", feeds=("judge.validation_item", "judge.validation_score",
+                                                  "judge.validated")),
     ),
     jobs=(Job(JUDGES_JOB, ("judge_validation", "judge_agreement"), "Validate every registered judge on the "
               "dissociation suite; measure agreement with the primary judge.", partitioning="none"),),

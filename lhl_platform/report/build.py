@@ -26,6 +26,7 @@ from lhl_platform.report.rows import (
     UsageRow,
 )
 from lhl_platform.report.stats import provenance_from, statistics_from
+from lhl_platform.stats import nan_free
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, rdi_cluster_interval, rdi_interval
 from lhl_platform.warehouse.build import read_warehouse
 from lhl_platform.warehouse.scope import ScopeRequest, resolved_scope
@@ -35,10 +36,6 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
     cursor = con.execute(sql)
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
-
-def _nan_to_none(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
 
 
 class NothingInScope(LookupError):
@@ -89,25 +86,25 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
             else:
                 low, high = rdi_interval(row["n_extra_condition"], row["n_missing_condition"], row["contradicted"],
                                          resamples=resamples, seed=seed, key=key)
-            out.append(_nan_to_none({**row, "rdi_ci_low": low, "rdi_ci_high": high}))
+            out.append(nan_free({**row, "rdi_ci_low": low, "rdi_ci_high": high}))
         return out
 
-    composite = [CompositeRow(**_nan_to_none(r)) for r in _rows(con, "select * from composite_ranks")]
+    composite = [CompositeRow(**nan_free(r)) for r in _rows(con, "select * from composite_ranks")]
     return Report(
         scope=scope,
         leaderboard=[LeaderboardRow(**r) for r in with_ci("select * from leaderboard", ("model",))],
         per_run=[RunRow(**r) for r in with_ci("select * from per_run_metrics", ("model", "run"))],
         typed_profiles=[CategoryRow(**r) for r in with_ci("select * from typed_profiles", ("model", "category"))],
-        gaps=[GapRow(**_nan_to_none(r)) for r in _rows(con, "select * from category_gaps")],
+        gaps=[GapRow(**nan_free(r)) for r in _rows(con, "select * from category_gaps")],
         composite=composite,
-        usage=[UsageRow(**_nan_to_none(r)) for r in _rows(con, "select * from usage_costs")],
+        usage=[UsageRow(**nan_free(r)) for r in _rows(con, "select * from usage_costs")],
         rdi=[RdiRow(**r) for r in with_ci("select * from rdi", ("model", "category"))],
-        run_summary=[RunSummaryRow(**_nan_to_none(r)) for r in _rows(con, "select * from run_summary")],
-        clause_profiles=[ClauseRow(**_nan_to_none(r)) for r in _rows(con, "select * from clause_profiles")],
-        debate_effects=[DebateEffectRow(**_nan_to_none(r)) for r in _rows(con, "select * from debate_effects")],
-        debate_by_category=[DebateCategoryRow(**_nan_to_none(r))
+        run_summary=[RunSummaryRow(**nan_free(r)) for r in _rows(con, "select * from run_summary")],
+        clause_profiles=[ClauseRow(**nan_free(r)) for r in _rows(con, "select * from clause_profiles")],
+        debate_effects=[DebateEffectRow(**nan_free(r)) for r in _rows(con, "select * from debate_effects")],
+        debate_by_category=[DebateCategoryRow(**nan_free(r))
                             for r in _rows(con, "select * from debate_by_category")],
-        judge_validation=[JudgeValidationRow(**_nan_to_none(r)) for r in _rows(
+        judge_validation=[JudgeValidationRow(**nan_free(r)) for r in _rows(
             con, "select * from judge_validations where judge = (select judge from scope)")],
         provenance=provenance_from(con),
         statistics=statistics_from(con, composite, resamples=resamples, seed=seed, cluster=cluster),

@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 from sqlalchemy import JSON
 from sqlmodel import Field, SQLModel
 
+from lhl_platform.stats import nan_free
+
 _Row = TypeVar("_Row", bound=SQLModel)
 
 
@@ -568,5 +570,4 @@ def rows_of(con: Any, mart: str, cls: type[_Row]) -> list[_Row]:
     """Every row of a mart (or any query's result named `mart`) through its row class; NaN becomes null."""
     cursor = con.execute(f"select * from {mart}")
     names = [d[0] for d in cursor.description]
-    return [cls.model_validate({k: (None if isinstance(v, float) and v != v else v)
-                                for k, v in zip(names, row, strict=True)}) for row in cursor.fetchall()]
+    return [cls.model_validate(nan_free(dict(zip(names, row, strict=True)))) for row in cursor.fetchall()]

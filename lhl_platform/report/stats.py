@@ -36,6 +36,7 @@ from lhl_platform.report.marts import (
     RunSpreadRow,
     rows_of,
 )
+from lhl_platform.stats import nan_to_null
 from lhl_platform.stats.bootstrap import LEVEL, _rng, proportion_interval
 
 # Count columns of `contract_counts`, in this order along the last axis of every count array.
@@ -112,7 +113,8 @@ def cluster_weights(n_clusters: int, resamples: int, seed: int, key: str) -> np.
 
 
 def _none(value: float) -> float | None:
-    return None if value != value else float(value)
+    found = nan_to_null(float(value))
+    return None if found is None else float(found)
 
 
 @dataclass

@@ -4,7 +4,6 @@ each metric on both models' rows of that draw, so a difference's interval reflec
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from typing import Any
 
@@ -12,19 +11,11 @@ import numpy as np
 from pydantic import BaseModel
 
 from lhl_platform.home import Home
-from lhl_platform.report.suite_report import finite
+from lhl_platform.report.stats import Paired
+from lhl_platform.stats import nan_to_null
 from lhl_platform.suites.contract import Suite
 from lhl_platform.warehouse.build import read_warehouse
 from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
-
-
-class PairedMetric(BaseModel):
-    metric: str
-    a: float | None
-    b: float | None
-    diff: float | None
-    ci_low: float | None
-    ci_high: float | None
 
 
 class SuiteComparison(BaseModel):
@@ -35,7 +26,7 @@ class SuiteComparison(BaseModel):
     units: int
     resamples: int
     seed: int
-    metrics: list[PairedMetric]
+    metrics: list[Paired]
 
 
 def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: SuiteScopeRequest | None = None, *,
@@ -46,7 +37,7 @@ def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: SuiteSco
     with read_warehouse(home, scope) as con:
         cursor = con.execute(f"select * from {suite.units} where model in (?, ?)", [a, b])
         names = [d[0] for d in cursor.description]
-        rows = [dict(zip(names, (finite(v) for v in row), strict=True)) for row in cursor.fetchall()]
+        rows = [dict(zip(names, (nan_to_null(v) for v in row), strict=True)) for row in cursor.fetchall()]
     by_model: dict[str, dict[tuple[Any, Any], list[dict[str, Any]]]] = {a: defaultdict(list), b: defaultdict(list)}
     for row in rows:
         by_model[row["model"]][(row["run"], row["unit"])].append(row)
@@ -71,7 +62,7 @@ def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: SuiteSco
             if x is not None and y is not None:
                 diffs.append(x - y)
         low, high = (float(np.percentile(diffs, 2.5)), float(np.percentile(diffs, 97.5))) if diffs else (None, None)
-        metrics.append(PairedMetric(metric=metric.name, a=va, b=vb,
+        metrics.append(Paired(metric=metric.name, a=va, b=vb,
                                     diff=None if va is None or vb is None else va - vb, ci_low=low, ci_high=high))
     return SuiteComparison(suite=suite.name, a=a, b=b, runs=sorted({r for r, _ in shared}), units=len(units),
                            resamples=resamples, seed=seed, metrics=metrics)
@@ -79,7 +70,7 @@ def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: SuiteSco
 
 def render_suite_comparison(c: SuiteComparison, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(c.model_dump(mode="json"), indent=2)
+        return c.model_dump_json(indent=2)
     from lhl_platform.report.render import _table
 
     def num(v: float | None, signed: bool = False) -> str:

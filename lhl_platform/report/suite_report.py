@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
@@ -29,14 +28,10 @@ from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.html import _CSS, Cell, _checks, _figure, _section, table
 from lhl_platform.report.publish import PublishSummary, _table_class, masked, resolve_url
 from lhl_platform.report.render import _table
+from lhl_platform.stats import nan_to_null
 from lhl_platform.suites.contract import Suite
 from lhl_platform.warehouse.build import read_warehouse
 from lhl_platform.warehouse.suite_scope import ResolvedSuiteScope, SuiteScopeRequest
-
-
-def finite(value: Any) -> Any:
-    """The one NaN-to-null rule: a float that is not a number (a zero denominator in DuckDB) is null."""
-    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 class SuiteReport(BaseModel):
@@ -61,7 +56,7 @@ def build_suite_report(home: Home, suite: Suite, request: SuiteScopeRequest | No
         from lhl_platform.registry import primary_judge
 
         scope = apply_suite_scope(con, package.scope, scope_request, primary_judge(home), temp=True)
-        sections = {s.name: [s.row.model_validate({k: finite(v) for k, v in r.model_dump().items()})
+        sections = {s.name: [s.row.model_validate({k: nan_to_null(v) for k, v in r.model_dump().items()})
                              for r in s.rows(con)] for s in suite.sections}
         checks = [c.check(con) for c in suite.checks]
     return SuiteReport(suite=suite.name, title=suite.title, scope=scope, sections=sections, checks=checks,

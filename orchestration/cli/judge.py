@@ -21,7 +21,7 @@ def cmd_judge(args: argparse.Namespace, home: Home) -> int:
     if args.pairs:
         lines = Path(args.pairs).read_text(encoding="utf-8").splitlines()
         failures = 0
-        for result in judge_pairs(spec, model, lines):
+        for result in judge_pairs(model, lines):
             failures += "error" in result
             print(json.dumps(result, ensure_ascii=False))
         if failures:
@@ -30,7 +30,7 @@ def cmd_judge(args: argparse.Namespace, home: Home) -> int:
     if args.clause_type is None or args.truth is None or args.extracted is None:
         raise CliError("give --clause-type, --truth and --extracted, or --pairs FILE.jsonl")
     line = json.dumps({"clause_type": args.clause_type, "truth": args.truth, "extracted": args.extracted})
-    (result,) = judge_pairs(spec, model, [line])
+    (result,) = judge_pairs(model, [line])
     if "error" in result:
         raise CliError(result["error"])
     print(json.dumps({k: result[k] for k in ("verdict", "mismatch_type", "reason")}, ensure_ascii=False))

@@ -1,4 +1,4 @@
-"""Typed perturbations of a ground-truth clause, used by the simulated extractors.
+"""The typed errors of an extractor, applied to a ground-truth clause by the simulated extractors.
 
 Each returns the perturbed text, or None when the clause offers nothing to perturb that way (no
 condition to drop, no amount to change...). The perturbations are the judge's error types (docs/method.md, section 4).

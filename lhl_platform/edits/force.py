@@ -1,152 +1,36 @@
-"""Judge validation: a dissociation suite built from a corpus's own annotated clauses.
-
-A judge is only useful if it reads legal force rather than surface form. The suite takes annotated
-spans (ground truth of present clauses), edits them, and knows the right answer by construction:
+"""The minimal edits of the judge-validation suite (LexFlip): each applied to an annotated span, with the verdict
+and mismatch type a judge should give by construction.
 
 (a) `identical`: the span itself, or reformatted (whitespace, letter case, quote style): supported.
-(b) `force_changed`: a minimal edit that changes legal force while keeping almost every token
-    (modality shall/may, a negation added or dropped, an amount, a duration, a date, before/after,
-    all/some, the two parties swapped, a condition dropped or added): contradicted, each kind with
-    the mismatch_type a judge should name.
-(c) `force_kept`: a rewrite of the surface that keeps legal force (plain English for legalese,
-    number words for figures, a modal synonym of the same force, section numbering, the order of
-    two coordinated words, the article of a defined term): supported.
+(b) `force_changed`: a minimal edit that changes legal force while keeping almost every token (modality
+    shall/may, a negation added or dropped, an amount, a duration, a date, before/after, all/some, the two
+    parties swapped, a condition dropped or added): contradicted, each kind with the mismatch_type a judge
+    should name.
+(c) `force_kept`: a rewrite of the surface that keeps legal force (plain English for legalese, number words for
+    figures, a modal synonym of the same force, section numbering, the order of two coordinated words, the
+    article of a defined term): supported.
 
-An edit is only made where it applies (a modal to flip, a condition to drop...), so every item is
-valid; kinds are sampled across clause types with a seeded random generator, and the suite carries
-a version. A judge passes when it labels each family as expected often enough (THRESHOLDS) and
-names the expected mismatch type of family (b) often enough (MISMATCH_THRESHOLD).
-
-For judges that also give a similarity score, the LexFlip view is reported on family (b):
-discrimination (share of items where the identical text scores above the edited one) and margin
-(the share of the identical-to-unrelated score range that the edit costs, averaged over items).
+An edit returns None where it does not apply (no modal to flip, no condition to drop...), so every item made
+with it is valid.
 """
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import random
 import re
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
-
-from lhl_platform.domain.models import MismatchType, OracleRow, Verdict, VerdictLabel
-
-SUITE_VERSION = "judge-suite-v1"
-DEFAULT_PER_KIND = 20
-MIN_SUITE_ITEMS = 300  # the size a suite on the full CUAD corpus should reach
-MAX_SPAN_CHARS = 1200  # longer spans make costly LLM items and add nothing to the test
-MIN_SPAN_WORDS = 3
-MISMATCH_THRESHOLD = 0.70  # share of family (b) items whose mismatch_type must be the expected one
+from lhl_platform.domain.models import MismatchType
 
 
 class Family(StrEnum):
     IDENTICAL = "identical"  # (a)
     FORCE_CHANGED = "force_changed"  # (b)
     FORCE_KEPT = "force_kept"  # (c)
+    UNRELATED = "unrelated"  # (d) another clause altogether: the far end of the LexFlip margin
 
-
-THRESHOLDS: dict[Family, float] = {Family.IDENTICAL: 0.95, Family.FORCE_CHANGED: 0.90, Family.FORCE_KEPT: 0.90}
-
-JudgeFn = Callable[[str, tuple[str, ...], str], Verdict]
-AsyncJudgeFn = Callable[[str, tuple[str, ...], str], Awaitable[Verdict]]
-ScoreFn = Callable[[tuple[str, ...], str], float]
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class SuiteItem(_Frozen):
-    item_id: str
-    family: Family
-    kind: str
-    clause_type: str
-    contract_id: str
-    truth: tuple[str, ...]  # the annotated span the edit was made on
-    edited: str  # the text the judge compares with `truth`
-    expected_verdict: VerdictLabel
-    expected_mismatch: MismatchType  # `none` for families (a) and (c)
-    unrelated: str  # a span of another clause type and contract: the far end of the LexFlip margin
-
-
-class Suite(_Frozen):
-    version: str
-    seed: int
-    per_kind: int
-    items: tuple[SuiteItem, ...]
-
-    def digest(self) -> str:
-        """A short fingerprint of the items, to record which suite a result came from."""
-        return hashlib.sha256("\n".join(i.model_dump_json() for i in self.items).encode()).hexdigest()[:16]
-
-
-class ItemScores(_Frozen):
-    """A judge's similarity of the truth with the identical, the edited and an unrelated text."""
-
-    identical: float
-    edited: float
-    unrelated: float
-
-
-class ItemOutcome(_Frozen):
-    item_id: str
-    family: Family
-    kind: str
-    clause_type: str
-    expected_verdict: VerdictLabel
-    expected_mismatch: MismatchType
-    verdict: VerdictLabel | None  # None: the judge gave no verdict (e.g. a failed call)
-    mismatch_type: MismatchType | None
-    reason: str = ""
-    as_expected: bool
-    right_mismatch: bool | None  # family (b) only
-    scores: ItemScores | None = None
-
-
-class KindResult(_Frozen):
-    family: Family
-    kind: str
-    items: int
-    as_expected: float | None  # share of items labelled with the expected verdict
-    right_mismatch: float | None  # family (b): share of items with the expected mismatch_type
-    discrimination: float | None = None
-    margin: float | None = None
-
-
-class FamilyResult(_Frozen):
-    family: Family
-    items: int
-    unanswered: int
-    as_expected: float | None
-    threshold: float
-    right_mismatch: float | None
-    mismatch_threshold: float | None
-    passed: bool
-    discrimination: float | None = None
-    margin: float | None = None
-
-
-class ValidationResult(_Frozen):
-    suite_version: str
-    judge: str
-    items: int
-    passed: bool
-    families: tuple[FamilyResult, ...]
-    kinds: tuple[KindResult, ...]
-    outcomes: tuple[ItemOutcome, ...]
-
-    def family(self, family: Family | str) -> FamilyResult:
-        return next(f for f in self.families if f.family == Family(family))
-
-
-# --------------------------------------------------------------------------------------------------
-# Text helpers for the edits
-# --------------------------------------------------------------------------------------------------
 
 Edit = Callable[[str, random.Random], str | None]
 _SMALL = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
@@ -740,10 +624,6 @@ def _defined_term_article(text: str, rng: random.Random) -> str | None:
     return edited if edited != text else None
 
 
-# --------------------------------------------------------------------------------------------------
-# The suite
-# --------------------------------------------------------------------------------------------------
-
 @dataclass(frozen=True)
 class KindSpec:
     family: Family
@@ -788,163 +668,3 @@ def edit_span(kind: str, span: str, rng: random.Random) -> str | None:
     if edited is None or (kind != "verbatim" and edited == span):
         return None
     return edited
-
-
-def _eligible(span: str) -> bool:
-    return len(span) <= MAX_SPAN_CHARS and len(re.findall(r"[A-Za-z0-9]+", span)) >= MIN_SPAN_WORDS
-
-
-def build_suite(oracle_rows: Iterable[OracleRow], *, seed: int = 0, per_kind: int = DEFAULT_PER_KIND,
-                kinds: Sequence[str] | None = None) -> Suite:
-    """Build the suite from the annotated spans of present clauses.
-
-    For every kind, up to `per_kind` items are drawn round-robin over clause types (in a seeded order)
-    so that each kind spreads over as many clause types as offer a span it applies to. Each span's edit
-    is seeded by (suite version, seed, kind, contract, clause type, span index): the same corpus and
-    seed always give the same suite, whatever the order of the rows.
-    """
-    pool = [(row, i, span) for row in oracle_rows if row.present for i, span in enumerate(row.spans)
-            if _eligible(span)]
-    pool.sort(key=lambda p: (p[0].contract_id, p[0].clause_type, p[1]))
-    chosen = [k for k in KINDS if kinds is None or k.kind in kinds]
-    items: list[SuiteItem] = []
-    for spec in chosen:
-        rng = random.Random(f"{SUITE_VERSION}|{seed}|{spec.kind}")
-        by_type: dict[str, list[tuple[OracleRow, int, str]]] = {}
-        for entry in pool:
-            by_type.setdefault(entry[0].clause_type, []).append(entry)
-        types = sorted(by_type)
-        rng.shuffle(types)
-        for entries in by_type.values():
-            rng.shuffle(entries)
-        taken = 0
-        while taken < per_kind and any(by_type[t] for t in types):
-            for clause_type in types:
-                if taken >= per_kind:
-                    break
-                entries = by_type[clause_type]
-                while entries:
-                    row, index, span = entries.pop()
-                    item_rng = random.Random(
-                        f"{SUITE_VERSION}|{seed}|{spec.kind}|{row.contract_id}|{row.clause_type}|{index}")
-                    edited = edit_span(spec.kind, span, item_rng)
-                    if edited is None:
-                        continue
-                    items.append(SuiteItem(
-                        item_id=f"{spec.kind}-{taken + 1:03d}", family=spec.family, kind=spec.kind,
-                        clause_type=row.clause_type, contract_id=row.contract_id, truth=(span,), edited=edited,
-                        expected_verdict=(VerdictLabel.CONTRADICTED if spec.family is Family.FORCE_CHANGED
-                                          else VerdictLabel.SUPPORTED),
-                        expected_mismatch=spec.expected_mismatch,
-                        unrelated=_unrelated(pool, row, item_rng)))
-                    taken += 1
-                    break
-    return Suite(version=SUITE_VERSION, seed=seed, per_kind=per_kind, items=tuple(items))
-
-
-def _unrelated(pool: Sequence[tuple[OracleRow, int, str]], row: OracleRow, rng: random.Random) -> str:
-    for _ in range(50):
-        other, _, span = pool[rng.randrange(len(pool))]
-        if other.clause_type != row.clause_type and other.contract_id != row.contract_id and len(span.split()) >= 5:
-            return span
-    return "This Agreement may be executed in counterparts, each of which shall be deemed an original."
-
-
-# --------------------------------------------------------------------------------------------------
-# Scoring
-# --------------------------------------------------------------------------------------------------
-
-def _items_of(suite: Suite | Sequence[SuiteItem]) -> tuple[SuiteItem, ...]:
-    return suite.items if isinstance(suite, Suite) else tuple(suite)
-
-
-def _share(flags: Sequence[bool]) -> float | None:
-    return sum(flags) / len(flags) if flags else None
-
-
-def _lexflip(outcomes: Sequence[ItemOutcome]) -> tuple[float | None, float | None]:
-    scored = [o.scores for o in outcomes if o.scores is not None and o.family is Family.FORCE_CHANGED]
-    if not scored:
-        return None, None
-    discrimination = sum(s.identical > s.edited for s in scored) / len(scored)
-    margins = [(s.identical - s.edited) / (s.identical - s.unrelated) for s in scored if s.identical > s.unrelated]
-    return discrimination, (sum(margins) / len(margins) if margins else None)
-
-
-def score_suite(suite: Suite | Sequence[SuiteItem], verdicts: Sequence[Verdict | None], *,
-                scores: Sequence[ItemScores | None] | None = None, judge: str = "") -> ValidationResult:
-    """Score verdicts given elsewhere (e.g. by an LLM judge through the provider layer), one per item in
-    suite order; None marks an item the judge did not answer, and counts as not as expected."""
-    items = _items_of(suite)
-    if len(verdicts) != len(items) or (scores is not None and len(scores) != len(items)):
-        raise ValueError(f"expected one verdict (and score) per item: {len(items)} items, {len(verdicts)} verdicts")
-    outcomes = []
-    for n, (item, verdict) in enumerate(zip(items, verdicts, strict=True)):
-        label = verdict.verdict if verdict else None
-        mismatch = verdict.mismatch_type if verdict else None
-        outcomes.append(ItemOutcome(
-            item_id=item.item_id, family=item.family, kind=item.kind, clause_type=item.clause_type,
-            expected_verdict=item.expected_verdict, expected_mismatch=item.expected_mismatch, verdict=label,
-            mismatch_type=mismatch, reason=verdict.reason if verdict else "",
-            as_expected=label == item.expected_verdict,
-            right_mismatch=(label == item.expected_verdict and mismatch == item.expected_mismatch)
-            if item.family is Family.FORCE_CHANGED else None,
-            scores=scores[n] if scores is not None else None))
-    families, kinds = [], []
-    for family in Family:
-        in_family = [o for o in outcomes if o.family is family]
-        as_expected = _share([o.as_expected for o in in_family])
-        right = _share([bool(o.right_mismatch) for o in in_family]) if family is Family.FORCE_CHANGED else None
-        mismatch_threshold = MISMATCH_THRESHOLD if family is Family.FORCE_CHANGED else None
-        discrimination, margin = _lexflip(in_family)
-        families.append(FamilyResult(
-            family=family, items=len(in_family), unanswered=sum(o.verdict is None for o in in_family),
-            as_expected=as_expected, threshold=THRESHOLDS[family], right_mismatch=right,
-            mismatch_threshold=mismatch_threshold,
-            passed=as_expected is not None and as_expected >= THRESHOLDS[family]
-            and (mismatch_threshold is None or (right is not None and right >= mismatch_threshold)),
-            discrimination=discrimination, margin=margin))
-        for kind in dict.fromkeys(o.kind for o in in_family):
-            of_kind = [o for o in in_family if o.kind == kind]
-            k_discrimination, k_margin = _lexflip(of_kind)
-            kinds.append(KindResult(
-                family=family, kind=kind, items=len(of_kind), as_expected=_share([o.as_expected for o in of_kind]),
-                right_mismatch=_share([bool(o.right_mismatch) for o in of_kind])
-                if family is Family.FORCE_CHANGED else None,
-                discrimination=k_discrimination, margin=k_margin))
-    return ValidationResult(suite_version=suite.version if isinstance(suite, Suite) else SUITE_VERSION, judge=judge,
-                            items=len(items), passed=all(f.passed for f in families),
-                            families=tuple(families), kinds=tuple(kinds), outcomes=tuple(outcomes))
-
-
-def item_scores(items: Sequence[SuiteItem], scorer: ScoreFn | None) -> list[ItemScores | None] | None:
-    if scorer is None:
-        return None
-    return [ItemScores(identical=scorer(i.truth, i.truth[0]), edited=scorer(i.truth, i.edited),
-                       unrelated=scorer(i.truth, i.unrelated)) for i in items]
-
-
-def run_suite(suite: Suite | Sequence[SuiteItem], judge: JudgeFn, *, scorer: ScoreFn | None = None,
-              name: str = "") -> ValidationResult:
-    """Run a judge with the `rubric.judge` signature over the suite; `scorer(truth, text)` adds LexFlip figures."""
-    items = _items_of(suite)
-    verdicts = [judge(i.clause_type, i.truth, i.edited) for i in items]
-    return score_suite(items, verdicts, scores=item_scores(items, scorer), judge=name)
-
-
-async def run_suite_async(suite: Suite | Sequence[SuiteItem], judge: AsyncJudgeFn, *, concurrency: int = 8,
-                          scorer: ScoreFn | None = None, name: str = "") -> ValidationResult:
-    """As run_suite, for a coroutine judge (e.g. an LLM behind the provider layer); at most `concurrency`
-    calls in flight. A call that raises leaves its item unanswered instead of failing the run."""
-    items = _items_of(suite)
-    gate = asyncio.Semaphore(max(1, concurrency))
-
-    async def one(item: SuiteItem) -> Verdict | None:
-        async with gate:
-            try:
-                return await judge(item.clause_type, item.truth, item.edited)
-            except Exception:  # noqa: BLE001 - an unanswered item is scored as a failure, not a crash
-                return None
-
-    verdicts = await asyncio.gather(*(one(i) for i in items))
-    return score_suite(items, list(verdicts), scores=item_scores(items, scorer), judge=name)

@@ -1,0 +1,215 @@
+"""Scoring a judge on the LexFlip suite: the gate (is it fit to label?) and the LexFlip view (does it read force?).
+
+The gate: a judge passes when it labels each family as expected often enough (THRESHOLDS) and names the expected
+mismatch type of the force-changing family often enough (MISMATCH_THRESHOLD).
+
+The LexFlip view, for any scorer that gives a number (a binary judge's verdict as 0/1, an LLM judge's 0-10 rating, a
+similarity metric): each item's truth is scored against its identical text, the edited text and an unrelated span;
+scores are min-max normalised per scorer over the suite; per family and per kind, `discrimination` is the share of
+items whose identical text scores above the edited one, and `margin` is (score(identical) - score(edited)) /
+(score(identical) - score(unrelated)) averaged over the items where the identical text scores above the unrelated
+one: the share of the identical-to-unrelated range the edit costs. A metric can rank identical highest and unrelated
+lowest and still have a margin near 0 on force-changing edits: it does not read legal force. A judge that reads it
+has a margin near 1 on force-changing edits and near 0 on force-keeping ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from lhl_platform.domain.models import MismatchType, Verdict, VerdictLabel
+from lhl_platform.edits.force import Family
+from lhl_platform.lexflip.items import SUITE_VERSION, Suite, SuiteItem
+
+MISMATCH_THRESHOLD = 0.70  # share of force-changing items whose mismatch_type must be the expected one
+THRESHOLDS: dict[Family, float] = {Family.IDENTICAL: 0.95, Family.FORCE_CHANGED: 0.90, Family.FORCE_KEPT: 0.90,
+                                   Family.UNRELATED: 0.95}
+
+JudgeFn = Callable[[str, tuple[str, ...], str], Verdict]
+AsyncJudgeFn = Callable[[str, tuple[str, ...], str], Awaitable[Verdict]]
+ScoreFn = Callable[[tuple[str, ...], str], float]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ItemScores(_Frozen):
+    """A scorer's score of the truth against the identical, the edited and an unrelated text (min-max normalised
+    over the suite by `score_suite`)."""
+
+    identical: float
+    edited: float
+    unrelated: float
+
+
+class ItemOutcome(_Frozen):
+    item_id: str
+    family: Family
+    kind: str
+    clause_type: str
+    expected_verdict: VerdictLabel
+    expected_mismatch: MismatchType
+    verdict: VerdictLabel | None  # None: the judge gave no verdict (e.g. a failed call)
+    mismatch_type: MismatchType | None
+    reason: str = ""
+    as_expected: bool
+    right_mismatch: bool | None  # family (b) only
+    scores: ItemScores | None = None
+
+
+class LexFlipFigures(_Frozen):
+    """The LexFlip view of a group of items (null where nothing was scored)."""
+
+    discrimination: float | None = None  # share of scored items whose identical text scores above the edited one
+    margin: float | None = None  # mean share of the identical-to-unrelated range the edit costs
+    score_identical: float | None = None  # mean normalised scores of the three pairs
+    score_edited: float | None = None
+    score_unrelated: float | None = None
+
+
+class KindResult(LexFlipFigures):
+    family: Family
+    kind: str
+    items: int
+    as_expected: float | None  # share of items labelled with the expected verdict
+    right_mismatch: float | None  # family (b): share of items with the expected mismatch_type
+
+
+class FamilyResult(LexFlipFigures):
+    family: Family
+    items: int
+    unanswered: int
+    as_expected: float | None
+    threshold: float
+    right_mismatch: float | None
+    mismatch_threshold: float | None
+    passed: bool
+
+
+class ValidationResult(_Frozen):
+    suite_version: str
+    judge: str
+    items: int
+    passed: bool
+    families: tuple[FamilyResult, ...]
+    kinds: tuple[KindResult, ...]
+    outcomes: tuple[ItemOutcome, ...]
+
+    def family(self, family: Family | str) -> FamilyResult:
+        return next(f for f in self.families if f.family == Family(family))
+
+
+def _items_of(suite: Suite | Sequence[SuiteItem]) -> tuple[SuiteItem, ...]:
+    return suite.items if isinstance(suite, Suite) else tuple(suite)
+
+
+def _share(flags: Sequence[bool]) -> float | None:
+    return sum(flags) / len(flags) if flags else None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _lexflip(outcomes: Sequence[ItemOutcome]) -> dict[str, float | None]:
+    """Discrimination, margin and the mean normalised scores of the scored items among `outcomes`."""
+    scored = [o.scores for o in outcomes if o.scores is not None]
+    if not scored:
+        return {}
+    margins = [(s.identical - s.edited) / (s.identical - s.unrelated) for s in scored if s.identical > s.unrelated]
+    return {"discrimination": sum(s.identical > s.edited for s in scored) / len(scored), "margin": _mean(margins),
+            "score_identical": _mean([s.identical for s in scored]), "score_edited": _mean([s.edited for s in scored]),
+            "score_unrelated": _mean([s.unrelated for s in scored])}
+
+
+def normalise(scores: Sequence[ItemScores | None]) -> list[ItemScores | None]:
+    """Min-max normalisation per scorer: every score of the suite mapped onto [0, 1] (a scorer that gives one value
+    throughout keeps its raw scores, since it discriminates nothing either way)."""
+    values = [v for s in scores if s is not None for v in (s.identical, s.edited, s.unrelated)]
+    if not values or max(values) == min(values):
+        return list(scores)
+    low, span = min(values), max(values) - min(values)
+    return [None if s is None else ItemScores(identical=(s.identical - low) / span, edited=(s.edited - low) / span,
+                                              unrelated=(s.unrelated - low) / span) for s in scores]
+
+
+def score_suite(suite: Suite | Sequence[SuiteItem], verdicts: Sequence[Verdict | None], *,
+                scores: Sequence[ItemScores | None] | None = None, judge: str = "") -> ValidationResult:
+    """Score verdicts given elsewhere (e.g. by an LLM judge through the provider layer), one per item in
+    suite order; None marks an item the judge did not answer, and counts as not as expected."""
+    items = _items_of(suite)
+    if len(verdicts) != len(items) or (scores is not None and len(scores) != len(items)):
+        raise ValueError(f"expected one verdict (and score) per item: {len(items)} items, {len(verdicts)} verdicts")
+    scores = normalise(scores) if scores is not None else None
+    outcomes = []
+    for n, (item, verdict) in enumerate(zip(items, verdicts, strict=True)):
+        label = verdict.verdict if verdict else None
+        mismatch = verdict.mismatch_type if verdict else None
+        outcomes.append(ItemOutcome(
+            item_id=item.item_id, family=item.family, kind=item.kind, clause_type=item.clause_type,
+            expected_verdict=item.expected_verdict, expected_mismatch=item.expected_mismatch, verdict=label,
+            mismatch_type=mismatch, reason=verdict.reason if verdict else "",
+            as_expected=label == item.expected_verdict,
+            right_mismatch=(label == item.expected_verdict and mismatch == item.expected_mismatch)
+            if item.family is Family.FORCE_CHANGED else None,
+            scores=scores[n] if scores is not None else None))
+    families, kinds = [], []
+    for family in Family:
+        in_family = [o for o in outcomes if o.family is family]
+        as_expected = _share([o.as_expected for o in in_family])
+        right = _share([bool(o.right_mismatch) for o in in_family]) if family is Family.FORCE_CHANGED else None
+        mismatch_threshold = MISMATCH_THRESHOLD if family is Family.FORCE_CHANGED else None
+        families.append(FamilyResult(
+            family=family, items=len(in_family), unanswered=sum(o.verdict is None for o in in_family),
+            as_expected=as_expected, threshold=THRESHOLDS[family], right_mismatch=right,
+            mismatch_threshold=mismatch_threshold,
+            passed=as_expected is not None and as_expected >= THRESHOLDS[family]
+            and (mismatch_threshold is None or (right is not None and right >= mismatch_threshold)),
+            **_lexflip(in_family)))
+        for kind in dict.fromkeys(o.kind for o in in_family):
+            of_kind = [o for o in in_family if o.kind == kind]
+            kinds.append(KindResult(
+                family=family, kind=kind, items=len(of_kind), as_expected=_share([o.as_expected for o in of_kind]),
+                right_mismatch=_share([bool(o.right_mismatch) for o in of_kind])
+                if family is Family.FORCE_CHANGED else None,
+                **_lexflip(of_kind)))
+    return ValidationResult(suite_version=suite.version if isinstance(suite, Suite) else SUITE_VERSION, judge=judge,
+                            items=len(items), passed=all(f.passed for f in families),
+                            families=tuple(families), kinds=tuple(kinds), outcomes=tuple(outcomes))
+
+
+def item_scores(items: Sequence[SuiteItem], scorer: ScoreFn | None) -> list[ItemScores | None] | None:
+    if scorer is None:
+        return None
+    return [ItemScores(identical=scorer(i.truth, i.truth[0]), edited=scorer(i.truth, i.edited),
+                       unrelated=scorer(i.truth, i.unrelated)) for i in items]
+
+
+def run_suite(suite: Suite | Sequence[SuiteItem], judge: JudgeFn, *, scorer: ScoreFn | None = None,
+              name: str = "") -> ValidationResult:
+    """Run a judge with the `rubric.judge` signature over the suite; `scorer(truth, text)` adds LexFlip figures."""
+    items = _items_of(suite)
+    verdicts = [judge(i.clause_type, i.truth, i.edited) for i in items]
+    return score_suite(items, verdicts, scores=item_scores(items, scorer), judge=name)
+
+
+async def run_suite_async(suite: Suite | Sequence[SuiteItem], judge: AsyncJudgeFn, *, concurrency: int = 8,
+                          scorer: ScoreFn | None = None, name: str = "") -> ValidationResult:
+    """As run_suite, for a coroutine judge (e.g. an LLM behind the provider layer); at most `concurrency`
+    calls in flight. A call that raises leaves its item unanswered instead of failing the run."""
+    items = _items_of(suite)
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(item: SuiteItem) -> Verdict | None:
+        async with gate:
+            try:
+                return await judge(item.clause_type, item.truth, item.edited)
+            except Exception:  # noqa: BLE001 - an unanswered item is scored as a failure, not a crash
+                return None
+
+    verdicts = await asyncio.gather(*(one(i) for i in items))
+    return score_suite(items, list(verdicts), scores=item_scores(items, scorer), judge=name)

@@ -1,0 +1,543 @@
+"""Seeded defect injection: candidate edits of the 8 error categories in one contract, each with the gold tuple
+it creates, written at injection time.
+
+Every candidate is an `Injection`: a span of the source text, its replacement, and the finding it makes true
+(fields and canonical location, read from the source's structure by `document`). The candidates of a category
+come in a seeded order; which of them survive is decided by the verifier (`verify.py`) on the assembled item,
+not here: this module only proposes edits that are structurally possible.
+
+- `undefined_capitalized_terms`: capitalise a lowercase noun phrase the contract never defines
+  (`marketing materials` -> `Marketing Materials`); gold: the term and where it occurs.
+- `uncapitalized_defined_terms`: lower-case one usage of a defined term (`Licensed Products` ->
+  `licensed products`); gold: the term and where it occurs.
+- `unused_defined_terms`: add, at the end of a section, a definition of a term the contract never uses
+  (`For purposes of this Section 7.1, "Review Period" means ...`); gold: the term and where it is defined.
+- `incorrect_section_references`: renumber a resolved cross-reference to an existing sibling section
+  (`Section 8.2` -> `Section 8.3`); gold: wrong, correct, where the reference is, and its distance in characters
+  to the start of the correct section.
+- `incorrect_party_references`: name the other party as the actor of a provision (`Licensee shall pay` ->
+  `Licensor shall pay`); gold: wrong, correct and where.
+- `incorrectly_capitalized_terms`: capitalise a defined term where the context means something else
+  (`any other agreement` -> `any other Agreement`, `third party` -> `third Party`); gold: the term as written
+  and where.
+- `terms_defined_multiple_times`: define a term a second time, far from the first, with a figure, a date or a
+  party changed (`As used in this Agreement, "Effective Date" means April 15, 2024.`); gold: the term and where
+  each definition is.
+- `inconsistent_language`: change a figure in one of two provisions that state the same thing, or restate a
+  provision at the end of a distant section with a different figure; gold: where each provision is.
+
+How many of each a contract gets follows the paper's per-contract averages (Table 4: gold totals over 44
+contracts) scaled by the contract's length against `REFERENCE_CHARS` (the paper's 10-15 pages), rounded
+stochastically with the contract's seed, and at least one of each.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from lhl_platform.scrub.categories import ERROR_CATEGORIES, CategoryKey
+from lhl_platform.scrub.document import (
+    ROLE_WORDS,
+    ParsedContract,
+    Section,
+    lowercase_form_exists,
+    roman_value,
+    term_forms,
+    term_pattern,
+)
+from lhl_platform.scrub.items import distance_bucket
+from lhl_platform.scrub.style import (
+    DraftingStyle,
+    in_heading,
+    mostly_upper,
+    quantities,
+    sentence_bounds,
+    shift_quantity,
+    starts_sentence,
+    title_case,
+)
+from lhl_platform.scrub.vocabulary import (
+    HEAD_NOUNS,
+    NEEDS_MODIFIER,
+    NON_MODIFIERS,
+    PARTY_VERBS,
+    UNUSED_TERM_BANK,
+)
+
+INJECTOR_VERSION = "scrub-inject-v1"
+PAPER_CONTRACTS = 44
+REFERENCE_CHARS = 30_000  # the length of a 10-15 page contract in plain text, roughly
+
+
+@dataclass(frozen=True)
+class Injection:
+    """One candidate edit of the source and the gold tuple it creates."""
+
+    category: CategoryKey
+    start: int  # the source span replaced (start == end: an insertion)
+    end: int
+    replacement: str
+    fields: dict[str, str] = field(hash=False)  # the finding's fields, locations included
+    distance: int | None = None  # section references: characters to the start of the correct section
+    subject: str | None = None  # alternatives of one defect share it: at most one of them is taken
+
+    def overlaps(self, other: Injection, margin: int = 2) -> bool:
+        return self.start < other.end + margin and other.start < self.end + margin
+
+
+def targets(text_length: int, rng: random.Random) -> dict[CategoryKey, int]:
+    """How many defects of each error category to aim for in a contract of this length."""
+    scale = min(2.0, max(0.1, text_length / REFERENCE_CHARS))
+    out: dict[CategoryKey, int] = {}
+    for cat in ERROR_CATEGORIES:
+        expected = cat.paper_total / PAPER_CONTRACTS * scale
+        whole = int(expected)
+        out[cat.key] = max(1, whole + (rng.random() < expected - whole))
+    return out
+
+
+# --- where text can be edited -----------------------------------------------------------------------------
+
+_AFTER_NUMBER = re.compile(r"(?:\d+(?:\.\d+)*\.?|\([a-zA-Z0-9]{1,4}\))[ \t]+$")
+
+
+def _in_body(doc: ParsedContract, offset: int) -> bool:
+    """Before the signature block and the exhibits."""
+    if doc.signature_start is not None and offset >= doc.signature_start:
+        return False
+    return not (doc.exhibits and offset >= doc.exhibits[0][0])
+
+
+def _editable(doc: ParsedContract, start: int, end: int) -> bool:
+    """Body text a reviewer reads as prose: not a heading, not a capitals block, not inside definition quotes,
+    not the signature block or an exhibit."""
+    text = doc.text
+    if not _in_body(doc, start):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    if mostly_upper(text, max(line_start, start - 80), min(len(text), end + 80)):
+        return False
+    if _AFTER_NUMBER.search(text, max(0, start - 14), start):
+        return False  # the first word after a section number: changing its case can make or unmake a section
+    return not in_heading(text, start) and not doc.in_definition_quotes(start, end)
+
+
+def _leaf_sections(doc: ParsedContract) -> list[Section]:
+    """Body sections without subsections or definitions whose text ends with a full stop: where a sentence can
+    be added."""
+    defining = {d.location for d in doc.definitions}
+    out = []
+    for i, s in enumerate(doc.sections):
+        has_child = i + 1 < len(doc.sections) and doc.sections[i + 1].start < s.end
+        body = doc.text[s.start:s.end].rstrip()
+        if (not has_child and s.label not in defining and len(body) >= 150 and body.endswith(".")
+                and _editable(doc, s.start + len(body) - 1, s.start + len(body))):
+            out.append(s)
+    return out
+
+
+ALTERNATIVES = 3  # places offered for one added sentence, in case the first is taken
+
+
+def _far(doc: ParsedContract) -> int:
+    """How far apart two provisions must be to be placed apart (a quarter of a short contract)."""
+    return min(3_000, len(doc.text) // 4)
+
+
+def _insertion_point(doc: ParsedContract, section: Section) -> int:
+    return section.start + len(doc.text[section.start:section.end].rstrip())
+
+
+def _words(text: str, lower: bool = True) -> list[str]:
+    return re.findall(r"[a-z]+" if lower else r"[A-Za-z]+", text.lower() if lower else text)
+
+
+# --- candidates per category ------------------------------------------------------------------------------
+
+_PHRASE = re.compile(r"(?<![\w\-\"“])(?:(?P<mod>[a-z]{3,}(?:-[a-z]+)?)\s)?(?P<head>[a-z]{3,})(?![\w\-\"”])")
+
+
+def undefined_capitalized(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+    text = doc.text
+    defined = {f.lower() for t in doc.terms for f in term_forms(t)}
+    capitalised = set(re.findall(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)?\b", " ".join(text.split())))
+    phrases: dict[str, list[tuple[int, int]]] = {}
+    for m in _PHRASE.finditer(text):
+        head, mod = m.group("head"), m.group("mod")
+        if head not in HEAD_NOUNS:
+            continue
+        if mod is not None and (mod in NON_MODIFIERS or mod.endswith("ly") or mod == head
+                                or mod.endswith("s") and not mod.endswith(("ss", "us", "is"))):
+            mod = None  # "directors employees" is a missing comma, not a noun phrase
+        if mod is None and head in NEEDS_MODIFIER:
+            continue
+        start = m.start("mod") if mod is not None else m.start("head")
+        phrase = f"{mod} {head}" if mod is not None else head
+        if phrase in defined or title_case(phrase).lower() in defined or title_case(phrase) in capitalised:
+            continue
+        if not _editable(doc, start, m.end()) or starts_sentence(text, start):
+            continue
+        phrases.setdefault(phrase, []).append((start, m.end()))
+    out = []
+    names = sorted(phrases, key=lambda p: (-len(p.split()), p))
+    rng.shuffle(names)
+    names.sort(key=lambda p: -len(p.split()))  # two-word phrases first: they read most like defined terms
+    for phrase in names:
+        sites = phrases[phrase]
+        for start, end in rng.sample(sites, min(2, len(sites))):
+            term = title_case(" ".join(text[start:end].split()))
+            out.append(Injection("undefined_capitalized_terms", start, end, _respace(text[start:end], term),
+                                 {"term": term, "location": doc.location(start)}))
+    return out
+
+
+def _respace(original: str, replacement_words: str) -> str:
+    """`replacement_words` with the original's spacing between words (a line break stays a line break)."""
+    gaps = re.findall(r"\s+", original)
+    words = replacement_words.split(" ")
+    return "".join(w + (gaps[i] if i < len(gaps) else "") for i, w in enumerate(words))
+
+
+def uncapitalized_defined(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+    text = doc.text
+    out = []
+    proper_names = {p.term for p in doc.parties if not is_role_word(p.term)}
+    lowercase_words = set(re.findall(r"(?<![A-Za-z])[a-z]+(?![A-Za-z])", text))  # as the contract writes them
+    terms = sorted(doc.terms)
+    rng.shuffle(terms)
+    for term in terms:
+        if not lowercase_form_exists(term) or term in proper_names:
+            continue
+        if any(w not in lowercase_words for w in _words(term)):
+            continue  # a word the contract never writes in lowercase: lower-casing it would not read as prose
+        sites = [(s, e) for s, e in doc.usages.get(term, ()) if " ".join(text[s:e].split()) == term
+                 and _editable(doc, s, e) and not starts_sentence(text, s)]
+        spare = len(doc.usages.get(term, ())) - 1  # at least one capitalised usage stays
+        for start, end in rng.sample(sites, max(0, min(2, len(sites), spare))):
+            out.append(Injection("uncapitalized_defined_terms", start, end, text[start:end].lower(),
+                                 {"term": term, "location": doc.location(start)}))
+    return out
+
+
+def is_role_word(term: str) -> bool:
+    """A party named by its role (`Licensee`, `Service Provider`) rather than by its name."""
+    return term.lower() in ROLE_WORDS or term.lower().split()[-1] in ROLE_WORDS
+
+
+def unused_defined(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+    text = doc.text
+    lowered = text.lower()
+    party = "a Party" if "Party" in doc.terms else "a party"
+    bank = list(UNUSED_TERM_BANK)
+    rng.shuffle(bank)
+    sections = _leaf_sections(doc)
+    rng.shuffle(sections)
+    out = []
+    for index, (term, body) in enumerate(bank):
+        if not sections:
+            break
+        if any(re.search(rf"(?<![\w\-]){term_pattern(f.lower())}(?![\w\-])", lowered) for f in term_forms(term)):
+            continue
+        lead = rng.choice(("For purposes of this Section", "As used in this Section"))
+        for k in range(min(ALTERNATIVES, len(sections))):
+            section = sections[(index * ALTERNATIVES + k) % len(sections)]
+            point = _insertion_point(doc, section)
+            label = section.label if not section.label.startswith("Article") else section.label.split()[-1]
+            sentence = (f" {lead} {label}, {style.quoted(term)} {style.means} "
+                        f"{body.format(agreement=style.self_name, party=party)}.")
+            out.append(Injection("unused_defined_terms", point, point, sentence,
+                                 {"term": term, "location": doc.location(point - 1)}, subject=f"term:{term}"))
+    return out
+
+
+def _siblings(doc: ParsedContract, target: Section) -> list[Section]:
+    """Sections numbered like `target` (same depth, same parent first), nearest number first."""
+    parent = target.number.rsplit(".", 1)[0] if "." in target.number else ""
+    same_parent = [s for s in doc.sections if s.depth == target.depth and s is not target and "(" not in s.number
+                   and (s.number.rsplit(".", 1)[0] if "." in s.number else "") == parent]
+    index = {s.number: i for i, s in enumerate(doc.sections)}
+    here = index[target.number]
+    return sorted(same_parent, key=lambda s: abs(index[s.number] - here))
+
+
+def section_references(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+    by_bucket: dict[str, list[Injection]] = {}
+    for ref in doc.references:
+        target = ref.target
+        if target is None or "(" in ref.label or not _editable(doc, ref.start, ref.end):
+            continue
+        if doc.section_at(ref.start) is target:
+            continue  # a section citing itself ("this Section 4.2") is not a cross-reference to renumber
+        article = ref.word.lower().startswith("article") and (ref.label.isdigit() or roman_value(ref.label) is not None)
+        siblings = _siblings(doc, target)
+        if not siblings:
+            continue
+        listed = {r.label for r in doc.references if abs(r.start - ref.start) < 60}
+        siblings = [x for x in siblings if x.number not in listed]  # not "Sections 2.2 and 2.2"
+        if not siblings:
+            continue
+        wrong = siblings[min(len(siblings) - 1, rng.randrange(2))]
+        if article and not ref.label.isdigit():
+            value = int(wrong.number)
+            label = _roman(value) if roman_value(ref.label) is not None else str(value)
+        else:
+            label = wrong.number
+        distance = abs(target.start - ref.start)
+        injection = Injection("incorrect_section_references", ref.start, ref.end, label,
+                              {"wrong": label, "correct": ref.label, "location": doc.location(ref.start)},
+                              distance=distance)
+        by_bucket.setdefault(distance_bucket(distance), []).append(injection)
+    # Round-robin over distance buckets, so the distances span short and long references alike.
+    for candidates in by_bucket.values():
+        rng.shuffle(candidates)
+    buckets = sorted(by_bucket, key=lambda b: int(b.split("-")[0].rstrip("+")), reverse=True)
+    out = []
+    while any(by_bucket.values()):
+        for bucket in buckets:
+            if by_bucket[bucket]:
+                out.append(by_bucket[bucket].pop())
+    return out
+
+
+def _roman(value: int) -> str:
+    numerals = ((10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"))
+    out = ""
+    for amount, numeral in numerals:
+        while value >= amount:
+            out += numeral
+            value -= amount
+    return out
+
+
+def party_references(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+    text = doc.text
+    parties = list(doc.party_terms)
+    if len(parties) < 2:
+        return []
+    counts = {p: len(doc.usages.get(p, ())) for p in parties}
+    out = []
+    for correct in parties:
+        others = sorted((p for p in parties if p != correct), key=lambda p: -counts[p])
+        wrong = others[0]
+        for start, end in doc.usages.get(correct, ()):
+            if text[start:end] != correct or not _editable(doc, start, end) or doc.location(start) in ("P", "R"):
+                continue
+            after = re.match(r"(?:['’]s)?\s+(\w+)", text[end:end + 30])
+            if after is None or after.group(1) not in PARTY_VERBS:
+                continue
+            out.append(Injection("incorrect_party_references", start, end, wrong,
+                                 {"wrong": wrong, "correct": correct, "location": doc.location(start)}))
+    rng.shuffle(out)
+    return out
+
+
+def incorrectly_capitalized(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+    text = doc.text
+    out = []
+    for term, spans in doc.lowercase_usages.items():
+        forms = {f.lower(): f for f in term_forms(term)}
+        for start, end in spans:
+            written = forms.get(" ".join(text[start:end].split()))
+            if written is None or not _editable(doc, start, end):
+                continue
+            if any(d.body_start <= start < d.body_end for d in doc.terms[term]):
+                continue  # inside the term's own definition
+            if doc.means_something_else(term, start) is not None:
+                out.append(Injection("incorrectly_capitalized_terms", start, end, _respace(text[start:end], written),
+                                     {"term": written, "location": doc.location(start)}))
+    rng.shuffle(out)
+    return out
+
+
+_SCOPED = re.compile(r"for\s+(?:the\s+)?purposes?\s+of|as\s+used\s+in\s+this\s+(?:section|article|paragraph)",
+                     re.IGNORECASE)
+
+
+def _conflicting_body(doc: ParsedContract, body: str, rng: random.Random) -> str | None:
+    """The body with one figure or date changed, or one party named instead of another."""
+    found = quantities(body)
+    if found:
+        start, end, _ = rng.choice(found)
+        shifted = shift_quantity(body, start, end, rng.randrange(3))
+        if shifted is not None:
+            return body[:start] + shifted + body[end:]
+    parties = list(doc.party_terms)
+    for party in parties:
+        m = re.search(rf"(?<![\w\-]){re.escape(party)}(?![\w\-])(?!['’](?!s))", body)  # not "Imprimis' product"
+        others = [p for p in parties if p != party and not re.search(rf"(?<![\w\-]){re.escape(p)}(?![\w\-])", body)]
+        if m and others:  # the other party must not be named already ("Aura and/or Aura")
+            return body[:m.start()] + others[0] + body[m.end():]
+    return None
+
+
+_TRAILING_DATE = re.compile(r"((?:January|February|March|April|May|June|July|August|September|October|November|"
+                            r"December)\s+\d{1,2},\s+\d{4})\W*$")
+_TRAILING_PERIOD = re.compile(r"\b(?:a|an|the)\s+(?:[a-z]+\s+){0,2}?(?:period|term)\s+of\s+"
+                              r"((?:[A-Za-z\-]+\s+)?\(\d{1,3}\)\s+(?:days?|months?|years?|weeks?)|\d{1,3}\s+"
+                              r"(?:days?|months?|years?|weeks?))\W*$")
+_TRAILING_AMOUNT = re.compile(r"\b(?:of|equal\s+to|is)\s+(\$\d{1,3}(?:,\d{3})+(?:\.\d\d)?|\$\d+(?:\.\d\d)?)\W*$")
+
+
+def _parenthetical_body(term: str, body: str) -> str | None:
+    """What a parenthetical definition defines its term as, when the term names a date, a period or an amount and
+    that is what stands just before the parenthesis ('commence on April 1, 2024 (the "Effective Date")')."""
+    last = term.split()[-1].lower()
+    if last == "date" and (m := _TRAILING_DATE.search(body)):
+        return m.group(1)
+    if last in ("term", "period") and (m := _TRAILING_PERIOD.search(body)):
+        return f"a period of {' '.join(m.group(1).split())}"
+    if last in ("fee", "fees", "amount", "payment", "price", "cap", "minimum") and (m := _TRAILING_AMOUNT.search(body)):
+        return f"an amount of {m.group(1)}"
+    return None
+
+
+def duplicate_definitions(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+    text = doc.text
+    sections = _leaf_sections(doc)
+    out = []
+    defined_once = [ds[0] for ds in doc.terms.values() if len(ds) == 1]
+    rng.shuffle(defined_once)
+    for definition in defined_once:
+        if (definition.term.lower() in ("agreement", "party", "parties") or definition.term in doc.party_terms
+                or not _in_body(doc, definition.start)):
+            continue  # a party's name, or a definition in the signature block or an exhibit
+        if definition.style == "means":
+            body = re.sub(r"[\s;,.]+(?:and|or)?\s*$", "", definition.body).strip()
+            if (not 10 <= len(body) <= 300 or not body[:1].isalpha() or re.search(r"[\"“:]|\([a-zA-Z0-9]{1,4}\)", body)
+                    or _SCOPED.search(text[max(0, definition.start - 120):definition.start])):
+                continue  # a list, a quotation or a scoped definition does not restate cleanly
+        else:
+            restated = _parenthetical_body(definition.term, definition.body)
+            if restated is None:
+                continue
+            body = restated
+        conflicting = _conflicting_body(doc, body, rng)
+        if conflicting is None:
+            continue
+        far = [s for s in sections if abs(s.start - definition.start) > _far(doc)
+               and s.number.split(".")[0] != definition.location.split(".")[0]]
+        if not far:
+            continue
+        sentence = f" As used in {style.self_name}, {style.quoted(definition.term)} {style.means} {conflicting}."
+        for section in rng.sample(far, min(ALTERNATIVES, len(far))):
+            point = _insertion_point(doc, section)
+            out.append(Injection("terms_defined_multiple_times", point, point, sentence,
+                                 {"term": definition.term, "location": definition.location,
+                                  "location_2": doc.location(point - 1)}, subject=f"term:{definition.term}"))
+    return out
+
+
+_NUMBERING = re.compile(r"(?:(?:Section|SECTION)\s+)?(?:\d+(?:\.\d+)*\.?|\([a-zA-Z0-9]{1,4}\))\s+")
+
+
+def _provision(text: str, start: int, end: int) -> tuple[int, int]:
+    """A sentence without the heading lines and the section number in front of it."""
+    while (newline := text.find("\n", start, end)) >= 0:
+        line = text[start:newline].strip()
+        if line and not in_heading(text, start) and not re.fullmatch(r"[\w.()]{1,8}", line):
+            break
+        start = newline + 1
+    lead = _NUMBERING.match(text, start)
+    return (lead.end() if lead else start), end
+
+
+def _content_words(sentence: str) -> set[str]:
+    return {w for w in _words(sentence) if len(w) > 3 and w not in NON_MODIFIERS}
+
+
+def inconsistent_language(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+    text = doc.text
+    sentences: list[tuple[int, int, list[tuple[int, int, str]]]] = []
+    seen: set[int] = set()
+    for start, end, _ in quantities(text):
+        s, e = _provision(text, *sentence_bounds(text, start))
+        if s in seen or not _editable(doc, start, end) or any(s <= d.start < e for d in doc.definitions):
+            continue  # a provision that defines a term would be a second definition if restated
+        seen.add(s)
+        found = [(s + a, s + b, v) for a, b, v in quantities(text[s:e])]
+        if found and 40 <= e - s <= 800:
+            sentences.append((s, e, found))
+    out: list[Injection] = []
+    # Two provisions that say the same thing with the same figure: change the figure in one of them.
+    words = {s: _content_words(text[s:e]) for s, e, _ in sentences}
+    for i, (s1, _, q1) in enumerate(sentences):
+        for s2, _, q2 in sentences[i + 1:]:
+            if doc.location(q1[0][0]) == doc.location(q2[0][0]):
+                continue
+            union = words[s1] | words[s2]
+            if not union or len(words[s1] & words[s2]) / len(union) < 0.45:
+                continue
+            shared = [q for q in q1 if q[2] in {v for _, _, v in q2}]
+            if not shared:
+                continue
+            start, end, _ = rng.choice(shared)
+            new = shift_quantity(text, start, end, rng.randrange(3))
+            if new is not None:
+                out.append(Injection("inconsistent_language", start, end, new,
+                                     {"location": doc.location(start), "location_2": doc.location(q2[0][0])},
+                                     subject=f"sentence:{s1}"))
+    rng.shuffle(out)
+    # Otherwise: restate a provision at the end of a distant section, with a different figure.
+    sections = _leaf_sections(doc)
+    restated = []
+    for s, e, found in sentences:
+        sentence = text[s:e].strip()
+        if not sentence[:1].isupper() or not sentence.endswith(".") or "\n\n" in sentence:
+            continue
+        far = [x for x in sections if abs(x.start - s) > _far(doc)]
+        if not far:
+            continue
+        start, end, _ = rng.choice(found)
+        new = shift_quantity(text, start, end, rng.randrange(3))
+        if new is None:
+            continue
+        changed = " ".join((text[s:start] + new + text[end:e]).split())
+        for section in rng.sample(far, min(ALTERNATIVES, len(far))):
+            point = _insertion_point(doc, section)
+            restated.append(Injection("inconsistent_language", point, point, f" {changed}",
+                                      {"location": doc.location(point - 1), "location_2": doc.location(found[0][0])},
+                                      subject=f"sentence:{s}"))
+    # One restatement per sentence in the order; its alternatives follow it.
+    order = list(dict.fromkeys(i.subject for i in restated))
+    rng.shuffle(order)
+    rank = {subject: n for n, subject in enumerate(order)}
+    restated.sort(key=lambda i: rank[i.subject])
+    return out + restated
+
+
+CandidateMaker = Callable[[ParsedContract, DraftingStyle, random.Random], list[Injection]]
+CANDIDATES: dict[CategoryKey, CandidateMaker] = {
+    "undefined_capitalized_terms": undefined_capitalized,
+    "uncapitalized_defined_terms": uncapitalized_defined,
+    "unused_defined_terms": unused_defined,
+    "incorrect_section_references": section_references,
+    "incorrect_party_references": party_references,
+    "incorrectly_capitalized_terms": incorrectly_capitalized,
+    "terms_defined_multiple_times": duplicate_definitions,
+    "inconsistent_language": inconsistent_language,
+}
+
+
+def candidates(doc: ParsedContract, style: DraftingStyle, seed: str) -> dict[CategoryKey, Iterator[Injection]]:
+    """The candidates of every error category, each category in its own seeded order."""
+    return {key: iter(make(doc, style, random.Random(f"{seed}|{key}"))) for key, make in CANDIDATES.items()}
+
+
+def apply(text: str, injections: list[Injection]) -> tuple[str, list[tuple[Injection, int, int]]]:
+    """The text with every injection applied, and where each one's text ends up."""
+    pieces = []
+    placed = []
+    cursor = 0
+    shift = 0
+    for inj in sorted(injections, key=lambda i: (i.start, i.end)):
+        pieces.append(text[cursor:inj.start])
+        pieces.append(inj.replacement)
+        new_start = inj.start + shift
+        placed.append((inj, new_start, new_start + len(inj.replacement)))
+        shift += len(inj.replacement) - (inj.end - inj.start)
+        cursor = inj.end
+    pieces.append(text[cursor:])
+    return "".join(pieces), placed

@@ -1,0 +1,245 @@
+"""ContractScrub scoring, exactly as SUITES.md section 1 (deterministic, no judge).
+
+1. Gold and predictions are normalised alike (`normalize.py`, every rule in its table).
+2. Per category, **multiset** matching pooled over contracts (and runs): for each (run, contract) and each
+   distinct normalised tuple, TP = min(gold count, predicted count); FP = the predictions left, FN = the gold
+   left. Pairs of locations match in either order.
+3. Per category: R = TP / (TP + FN), P = TP / (TP + FP), F1 = 2TP / (2TP + FP + FN) (the harmonic mean of P
+   and R where both exist, and 0 when nothing was found of what exists).
+4. **Overall** = the unweighted mean over the 9 categories of R, of P and of F1 (overall F1 is the mean of the
+   per-category F1s, not the harmonic mean of the overall P and R; not pooled over categories).
+5. **Term-only ablation**: the location fields left out of every tuple, the rest matched the same way, over
+   the 8 categories with a term (inconsistent language has none); overall = their mean.
+6. **Distance**: recall of `incorrect_section_references` per bucket of the character distance from the
+   reference to the section it should point to (gold with a distance only).
+7. **Intervals**: a contract-cluster bootstrap of the overall and per-category recall: contracts are drawn
+   with replacement (each with all its runs), seeded, percentile interval.
+
+A figure whose denominator is 0 is None, never 0: R of a category without gold, P of a category without
+predictions; an overall mean is over the categories where the figure exists, and names the ones left out.
+A call that is absent (a missing call) is not a prediction: its (run, contract, category) is left out of
+every count and reported as missing; an empty list of findings is an answer that found nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from lhl_platform.scrub.categories import CATEGORIES, TERM_CATEGORIES, CategoryKey
+from lhl_platform.scrub.items import Finding, ScrubItem, bucket_names, distance_bucket
+from lhl_platform.scrub.normalize import Key, finding_key
+
+CallKey = tuple[int, str, CategoryKey]  # (run, contract_id, category)
+Answers = Mapping[CallKey, Sequence[Finding]]
+DEFAULT_RESAMPLES = 2000
+LEVEL = 0.95
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CategoryScore(_Frozen):
+    category: CategoryKey
+    gold: int = Field(ge=0)
+    predicted: int = Field(ge=0)
+    tp: int = Field(ge=0)
+    fp: int = Field(ge=0)
+    fn: int = Field(ge=0)
+    recall: float | None
+    precision: float | None
+    f1: float | None
+
+
+class Overall(_Frozen):
+    recall: float | None
+    precision: float | None
+    f1: float | None
+    categories: int = Field(ge=0, description="categories averaged")
+    left_out: dict[str, tuple[CategoryKey, ...]] = Field(
+        default_factory=dict, description="per figure, the categories where it does not exist (not averaged)")
+
+
+class DistanceBucket(_Frozen):
+    bucket: str
+    gold: int = Field(ge=0)
+    tp: int = Field(ge=0)
+    recall: float | None
+
+
+class ScrubScore(_Frozen):
+    """One model's figures over a set of calls."""
+
+    calls: int = Field(ge=0, description="calls answered")
+    missing_calls: int = Field(ge=0)
+    contracts: int = Field(ge=0)
+    runs: tuple[int, ...]
+    by_category: tuple[CategoryScore, ...]
+    overall: Overall
+    terms_only: tuple[CategoryScore, ...]
+    terms_only_overall: Overall
+    by_distance: tuple[DistanceBucket, ...]
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return a / b if b else None
+
+
+def category_score(category: CategoryKey, gold: int, predicted: int, tp: int) -> CategoryScore:
+    fp, fn = predicted - tp, gold - tp
+    return CategoryScore(category=category, gold=gold, predicted=predicted, tp=tp, fp=fp, fn=fn,
+                         recall=_ratio(tp, gold), precision=_ratio(tp, predicted), f1=_ratio(2 * tp, 2 * tp + fp + fn))
+
+
+def overall(scores: Sequence[CategoryScore]) -> Overall:
+    """The unweighted mean over categories of R, of P and of F1, each over the categories where it exists."""
+    figures: dict[str, float | None] = {}
+    left_out: dict[str, tuple[CategoryKey, ...]] = {}
+    for name in ("recall", "precision", "f1"):
+        values = [getattr(s, name) for s in scores if getattr(s, name) is not None]
+        figures[name] = sum(values) / len(values) if values else None
+        missing = tuple(s.category for s in scores if getattr(s, name) is None)
+        if missing:
+            left_out[name] = missing
+    return Overall(recall=figures["recall"], precision=figures["precision"], f1=figures["f1"], categories=len(scores),
+                   left_out=left_out)
+
+
+def matched(gold: Iterable[Key], predicted: Iterable[Key]) -> int:
+    """TP of one multiset match: over distinct tuples, the smaller of the two counts."""
+    g, p = Counter(gold), Counter(predicted)
+    return sum(min(n, p[key]) for key, n in g.items())
+
+
+class _Counts:
+    """Per (run, contract, category): gold, predicted and matched counts, full tuples and term-only."""
+
+    def __init__(self, items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int]) -> None:
+        self.items = {item.contract_id: item for item in items}
+        unknown = sorted({c for _, c, _ in answers} - set(self.items))
+        if unknown:
+            raise ValueError(f"answers for contract {unknown[0]!r}, which is not in the item set")
+        stray = sorted({r for r, _, _ in answers} - set(runs))
+        if stray:
+            raise ValueError(f"answers for run {stray[0]}, which is not among the runs scored ({list(runs)})")
+        self.answered = len(answers)
+        self.missing = [(r, c, cat.key) for r in runs for c in self.items for cat in CATEGORIES
+                        if (r, c, cat.key) not in answers]
+        self.full: dict[CallKey, tuple[int, int, int]] = {}
+        self.terms: dict[CallKey, tuple[int, int, int]] = {}
+        self.distance_hits: list[tuple[str, bool]] = []
+        gold_by: dict[tuple[str, CategoryKey], list[Finding]] = {}
+        for item in items:
+            for g in item.gold:
+                gold_by.setdefault((item.contract_id, g.category), []).append(g)
+        for (run, contract, category), findings in answers.items():
+            gold = gold_by.get((contract, category), [])
+            if any(f.category != category for f in findings):
+                raise ValueError(f"a finding of run {run}, contract {contract!r} is not of category {category}")
+            gold_keys = [finding_key(g) for g in gold]
+            pred_keys = [finding_key(f) for f in findings]
+            self.full[(run, contract, category)] = (len(gold), len(findings), matched(gold_keys, pred_keys))
+            if category == "incorrect_section_references":
+                self._distances(gold, gold_keys, pred_keys)
+            if any(c.key == category for c in TERM_CATEGORIES):
+                self.terms[(run, contract, category)] = (
+                    len(gold), len(findings),
+                    matched([finding_key(g, terms_only=True) for g in gold],
+                            [finding_key(f, terms_only=True) for f in findings]))
+
+    def _distances(self, gold: list[Finding], gold_keys: list[Key], pred_keys: list[Key]) -> None:
+        # Within one key, the predictions match that key's gold tuples in gold order.
+        left = Counter(pred_keys)
+        for g, key in zip(gold, gold_keys, strict=True):
+            distance = getattr(g, "distance", None)
+            hit = left[key] > 0
+            if hit:
+                left[key] -= 1
+            if distance is not None:
+                self.distance_hits.append((distance_bucket(distance), hit))
+
+    @staticmethod
+    def scores(table: dict[CallKey, tuple[int, int, int]], categories: Sequence[CategoryKey]) -> list[CategoryScore]:
+        sums = {c: [0, 0, 0] for c in categories}
+        for (_, _, category), counts in table.items():
+            for i in range(3):
+                sums[category][i] += counts[i]
+        return [category_score(c, *sums[c]) for c in categories]
+
+
+def score(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int] = (1,)) -> ScrubScore:
+    """Every figure of SUITES.md section 1 for one model's answers, keyed by (run, contract, category)."""
+    counts = _Counts(items, answers, runs)
+    full = counts.scores(counts.full, [c.key for c in CATEGORIES])
+    terms = counts.scores(counts.terms, [c.key for c in TERM_CATEGORIES])
+    buckets = []
+    for name in bucket_names():
+        hits = [hit for bucket, hit in counts.distance_hits if bucket == name]
+        buckets.append(DistanceBucket(bucket=name, gold=len(hits), tp=sum(hits), recall=_ratio(sum(hits), len(hits))))
+    return ScrubScore(calls=counts.answered, missing_calls=len(counts.missing), contracts=len(items),
+                      runs=tuple(runs), by_category=tuple(full), overall=overall(full), terms_only=tuple(terms),
+                      terms_only_overall=overall(terms), by_distance=tuple(buckets))
+
+
+def missing_calls(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int] = (1,)) -> list[CallKey]:
+    """The (run, contract, category) calls expected of the set and not answered."""
+    return _Counts(items, answers, runs).missing
+
+
+class RecallInterval(_Frozen):
+    """A percentile interval of recall from a contract-cluster bootstrap."""
+
+    category: CategoryKey | None  # None: the overall (macro) recall
+    low: float | None
+    high: float | None
+    resamples: int
+    seed: int
+
+
+def _rng(seed: int, key: str) -> np.random.Generator:
+    words = np.frombuffer(hashlib.sha256(key.encode()).digest()[:16], dtype=np.uint32)
+    return np.random.default_rng(np.random.SeedSequence([seed, *words.tolist()]))
+
+
+def recall_intervals(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int] = (1,), *,
+                     resamples: int = DEFAULT_RESAMPLES, seed: int = 0, key: str = "") -> list[RecallInterval]:
+    """Contract-cluster bootstrap intervals of the overall recall and of each category's recall. Contracts are
+    drawn with replacement (with all their runs); a resample's overall recall is the mean over the categories
+    with gold in it. `key` (a model's name, say) gives each model its own random stream."""
+    counts = _Counts(items, answers, runs)
+    contracts = sorted(counts.items)
+    categories = [c.key for c in CATEGORIES]
+    tp = np.zeros((len(contracts), len(categories)))
+    gold = np.zeros((len(contracts), len(categories)))
+    index = {c: i for i, c in enumerate(contracts)}
+    column = {c: j for j, c in enumerate(categories)}
+    for (_, contract, category), (g, _, t) in counts.full.items():
+        tp[index[contract], column[category]] += t
+        gold[index[contract], column[category]] += g
+    if not contracts:
+        return [RecallInterval(category=c, low=None, high=None, resamples=resamples, seed=seed)
+                for c in (None, *categories)]
+    picks = _rng(seed, f"scrub-recall|{key}").integers(0, len(contracts), size=(resamples, len(contracts)))
+    tp_sums = tp[picks].sum(axis=1)  # resamples x categories
+    gold_sums = gold[picks].sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recall = np.where(gold_sums > 0, tp_sums / gold_sums, np.nan)
+    measured = (~np.isnan(recall)).sum(axis=1)
+    macro = np.where(measured > 0, np.nansum(recall, axis=1) / np.maximum(measured, 1), np.nan)
+    out = [_percentile(None, macro, resamples, seed)]
+    out += [_percentile(c, recall[:, j], resamples, seed) for j, c in enumerate(categories)]
+    return out
+
+
+def _percentile(category: CategoryKey | None, samples: np.ndarray, resamples: int, seed: int) -> RecallInterval:
+    finite = samples[np.isfinite(samples)]
+    if finite.size == 0:
+        return RecallInterval(category=category, low=None, high=None, resamples=resamples, seed=seed)
+    alpha = (1 - LEVEL) / 2
+    low, high = np.quantile(finite, [alpha, 1 - alpha])
+    return RecallInterval(category=category, low=float(low), high=float(high), resamples=resamples, seed=seed)
