@@ -89,7 +89,7 @@ def test_the_json_report_follows_the_contract_and_labels_the_self_built_set(home
     (item_set,) = report["item_set"]
     assert item_set["self_built"] is True and item_set["provenance"] == "self-built"
     assert {c["name"]: c["passed"] for c in report["checks"]} == {
-        "responses_complete": True, "judgments_complete": True, "judge_validated": True}
+        "responses_complete": True, "judgments_complete": True, "comparable_scope": True, "judge_validated": True}
     (validation,) = report["judge_validation"]
     assert validation["judge"] == CUE_JUDGE and validation["validated"] and validation["passed"]
 
@@ -190,6 +190,7 @@ def test_imports_are_validated_whole_atomic_and_their_gaps_are_named(home: Home,
     assert not checks["responses_complete"]["passed"]
     assert f"elsewhere run 1 {ids[-1]}" in checks["responses_complete"]["summary"]
     assert not checks["judgments_complete"]["passed"]  # imported, not judged yet
+    assert checks["comparable_scope"]["passed"]  # nothing of the import is judged yet: no figure moves
     coverage = {r["model"]: r for r in report["coverage"]}
     assert coverage["elsewhere"]["missing_responses"] == 2 and coverage["elsewhere"]["judged"] == 0
     # judged here, by the suite's default judge (the model that answered is not registered: nothing calls it)
@@ -199,6 +200,8 @@ def test_imports_are_validated_whole_atomic_and_their_gaps_are_named(home: Home,
     assert checks["judgments_complete"]["passed"] and not checks["responses_complete"]["passed"]
     (row,) = report["leaderboard"]
     assert row["variants"] + row["base_items"] == len(ids) - 2 and row["hedge_rate"] == 1.0
+    checks = {c["name"]: c for c in report_json(home, capsys)["checks"]}  # beside the responders
+    assert not checks["comparable_scope"]["passed"] and "elsewhere lacks 2 of" in checks["comparable_scope"]["summary"]
 
 
 def test_imported_judgments_of_a_second_judge_give_agreement_and_are_flagged_unvalidated(home: Home, capsys,

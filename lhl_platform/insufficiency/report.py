@@ -228,6 +228,27 @@ def judgments_complete(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
     return _missing(con, "judgment")
 
 
+def comparable_scope(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
+    """Cross-model figures compare like with like only when every model was judged on the same (item, run)
+    responses; this names the models that lack some (their means are over fewer items)."""
+    rows = _rows(con, """
+        with all_cells as (select distinct run, unit from insufficiency_units),
+             models as (select distinct model from insufficiency_units)
+        select m.model, count(*) filter (where u.unit is null) as lacking, count(*) as cells
+        from models m cross join all_cells a
+        left join insufficiency_units u on u.model = m.model and u.run = a.run and u.unit = a.unit
+        group by m.model order by m.model""")
+    lacking = [r for r in rows if r["lacking"]]
+    cells = rows[0]["cells"] if rows else 0
+    return CheckOutcome(
+        name="comparable_scope", passed=not lacking,
+        description="every model in scope is judged on the same (item, run) responses",
+        summary=(f"all {len(rows)} models judged on the same {cells} responses" if not lacking else
+                 "models judged on different responses (their means cover fewer items): " + "; ".join(
+                     f"{r['model']} lacks {r['lacking']} of {r['cells']}" for r in lacking[:10])),
+        metadata={"models": len(rows), "models_lacking": len(lacking)})
+
+
 def judge_validated(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
     judge = _scope_judge(con)
     found = current_validation(con)

@@ -99,6 +99,8 @@ SUITE = Suite(
                   "missing ones and their recorded failure)", report.responses_complete),
         MartCheck("judgments_complete", "insufficiency_missing", "every response in scope has a judgment by the "
                   "scope's judge (names the missing ones)", report.judgments_complete),
+        MartCheck("comparable_scope", "insufficiency_units", "every model in scope is judged on the same (item, "
+                  "run) responses (names the models whose means cover fewer)", report.comparable_scope),
         MartCheck("judge_validated", "insufficiency_judge_validations", "the scope's judge passes the hand-labelled "
                   "validation set (an unvalidated judge is flagged)", report.judge_validated),
     ),
