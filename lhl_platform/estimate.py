@@ -20,6 +20,7 @@ from lhl_platform.corpus.store import load_corpus
 from lhl_platform.domain.models import Contract
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.extraction.engine import extraction_stream, instance_key
+from lhl_platform.extraction.events import ExtractionEvent, ExtractionRecorded
 from lhl_platform.extraction.prompts import extraction_messages
 from lhl_platform.home import Home
 from lhl_platform.judging.engine import verdict_key, verdict_stream
@@ -49,10 +50,24 @@ class Estimate(BaseModel):
     judge_input_tokens: int
     judge_output_tokens: int
     judge_cost_usd: float
+    rejudge: bool = False  # only the judge is called: the partition's recorded extractions are re-judged
+    not_extracted: int = 0  # selected contracts a re-judged partition leaves unextracted
+    extract_missing_cost_usd: float = 0.0  # what --extract-missing would spend on them (interactive)
+
+
+def recorded_contracts(home: Home, model: str, run: int) -> set[str]:
+    """The contracts the (model, run) partition has recorded any extraction of."""
+    stream = extraction_stream(model, run)
+    if stream not in set(home.events.streams()):
+        return set()
+    return {e.data_as(ExtractionRecorded).contract_id for e in home.events.read(stream)
+            if e.type == ExtractionEvent.RECORDED}
 
 
 def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contracts: Sequence[Contract],
-                   judge: str = "rubric") -> list[Estimate]:
+                   judge: str = "rubric", *, rejudge: bool = False) -> list[Estimate]:
+    """Per (model, run): what the audit would call. With `rejudge`, a partition with recorded extractions makes no
+    extraction call and judges its recorded contracts only; what it leaves unextracted is counted and priced."""
     corpus = load_corpus(home)
     spans = {(r.contract_id, r.clause_type): r.spans for r in corpus.oracle if r.present}
     judge_spec = get_model(home, judge)
@@ -68,13 +83,19 @@ def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contr
             judged = home.events.keys(verdict_stream(name, run))
             todo = [c for c in contracts
                     if not all(instance_key(name, run, c.contract_id, t) in done for t in CLAUSE_TYPES)]
+            recorded = recorded_contracts(home, name, run) if rejudge else set()
+            skipped: list[Contract] = []
+            judged_contracts = list(contracts)
+            if recorded:  # re-judging: nothing is extracted; the judge sees the recorded contracts only
+                skipped = [c for c in todo if c.contract_id not in recorded]
+                todo, judged_contracts = [], [c for c in contracts if c.contract_id in recorded]
             input_tokens = sum(prompt_tokens[c.contract_id] for c in todo)
             output_tokens = expected_output * len(todo)
             caches = spec.provider in CACHING_PROVIDERS and instructions >= MIN_CACHED_PREFIX and todo
             cached = instructions * (len(todo) - 1) if caches else 0
             written = instructions if caches and spec.provider == "anthropic" else 0
             judge_calls = judge_in = 0
-            for c in contracts:
+            for c in judged_contracts:
                 for clause in CLAUSE_TYPES:
                     truth = spans.get((c.contract_id, clause))
                     if truth and verdict_key(judge, name, run, c.contract_id, clause) not in judged:
@@ -88,5 +109,8 @@ def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contr
                 batch_cost_usd=cost_usd(spec.price, input_tokens, output_tokens, batch=True),
                 cached_tokens=cached, cache_write_tokens=written,
                 judge_calls=judge_calls, judge_input_tokens=judge_in, judge_output_tokens=judge_out,
-                judge_cost_usd=cost_usd(judge_spec.price, judge_in, judge_out)))
+                judge_cost_usd=cost_usd(judge_spec.price, judge_in, judge_out), rejudge=bool(recorded),
+                not_extracted=len(skipped),
+                extract_missing_cost_usd=cost_usd(spec.price, sum(prompt_tokens[c.contract_id] for c in skipped),
+                                                  expected_output * len(skipped))))
     return out

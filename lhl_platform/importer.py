@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import hashlib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,9 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from lhl_platform.corpus.store import active_corpus_id, corpus_folder, ingested_corpora
+from lhl_platform.corpus.subsets import get_subset
 from lhl_platform.domain.models import MismatchType, VerdictLabel
+from lhl_platform.events.payloads import AuditScope, EventType
 from lhl_platform.extraction.events import ExtractionEvent, OutcomeImported
 from lhl_platform.home import Home
 
@@ -41,6 +45,22 @@ def _blank(value: Any) -> str | None:
     return None if value is None or str(value).strip() == "" else str(value).strip()
 
 
+def _bad_csv_row(path: Path) -> str | None:
+    """The first data row whose field count differs from the header's, as "row N: ...", for a CSV that Arrow
+    refused (a file cut short ends in such a row); None when every row has the header's width."""
+    try:
+        with path.open(encoding="utf-8", newline="") as fh:
+            reader = csv.reader(fh)
+            width = len(next(reader, []))
+            for number, fields in enumerate(reader, start=1):
+                if fields and len(fields) != width:
+                    return (f"row {number}: expected {width} columns, got {len(fields)}"
+                            + (" (the file may be cut short)" if next(reader, None) is None else ""))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    return None
+
+
 def read_table(path: Path) -> pa.Table:
     if not path.is_file():
         raise ImportFileError(f"{path}: no such file")
@@ -50,7 +70,19 @@ def read_table(path: Path) -> pa.Table:
         options = pacsv.ConvertOptions(strings_can_be_null=False, column_types={c: pa.string() for c in REQUIRED})
         return pacsv.read_csv(path, convert_options=options)
     except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # cut, corrupt or not CSV/Parquet at all
+        row = _bad_csv_row(path) if path.suffix.lower() != ".parquet" else None
+        if row is not None:
+            raise ImportFileError(f"{path}: {row}") from None
         raise ImportFileError(f"{path}: cannot read ({' '.join(str(exc).split())})") from None
+
+
+def _message(error: Mapping[str, Any]) -> str:
+    """Pydantic's message without the prefix it puts before a validator's own text ("Value error, ...")."""
+    text = str(error["msg"])
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if text.startswith(prefix):
+            return text[len(prefix):]
+    return text
 
 
 def parse_outcomes(path: Path, corpus_id: str = "imported") -> list[OutcomeImported]:
@@ -79,7 +111,7 @@ def parse_outcomes(path: Path, corpus_id: str = "imported") -> list[OutcomeImpor
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first["loc"]) or "row"
-            raise ImportFileError(f"{path}: row {i + 1}: {field}: {first['msg']}") from None
+            raise ImportFileError(f"{path}: row {i + 1}: {field}: {_message(first)}") from None
         except ValueError as exc:
             raise ImportFileError(f"{path}: row {i + 1}: {exc}") from None
     return rows
@@ -97,12 +129,20 @@ def refuse_foreign_contracts(home: Home, path: Path, rows: list[OutcomeImported]
                                   f"corpus {name!r} ({corpus_id}); ingest the corpus the outcomes belong to first")
 
 
-def import_outcomes(home: Home, path: Path) -> tuple[int, int]:
+def import_outcomes(home: Home, path: Path, *, subset: str | None = None,
+                    contracts: Sequence[str] | None = None) -> tuple[int, int]:
     """Validate the whole file, then append one event per row; returns (rows, newly written).
+
+    Each (model, run) of the import covers every contract of the import, whichever model's rows name it, or the
+    stored `subset` or the `contracts` listed when given: a contract a model lacks there is a missing row of that
+    model and run (so a contract it lacks in every run is a persistent gap), never "not covered". The coverage is
+    recorded as one `audit.scope` event per (model, run), as an audit records its partition's.
 
     All or nothing: the rows are committed as one segment when every one of them was appended, and no
     segment at all when anything fails on the way (an unreadable file, an invalid row, a damaged log,
     an error while writing)."""
+    if subset is not None and contracts is not None:
+        raise ValueError("name the contracts an import covers with a subset or a list, not both")
     data = path.read_bytes() if path.is_file() else b""
     # Outcomes belong to the corpus active at import time (or to the pseudo-corpus 'imported' without one).
     corpus_id = active_corpus_id(home) if ingested_corpora(home) else "imported"
@@ -113,10 +153,25 @@ def import_outcomes(home: Home, path: Path) -> tuple[int, int]:
     home.events.segments(corpora_dir=home.corpora_dir)
     if corpus_id != "imported":
         refuse_foreign_contracts(home, path, rows, corpus_id)
+    named = sorted(set(get_subset(home, subset).contract_ids if subset is not None else contracts or ()))
+    where = f"subset {subset!r}" if subset is not None else "the contracts listed"
+    if named:
+        allowed = set(named)
+        for i, row in enumerate(rows):
+            if row.contract_id not in allowed:
+                raise ImportFileError(f"{path}: row {i + 1}: contract_id {row.contract_id!r} is not in {where}")
+    elif contracts is not None:
+        raise ImportFileError(f"{path}: the list of contracts the import covers is empty")
+    covered = named or sorted({row.contract_id for row in rows})
+    cells = sorted({(row.model, row.run) for row in rows})
     home.ensure()
     with home.events.writer(f"import.{digest}", atomic=True) as writer:
         for row in rows:
             writer.append(ExtractionEvent.IMPORTED, f"{row.model}/{row.run}",
                           f"import:{row.model}:{row.run}:{row.contract_id}:{row.clause_type}", row)
         written = writer.written
+        for model, run in cells:
+            writer.append(EventType.AUDIT_SCOPE, f"{model}/{run}", f"scope:import:{model}:{run}:{corpus_id}:"
+                          + hashlib.sha256("\n".join(covered).encode()).hexdigest()[:16],
+                          AuditScope(model=model, run=run, corpus_id=corpus_id, contract_ids=covered))
     return len(rows), written

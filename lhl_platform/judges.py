@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from lhl_platform.home import Home
 from lhl_platform.judging.agreement import AgreementResult, AgreementRow, agreement
-from lhl_platform.registry import get_model
+from lhl_platform.registry import get_judge
 from lhl_platform.warehouse.build import read_warehouse
-from lhl_platform.warehouse.scope import ScopeRequest
+from lhl_platform.warehouse.scope import ScopeRequest, check_names
 
 
 def judge_agreement(home: Home, a: str, b: str, request: ScopeRequest | None = None, *,
                     resamples: int = 2000, seed: int = 0) -> AgreementResult:
     """Agreement of judges A and B on the true positives in scope that both labelled."""
     for name in (a, b):
-        if get_model(home, name).role != "judge":
-            raise ValueError(f"{name!r} is not a registered judge")
+        get_judge(home, name)  # an unknown judge is an error naming it and the registered ones
     scope = (request or ScopeRequest()).model_copy(update={"judge": a})
     with read_warehouse(home, scope) as con:
+        check_names(con)
         cursor = con.execute("""select model, run, contract_id, clause_type, verdict_a, mismatch_a, verdict_b,
                                        mismatch_b
                                 from judge_pair_verdicts where judge_b = ?""", [b])

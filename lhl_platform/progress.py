@@ -90,6 +90,7 @@ class ProgressBar:
         self.shown = False  # whether any line was written
         self.last_shown = 0.0
         self.last_tick: Tick | None = None
+        self.first: tuple[float, int] | None = None  # (time, done) of the first tick: the rate is measured from here
 
     def _due(self, final: bool) -> bool:
         now = time.monotonic()
@@ -99,20 +100,33 @@ class ProgressBar:
             return True
         return now - self.last_shown >= (0.2 if self.tty else self.every_s)
 
+    def eta(self, tick: Tick) -> float | None:
+        """Seconds left at the rate measured since the first tick; None before there is a rate. Not from the
+        start: setup (reading the corpus, building prompts) and units resumed from the log say nothing about
+        how fast the remaining ones go, and counting them made the first ETA of a 3 s partition 101 s."""
+        now = time.monotonic()
+        if self.first is None:
+            self.first = (now, tick.done)
+            return None
+        since, done = now - self.first[0], tick.done - self.first[1]
+        return since / done * (tick.total - tick.done) if done > 0 and since > 0 else None
+
     def line(self, tick: Tick) -> str:
         elapsed = time.monotonic() - self.started
-        share = tick.done / tick.total if tick.total else 1.0
-        eta = elapsed / share - elapsed if share > 0 else 0.0
+        eta = self.eta(tick)
         spend = cost_usd(self.price, tick.input_tokens, tick.output_tokens, tick.cached_tokens,
                          tick.cache_write_tokens, tick.batch)
         tokens = tick.input_tokens + tick.output_tokens
         return (f"{self.label} {tick.done}/{tick.total} | {tick.calls} calls | {tokens / 1000:.1f}k tok "
                 f"({tick.cached_tokens / 1000:.1f}k cached) | ${spend:.2f} | "
                 f"{'failed ' + str(tick.failures) + ' | ' if tick.failures else ''}"
-                f"{f'ETA {eta:.0f}s' if tick.done < tick.total else f'done in {elapsed:.0f}s'}")
+                + (f"done in {elapsed:.0f}s" if tick.done >= tick.total
+                   else "ETA ..." if eta is None else f"ETA {eta:.0f}s"))
 
     def __call__(self, tick: Tick) -> None:
         self.last_tick = tick
+        if self.first is None:
+            self.first = (time.monotonic(), tick.done)
         final = tick.done >= tick.total
         if not self._due(final):
             return

@@ -43,6 +43,16 @@ def get_model(home: Home, name: str) -> ModelSpec:
     return spec
 
 
+def get_judge(home: Home, name: str) -> ModelSpec:
+    """A registered judge (or the built-in one); an unknown name or an extractor is an error naming the judges."""
+    spec = _fold(home).get(name) or (BUILTIN_JUDGE if name == BUILTIN_JUDGE.name else None)
+    if spec is None or spec.role != "judge":
+        what = "is not registered" if spec is None else f"is registered as an {spec.role}, not a judge"
+        raise RegistryError(f"judge {name!r} {what} (judges: {', '.join(judges(home))}); register one with "
+                            "`lhl models add NAME --provider P --model-id ID --role judge`")
+    return spec
+
+
 def add_model(home: Home, spec: ModelSpec) -> bool:
     """Register a model; returns False when the same spec is already registered."""
     from lhl_platform.factory import validate_spec
@@ -74,9 +84,7 @@ def primary_judge(home: Home) -> str:
 
 
 def set_primary_judge(home: Home, name: str) -> None:
-    spec = get_model(home, name)
-    if spec.role != "judge":
-        raise RegistryError(f"{name!r} is registered as an {spec.role}, not a judge")
+    get_judge(home, name)
     home.events.append(REGISTRY_STREAM, EventType.JUDGE_PRIMARY_SET, name,
                        f"judge.primary_set:{name}:{_event_count(home)}", JudgePrimarySet(name=name))
 

@@ -112,10 +112,10 @@ def materialize_corpus(home: Home, instance: DagsterInstance, path: str | None =
 
 def materialize_partition(home: Home, instance: DagsterInstance, model: str, run: int, *,
                           contracts_limit: int | None = None, subset: str | None = None,
-                          judge: str | None = None) -> None:
+                          judge: str | None = None, rejudge: bool = False) -> None:
     ensure_partitions(instance, [model], [run])
     execute(home, instance, audit_launch(home, model, run, "cli", judge=judge, contracts=contracts_limit,
-                                         subset=subset))
+                                         subset=subset, rejudge=rejudge))
 
 
 def validate_judges(home: Home) -> None:
@@ -132,7 +132,8 @@ def materialize_metrics(home: Home, instance: DagsterInstance) -> None:
 
 
 def audit(home: Home, models: Sequence[str], runs: Sequence[int], *, contracts_limit: int | None = None,
-          subset: str | None = None, judge: str | None = None, say: Say = print, metrics: bool = True) -> None:
+          subset: str | None = None, judge: str | None = None, say: Say = print, metrics: bool = True,
+          rejudge: bool = False) -> None:
     """Each (model, run) partition, then (unless a caller builds them later) the cross-model marts, checks and
     drift; first the corpus assets when they do not show the active corpus (after `lhl ingest`)."""
     instance = instance_for(home)
@@ -148,7 +149,7 @@ def audit(home: Home, models: Sequence[str], runs: Sequence[int], *, contracts_l
                 step += 1
                 say(f"[{step}/{total}] extracting, judging and profiling {model}, run {run} ...")
                 materialize_partition(home, instance, model, run, contracts_limit=contracts_limit, subset=subset,
-                                      judge=judge)
+                                      judge=judge, rejudge=rejudge)
         if metrics:
             say("building the cross-model SQL models, checks and drift ...")
             materialize_metrics(home, instance)

@@ -79,10 +79,10 @@ def job_launch(home: Home, name: str, launched_by: str, *, model: str | None = N
 
 
 def audit_launch(home: Home, model: str, run: int, launched_by: str, *, judge: str | None = None,
-                 contracts: int | None = None, subset: str | None = None) -> Launch:
+                 contracts: int | None = None, subset: str | None = None, rejudge: bool = False) -> Launch:
     """Extract, judge and profile one (model, run) partition with the model's audit settings (explicit
-    values override them)."""
-    settings = partition_settings(home, model, judge=judge, contracts=contracts, subset=subset)
+    values override them); with `rejudge`, a partition with recorded extractions only judges them."""
+    settings = partition_settings(home, model, judge=judge, contracts=contracts, subset=subset, rejudge=rejudge)
     launch = job_launch(home, AUDIT_JOB, launched_by, model=model, run=run, run_key=f"audit:{model}:{run}",
                         what=f"partition {model}/run {run}")
     return Launch(job=launch.job, run_config=ops_config(audit_run_config(settings)), tags=launch.tags,

@@ -37,9 +37,9 @@ def home(tmp_path_factory):
     """Models over 40 contracts and two runs: `careful` contradicts 10% of found clauses and `sloppy` 45%.
     `twin-b` has exactly `twin-a`'s outcomes, each contract's moved to the next contract: the same totals (no
     difference at all) but different contracts, so the paired resamples still vary. `partial` has run 1 only, on
-    the first 25 contracts."""
+    the first 25 contracts (imported on its own: an import covers every contract it names)."""
     rng = np.random.default_rng(7)
-    rows = []
+    rows, partial = [], []
     for i in range(1, 41):
         cid, next_cid = f"k{i:02d}", f"k{i % 40 + 1:02d}"
         for run in (1, 2):
@@ -48,10 +48,11 @@ def home(tmp_path_factory):
             twin = _contract("twin-a", run, cid, rng, 0.30)
             rows += twin + [{**r, "model": "twin-b", "contract_id": next_cid} for r in twin]
         if i <= 25:
-            rows += _contract("partial", 1, cid, rng, 0.30)
+            partial += _contract("partial", 1, cid, rng, 0.30)
     tmp = tmp_path_factory.mktemp("compare")
     h = Home.resolve(tmp / "home").ensure()
     import_outcomes(h, write_outcomes(tmp / "outcomes.csv", rows))
+    import_outcomes(h, write_outcomes(tmp / "partial.csv", partial))
     return h
 
 
@@ -108,6 +109,6 @@ def test_compare_errors_are_one_line(home, capsys):
     assert main(["--home", str(home.root), "compare", "careful", "careful"]) == 1
     assert "two different models" in capsys.readouterr().err
     assert main(["--home", str(home.root), "compare", "careful", "nobody"]) == 1
-    assert "no outcomes of nobody" in capsys.readouterr().err
+    assert "unknown model 'nobody'" in capsys.readouterr().err
     with pytest.raises(NothingToCompare):
         compare_models(home, "partial", "careful", ScopeRequest(runs=(2,)))

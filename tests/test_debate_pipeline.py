@@ -20,6 +20,7 @@ import pytest
 from lhl_platform.corpus.cuad import load_master_layout
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.corpus.store import save_corpus
+from lhl_platform.corpus.subsets import save_subset
 from lhl_platform.debate.calibration import latest_calibration
 from lhl_platform.debate.config import GENERIC, CategoryMeasure, MeasuredProfile, calibrate
 from lhl_platform.debate.engine import debate_streams, read_outcomes, system_scope_key
@@ -35,7 +36,7 @@ from lhl_platform.debate.events import (
 )
 from lhl_platform.debate.prompts import DEBATE_PROMPT_VERSION
 from lhl_platform.debate.verdicts import debate_verdict_stream
-from lhl_platform.domain.models import MismatchType, Usage, VerdictLabel
+from lhl_platform.domain.models import MismatchType, Subset, Usage, VerdictLabel
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, Category, category_of
 from lhl_platform.events.payloads import AuditScope, EventType, ModelCall
 from lhl_platform.extraction.events import ExtractionEvent, ExtractionRecorded
@@ -44,6 +45,7 @@ from lhl_platform.judging.engine import verdict_key as base_verdict_key
 from lhl_platform.judging.engine import verdict_stream
 from lhl_platform.judging.events import VerdictEvent, VerdictRecorded
 from lhl_platform.warehouse.build import read_warehouse
+from lhl_platform.warehouse.scope import ScopeRequest
 from orchestration.cli import main
 
 # The offline debate through Dagster, from the command line -------------------------------------------------------
@@ -201,11 +203,18 @@ def _write_synthetic_home(root: Path, layout: Any) -> Home:
 def test_the_composite_over_base_debate_and_another_model_equals_a_hand_computation(tmp_path, mini_layout):
     home = _write_synthetic_home(tmp_path / "home", mini_layout)
     with read_warehouse(home) as con:
+        matched = con.execute("select count(distinct contract_id) from matched_cells").fetchone()[0]
+        ranked = dict(con.execute("select model, ranked from scope_coverage").fetchall())
+    # The debate system covers c1 and c2 only: a partial system, it never shrinks the matched cells (c1-c3)
+    assert matched == 3 and ranked == {"base": True, "other": True, "base+debate": False}
+    # In the scope it covers (its subset), it is ranked beside the others.
+    save_subset(home, Subset(name="s12", contract_ids=("c1", "c2")))
+    with read_warehouse(home, ScopeRequest(subset="s12")) as con:
         composite = {(s, m): (score, rank) for s, m, score, rank in con.execute(
             "select scheme, model, score, rank from composite_ranks").fetchall()}
         effects = con.execute("select * from debate_effects").df().to_dict("records")
         matched = con.execute("select count(distinct contract_id) from matched_cells").fetchone()[0]
-    assert matched == 2  # c3 lacks the debate system, so it is left out of the cross-model figures
+    assert matched == 2
 
     # Matched instances: 2 contracts x 41 = 82 per system; 3 present (c1 GL, c2 GL, c1 Cap), 79 absent.
     #            TP FN FP supported   FAR    FRR   Acc     HalGen             JEq

@@ -34,25 +34,44 @@ def _home(tmp_path, rows):
 
 @pytest.fixture
 def wide_and_narrow(tmp_path):
-    """`wide` covers 40 contracts, `narrow` the first 20 of them. On those 20, wide is perfect and narrow misses
-    one clause per contract; on the other 20, wide fabricates three clauses per contract."""
-    rows = []
+    """`wide` covers 40 contracts, `narrow` (imported on its own) the first 20 of them. On those 20, wide is perfect
+    and narrow misses one clause per contract; on the other 20, wide fabricates three clauses per contract."""
+    wide, narrow = [], []
     for i in range(1, 41):
         cid = f"c{i:02d}"
-        rows += _contract("wide", 1, cid, ["TP", "TP"] if i <= 20 else ["TP", "TP", "FP", "FP", "FP"])
+        wide += _contract("wide", 1, cid, ["TP", "TP"] if i <= 20 else ["TP", "TP", "FP", "FP", "FP"])
         if i <= 20:
-            rows += _contract("narrow", 1, cid, ["TP", "FN"])
-    return _home(tmp_path, rows)
+            narrow += _contract("narrow", 1, cid, ["TP", "FN"])
+    home = _home(tmp_path, wide)
+    import_outcomes(home, write_outcomes(tmp_path / "narrow.csv", narrow))
+    return home
 
 
-def test_composite_ranks_models_on_the_matched_contracts_only(wide_and_narrow):
+def test_a_partial_model_never_shrinks_the_matched_cells(wide_and_narrow):
     report, checks = build_report_with_checks(wide_and_narrow, resamples=50)
-    assert report.scope.matched_contracts == 20 and report.scope.contracts == 40
+    # narrow covers half of what wide covers: it is partial, and the matched cells stay wide's 40 contracts
+    assert report.scope.matched_contracts == 40 and report.scope.contracts == 40
     lb = {r.model: r for r in report.leaderboard}
     # the leaderboard keeps each model's own rows and marks the one whose coverage differs
-    assert (lb["wide"].contracts, lb["wide"].n, lb["wide"].coverage_differs) == (40, 40 * 41, True)
-    assert (lb["narrow"].contracts, lb["narrow"].n, lb["narrow"].coverage_differs) == (20, 20 * 41, False)
-    assert lb["wide"].far > 0
+    assert (lb["wide"].contracts, lb["wide"].n, lb["wide"].coverage_differs) == (40, 40 * 41, False)
+    assert (lb["narrow"].contracts, lb["narrow"].n, lb["narrow"].coverage_differs) == (20, 20 * 41, True)
+    coverage = {c.model: c for c in report.coverage}
+    assert (coverage["narrow"].ranked, coverage["narrow"].contracts_covered, coverage["narrow"].contracts_missing,
+            coverage["narrow"].missing_rows) == (False, 20, 20, 0)
+    assert coverage["wide"].ranked and coverage["wide"].contracts_missing == 0
+    assert {c.model for c in report.composite} == {"wide"}
+    comparable = next(c for c in checks if c.name == "comparable_scope")
+    assert not comparable.passed
+    assert "narrow: 20 of 40 corpus contracts" in comparable.summary and "40 contracts" in comparable.summary
+
+
+def test_a_partial_model_is_ranked_in_the_scope_it_covers(wide_and_narrow):
+    save_subset(wide_and_narrow, Subset(name="first20", contract_ids=tuple(f"c{i:02d}" for i in range(1, 21))))
+    report = build_report(wide_and_narrow, resamples=50)
+    statement = next(c for c in statements(report) if c.startswith("narrow:"))
+    assert "its own scope: `lhl report --subset first20 --runs 1`" in statement
+    report = build_report(wide_and_narrow, ScopeRequest(subset="first20"), resamples=50)
+    assert report.scope.matched_contracts == 20 and all(c.ranked for c in report.coverage)
     # On the 20 matched contracts: FAR 0 vs 0 (tie 1.5), FRR 0 vs 0.5, Acc 1 vs 40/41, HalGen 0 vs 0 (tie),
     # JEq 1 vs 0.5. wide ranks 1.5, 1, 1, 1.5, 1; narrow 1.5, 2, 2, 1.5, 2.
     score = {(c.scheme, c.model): c.score for c in report.composite}
@@ -60,9 +79,12 @@ def test_composite_ranks_models_on_the_matched_contracts_only(wide_and_narrow):
     assert score[("equal", "narrow")] == pytest.approx(9 / 5)
     assert score[("fp_heavy", "wide")] == pytest.approx((2 * 1.5 + 1 + 1 + 2 * 1.5 + 1) / 7)
     assert score[("detection_only", "narrow")] == pytest.approx((1.5 + 2 + 2) / 3)
-    comparable = next(c for c in checks if c.name == "comparable_scope")
-    assert not comparable.passed
-    assert "wide" in comparable.summary and "20 matched" in comparable.summary
+
+
+def statements(report):
+    from lhl_platform.warehouse.scope import coverage_statement
+
+    return [coverage_statement(c.model_dump(), report.scope.subset) for c in report.coverage]
 
 
 def test_a_model_with_no_outcome_in_scope_is_not_listed(wide_and_narrow):

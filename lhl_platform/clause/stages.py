@@ -32,6 +32,7 @@ from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
 from lhl_platform.events.log import stream_head
 from lhl_platform.extraction.definitions import DEFINITIONS
 from lhl_platform.extraction.engine import extraction_stream
+from lhl_platform.extraction.events import ExtractionEvent
 from lhl_platform.home import Home
 from lhl_platform.judges import judge_agreement as agreement_between
 from lhl_platform.judging.engine import verdict_stream
@@ -68,6 +69,9 @@ class ExtractionConfig(_Config):
     batch: bool | None = Field(default=None, description="send an LLM's requests through its provider's batch API "
                                                          "(batch prices, answered within hours; the run polls and "
                                                          "shows what it waits for); default: LHL_AUDIT_BATCH")
+    rejudge: bool = Field(default=False, description="re-judge only: a partition with recorded extractions extracts "
+                                                     "nothing new (no call to the model, not even to retry a failure); "
+                                                     "one with none is extracted in full")
 
 
 class JudgeConfig(_Config):
@@ -103,21 +107,33 @@ class PartitionSettings(BaseModel):
     judge: str
     contracts: int | None
     subset: str | None
+    rejudge: bool = False
 
 
 def partition_settings(home: Home, model: str, *, judge: str | None = None, contracts: int | None = None,
-                       subset: str | None = None) -> PartitionSettings:
+                       subset: str | None = None, rejudge: bool = False) -> PartitionSettings:
     """Explicit values win; the rest come from the model's registered audit settings (`params.audit`), then
     the defaults (the primary judge, every contract). The CLI, the sensors, job backfills and the stages' own
     defaults all resolve a partition's settings here, so every launcher audits a model the same way."""
     settings = get_model(home, model).params.audit
     if contracts is None and subset is None:
         contracts, subset = settings.contracts, settings.subset
-    return PartitionSettings(judge=judge or settings.judge or primary_judge(home), contracts=contracts, subset=subset)
+    return PartitionSettings(judge=judge or settings.judge or primary_judge(home), contracts=contracts, subset=subset,
+                             rejudge=rejudge)
+
+
+def has_extractions(home: Home, model: str, run: int) -> bool:
+    """Whether the (model, run) partition has recorded any extraction (so re-judging it needs no model call)."""
+    stream = extraction_stream(model, run)
+    return stream in set(home.events.streams()) and any(
+        e.type == ExtractionEvent.RECORDED for e in home.events.read(stream))
 
 
 def audit_run_config(settings: PartitionSettings) -> dict[str, dict[str, Any]]:
-    return {"extractions": {"contracts": settings.contracts, "subset": settings.subset},
+    extraction: dict[str, Any] = {"contracts": settings.contracts, "subset": settings.subset}
+    if settings.rejudge:
+        extraction["rejudge"] = True
+    return {"extractions": extraction,
             "judge_verdicts": {"judge": settings.judge}, "model_profiles": {"judge": settings.judge}}
 
 
@@ -194,6 +210,12 @@ def extractions(ctx: StageContext) -> StageResult:
     assert isinstance(config, ExtractionConfig)
     home = ctx.home
     model, run = _partition(ctx)
+    stream = extraction_stream(model, run)
+    if config.rejudge and has_extractions(home, model, run):
+        ctx.log(f"re-judging {model}, run {run}: its recorded extractions are judged, nothing is extracted")
+        return StageResult(metadata={"rejudge": True, "extracted_now": 0, **_head(home, stream)},
+                           checks=_partition_checks(home, [stream], model, run,
+                                                    [completeness, no_duplicate_instances]))
     settings = partition_settings(home, model, contracts=config.contracts, subset=config.subset)
     inputs = resolve(home, model, settings.contracts, settings.subset)
     ctx.log(f"extracting {len(inputs.contracts)} contracts with {model}, run {run}")
@@ -205,7 +227,6 @@ def extractions(ctx: StageContext) -> StageResult:
         bar.status(text)
 
     summary = run_extraction(home, inputs, run, progress=bar, batch=batch, status=waiting)
-    stream = extraction_stream(model, run)
     return StageResult(metadata={**summary.metadata(), **_head(home, stream)}, failures=summary.failures[:20],
                        checks=_partition_checks(home, [stream], model, run, [completeness, no_duplicate_instances]))
 

@@ -8,13 +8,14 @@ to a second round and `EXTRA_ROLE_SHARE` call the Re-extractor or the Arbiter (t
 four characters per token, plus `STATE_TOKENS` for the debate so far; output is `OUTPUT_TOKENS` per call.
 Prompt caching is ignored (the contract comes first in every role's messages, so cached input would make it
 cheaper). Judge calls assume every present clause ends as a true positive whose verdict must be asked (an
-upper bound: unchanged extractions take over the baseline's verdict). Instances already decided under the
-same configuration are not counted.
+upper bound: unchanged extractions take over the baseline's verdict). Only instances with a baseline (the
+backbone's extraction of that run) are debated and counted; instances already decided under the same
+configuration are not counted either.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -43,7 +44,9 @@ JUDGE_OUTPUT_TOKENS = 80
 class DebateEstimate(BaseModel):
     backbone: str
     run: int
-    instances: int
+    instances: int  # instances of the subset with a baseline: what the debate decides
+    without_baseline: int  # instances of the subset the backbone has no extraction of in this run: not debated
+    contracts_without_baseline: int  # contracts of the subset without any baseline in this run
     already_decided: int
     calls: int
     max_calls: int
@@ -64,15 +67,21 @@ def _prompt_tokens(contract: Contract, clause: str) -> int:
 
 
 def estimate_debate(log: EventLog, spec: ModelSpec, runs: Sequence[int], contracts: Sequence[Contract],
-                    oracle: Iterable[OracleRow], judge: ModelSpec, config: DebateConfig | None) -> list[DebateEstimate]:
+                    oracle: Iterable[OracleRow], judge: ModelSpec, config: DebateConfig | None,
+                    baselines: Mapping[int, set[tuple[str, str]]]) -> list[DebateEstimate]:
     """One estimate per run. `config` is the configuration that would be debated (None when a calibration
-    is still to be made: then nothing counts as decided)."""
+    is still to be made: then nothing counts as decided); `baselines` holds, per run, the (contract, clause type)
+    instances the backbone has an extraction of, the only ones a debate decides."""
     spans = {(r.contract_id, r.clause_type): r.spans for r in oracle if r.present}
-    per_instance = {(c.contract_id, t): _prompt_tokens(c, t) for c in contracts for t in CLAUSE_TYPES}
+    every = {(c.contract_id, t): c for c in contracts for t in CLAUSE_TYPES}
+    tokens: dict[tuple[str, str], int] = {}
     judge_in = {(c.contract_id, t): approx_tokens("".join(m.content for m in judge_messages(t, s, " ".join(s))))
                 for c in contracts for t in CLAUSE_TYPES if (s := spans.get((c.contract_id, t)))}
     out: list[DebateEstimate] = []
     for run in runs:
+        with_baseline = baselines.get(run, set())
+        per_instance = {i: tokens.setdefault(i, _prompt_tokens(every[i], i[1])) for i in every if i in with_baseline}
+        covered = {cid for cid, _ in per_instance}
         decided: set[tuple[str, str]] = set()
         if config is not None:
             stream = debate_stream(spec.name, run, config)
@@ -89,7 +98,9 @@ def estimate_debate(log: EventLog, spec: ModelSpec, runs: Sequence[int], contrac
         j_in = sum(judge_in[i] for i in judge_todo)
         j_out = len(judge_todo) * JUDGE_OUTPUT_TOKENS
         out.append(DebateEstimate(
-            backbone=spec.name, run=run, instances=len(per_instance), already_decided=len(decided), calls=calls,
+            backbone=spec.name, run=run, instances=len(per_instance), without_baseline=len(every) - len(per_instance),
+            contracts_without_baseline=len({c.contract_id for c in contracts} - covered),
+            already_decided=len(decided), calls=calls,
             max_calls=max_calls, input_tokens=input_tokens, output_tokens=output_tokens,
             cost_usd=cost_usd(spec.price, input_tokens, output_tokens),
             max_cost_usd=cost_usd(spec.price, MAX_CALLS * prompt, max_calls * OUTPUT_TOKENS),

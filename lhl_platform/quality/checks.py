@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from lhl_platform.domain.models import MismatchType, VerdictLabel
 from lhl_platform.monitoring import DriftRow
+from lhl_platform.warehouse.scope import coverage_statement
 
 MAX_NAMED = 20
 
@@ -59,8 +60,17 @@ def completeness(con: duckdb.DuckDBPyConnection, model: str | None = None, run: 
         meta["persistent_count"], meta["any_run_count"] = len(persistent), len(any_run)
     named = [f"{m}/run {r}: {cid} ({n} missing)" for m, r, cid, n in missing[:MAX_NAMED]]
     meta["missing_by_contract"] = named
-    summary = ("all instances present" if n_missing == 0 else
-               f"{n_missing} of {expected} instances missing in {meta['incomplete_contracts']} contract(s): "
+    # The rows are those of the covered cells; say what that is when the scope asked for more (a subset).
+    covered = ""
+    if model is None and run is None:
+        no_contracts, _ = uncovered(con)
+        if no_contracts:
+            asked = int(con.execute("select count(*) from scope_contracts").fetchone()[0])
+            covered = (f" in the {asked - no_contracts} covered of {asked} subset contracts ({no_contracts} covered by "
+                       "no system)")
+            meta["uncovered_subset_contracts"] = no_contracts
+    summary = (f"all {expected} instances present{covered}" if n_missing == 0 else
+               f"{n_missing} of {expected} instances missing{covered} in {meta['incomplete_contracts']} contract(s): "
                + "; ".join(named[:5]) + (" ..." if len(named) > 5 else ""))
     return CheckOutcome(name="rows_complete", passed=n_missing == 0, summary=summary, metadata=meta,
                         description="every contract in scope has all 41 clause types recorded")
@@ -106,20 +116,53 @@ def every_tp_judged(con: duckdb.DuckDBPyConnection, model: str | None = None, ru
                              + "; ".join(gaps[:5]))
 
 
+def _coverage_rows(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    cursor = con.execute("select * from scope_coverage order by model")
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def uncovered(con: duckdb.DuckDBPyConnection) -> tuple[int, list[int]]:
+    """What the scope asks for that no system covers: subset contracts (the corpus's contracts are not all asked
+    for unless a subset names them) and runs given with --runs."""
+    subset = con.execute("select subset from scope").fetchone()
+    contracts = con.execute("""select count(*) from scope_contracts
+                               where contract_id not in (select contract_id from audit_scope)""").fetchone()[0]
+    runs = [r for (r,) in con.execute("""select run from scope_runs where run not in (select run from audit_scope)
+                                         order by run""").fetchall()]
+    return (int(contracts) if subset and subset[0] else 0), runs
+
+
 def comparable_scope(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> CheckOutcome:
-    """Warns when compared models cover different contracts or runs (the composite then uses the matched part)."""
-    rows = con.execute("""select model, contracts, contracts_lacking, matched_contracts, coverage_differs
-                          from scope_coverage order by model""").fetchall()
-    differing = [r for r in rows if r[4]]
-    matched = rows[0][3] if rows else 0
-    named = [f"{m}: lacks {lacking} contract(s)" if lacking else f"{m}: covers {n - matched} more than the matched"
-             for m, n, lacking, _, _ in differing]
-    return CheckOutcome(name="comparable_scope", passed=not differing,
-                        description="every compared model covers the same contracts in the same runs",
-                        metadata={"models": len(rows), "matched_contracts": int(matched), "differing": named},
-                        summary=f"all {len(rows)} models cover the same {matched} contracts and runs" if not differing
-                        else f"coverage differs; cross-model figures use the {matched} matched contracts: "
-                             + "; ".join(named[:5]))
+    """Warns when systems cover different cells: cross-model figures then rank only the systems that cover the
+    matched cells, and each other system is named with its coverage; also when a subset's contracts or a given run
+    are covered by no system at all."""
+    rows = _coverage_rows(con)
+    subset_row = con.execute("select subset from scope").fetchone()
+    subset = subset_row[0] if subset_row else None
+    ranked = [r for r in rows if r["ranked"]]
+    differing = [r for r in rows if r["coverage_differs"]]
+    no_contracts, no_runs = uncovered(con)
+    matched = rows[0]["matched_contracts"] if rows else 0
+    runs = ", ".join(map(str, rows[0]["matched_runs"])) if rows else ""
+    named = [coverage_statement(r, subset) for r in differing]
+    gaps = ([f"{no_contracts} of the {rows[0]['contracts_asked']} subset contracts are covered by no system"]
+            if no_contracts and rows else []) + ([f"run(s) {', '.join(map(str, no_runs))} covered by no system"]
+                                                 if no_runs else [])
+    passed = not differing and not gaps
+    asked = f" of the {rows[0]['contracts_asked']} subset contracts" if rows and subset else ""
+    summary = (f"all {len(rows)} systems cover the same {matched} contracts{asked} x runs {runs}" if passed else
+               f"cross-model figures rank the {len(ranked)} system(s) covering the matched {matched} contracts x runs "
+               f"{runs or 'none'}: " + "; ".join([*gaps, *named[:5]]) + (" ..." if len(named) > 5 else ""))
+    return CheckOutcome(name="comparable_scope", passed=passed,
+                        description="every system covers the matched contracts and runs, and nothing asked for is "
+                                    "left uncovered",
+                        metadata={"models": len(rows), "matched_contracts": int(matched),
+                                  "ranked": [r["model"] for r in ranked],
+                                  "not_ranked": [r["model"] for r in rows if not r["ranked"]],
+                                  "differing": named[:MAX_NAMED], "uncovered_subset_contracts": no_contracts,
+                                  "uncovered_runs": no_runs},
+                        summary=summary)
 
 
 def no_duplicate_instances(con: duckdb.DuckDBPyConnection, model: str | None = None,

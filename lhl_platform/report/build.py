@@ -10,6 +10,7 @@ import duckdb
 from lhl_platform.home import Home
 from lhl_platform.monitoring import drift
 from lhl_platform.quality.checks import CheckOutcome, all_checks, drift_outcome
+from lhl_platform.report.marts import rows_of
 from lhl_platform.report.rows import (
     CategoryRow,
     ClauseRow,
@@ -23,13 +24,14 @@ from lhl_platform.report.rows import (
     Report,
     RunRow,
     RunSummaryRow,
+    ScopeCoverageRow,
     UsageRow,
 )
 from lhl_platform.report.stats import provenance_from, statistics_from
 from lhl_platform.stats import nan_free
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, rdi_cluster_interval, rdi_interval
 from lhl_platform.warehouse.build import read_warehouse
-from lhl_platform.warehouse.scope import ScopeRequest, resolved_scope
+from lhl_platform.warehouse.scope import ScopeRequest, check_names, resolved_scope
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
@@ -50,6 +52,7 @@ def build_report(home: Home, request: ScopeRequest | None = None, *, resamples: 
 
 def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
                 cluster: bool = False) -> Report:
+    check_names(con)
     scope = resolved_scope(con)
     if not scope.models:
         runs = [r for (r,) in con.execute("select run from scope_runs order by run").fetchall()]
@@ -108,6 +111,7 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
             con, "select * from judge_validations where judge = (select judge from scope)")],
         provenance=provenance_from(con),
         statistics=statistics_from(con, composite, resamples=resamples, seed=seed, cluster=cluster),
+        coverage=rows_of(con, "scope_coverage", ScopeCoverageRow),
     )
 
 

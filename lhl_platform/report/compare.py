@@ -16,10 +16,10 @@ from pydantic import BaseModel, Field
 
 from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.home import Home
-from lhl_platform.report.stats import CountCube, paired_differences
+from lhl_platform.report.stats import CountCube, paired_differences, unlabelled
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES
 from lhl_platform.warehouse.build import read_warehouse
-from lhl_platform.warehouse.scope import Scope, ScopeRequest, resolved_scope
+from lhl_platform.warehouse.scope import Scope, ScopeRequest, check_names, resolved_scope
 
 
 class PairedScope(Scope):
@@ -53,6 +53,7 @@ def compare_models(home: Home, a: str, b: str, request: ScopeRequest | None = No
         raise ValueError(f"compare needs two different models, got {a!r} twice")
     base = request or ScopeRequest()
     with read_warehouse(home, base.model_copy(update={"models": (a, b)})) as con:
+        check_names(con)  # an unknown model or judge is an error naming it
         scope = resolved_scope(con)
         cube = CountCube.read(con)
         absent = [m for m in (a, b) if m not in cube.models]
@@ -60,6 +61,13 @@ def compare_models(home: Home, a: str, b: str, request: ScopeRequest | None = No
             raise NothingToCompare(f"no outcomes of {' or '.join(absent)} in scope (corpus "
                                    f"{scope.corpus_name or 'none'}, runs {scope.runs or 'any'}); see `lhl models list`")
         rows, contracts, cells = paired_differences(cube, a, b, resamples=resamples, seed=seed)
+        if cells:
+            unjudged = unlabelled(cube, a, b)
+            if unjudged:
+                raise NothingToCompare(
+                    f"judge {scope.judge} labelled none of the true positives of {' and '.join(unjudged)} on the "
+                    f"paired cells: HalTP, HalGen and JEq would compare nothing; judge them first (`lhl audit "
+                    f"--models {','.join(unjudged)} --judge {scope.judge}`) or choose another `--judge`")
     if cells == 0:
         raise NothingToCompare(f"{a} and {b} share no (contract, run) cell in scope: nothing to pair")
     return Comparison(a=a, b=b, scope=PairedScope(**scope.model_dump(), paired_contracts=contracts,

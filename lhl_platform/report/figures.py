@@ -178,7 +178,8 @@ def rank_heatmap_figure(report: Report) -> str:
     import numpy as np
 
     schemes = list(dict.fromkeys(c.scheme for c in report.composite))
-    models = [r.model for r in report.leaderboard]
+    ranked = {c.model for c in report.coverage if c.ranked} if report.coverage else None
+    models = [r.model for r in report.leaderboard if ranked is None or r.model in ranked]  # partial ones: not ranked
     ranks = {(c.scheme, c.model): c.rank for c in report.composite}
     stability = {(s.scheme, s.model): s.stability
                  for s in (report.statistics.rank_stability if report.statistics else [])}

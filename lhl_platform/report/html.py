@@ -17,8 +17,10 @@ from pydantic import BaseModel
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.figures import CATEGORY_ORDER, category_sizes, report_figures
 from lhl_platform.report.marts import RateIntervalRow, RunSpreadRow
+from lhl_platform.report.render import contracts_line, matched_line
 from lhl_platform.report.rows import Report
 from lhl_platform.report.stats import INTERVAL_METRICS
+from lhl_platform.warehouse.scope import coverage_statement
 
 RATE_LABELS = {"far": "FAR", "frr": "FRR", "acc": "Acc", "hal_tp": "HalTP", "hal_gen": "HalGen", "jeq": "JEq",
                "rdi": "RDI", "p_scope": "scope share", "p_missing": "missing share", "p_extra": "extra share"}
@@ -140,9 +142,10 @@ def _scope(report: Report) -> str:
     facts = [
         ("corpus", f"{sc.corpus_name or '–'}"),
         ("corpus id (content hash)", sc.corpus_id or "–"),
-        ("contracts", f"{sc.contracts}" + (f" (subset {sc.subset})" if sc.subset else "")
-         + f"; matched across every model and run: {sc.matched_contracts}"),
-        ("runs", ", ".join(map(str, sc.runs)) or "–"),
+        ("contracts", contracts_line(report)),
+        ("matched cells", matched_line(report)),
+        ("runs", (", ".join(map(str, sc.runs)) or "–")
+         + (f" (asked: {', '.join(map(str, asked))})" if (asked := _asked_runs(report)) != sc.runs else "")),
         ("models", ", ".join(sc.models)),
         ("evaluation judge", sc.judge),
         ("judge identity and prompt", "; ".join(judges) or "no recorded judge calls (imported verdicts)"),
@@ -157,8 +160,27 @@ def _scope(report: Report) -> str:
                                    f"seed {boot.seed}, resampling {boot.unit}s"))
     return _section("scope", "Scope and provenance",
                     "<p>Every figure below is computed within this scope: one corpus, these contracts and runs, "
-                    "one evaluation judge. Cross-model figures (composite ranks) use the matched contracts only."
-                    "</p>", _facts(facts))
+                    "one evaluation judge. Cross-model figures (composite ranks) rank the systems that cover the "
+                    "matched cells, on those cells only; a partial system is listed with its coverage.</p>",
+                    _facts(facts), _coverage_table(report))
+
+
+def _asked_runs(report: Report) -> list[int]:
+    return list(report.coverage[0].runs_asked) if report.coverage else list(report.scope.runs)
+
+
+def _coverage_table(report: Report) -> str:
+    """Every system's coverage statement (`scope_coverage`), the figures it rests on, and whether it is ranked."""
+    rows = [({"model": c.model}, [
+        Cell(c.model), Cell(f"{c.contracts_covered} of {c.contracts_asked}", c.contracts_covered, "contracts_covered"),
+        Cell(str(c.contracts_missing), c.contracts_missing, "contracts_missing"),
+        Cell(", ".join(map(str, c.runs_covered)) or "–", css="text"),
+        Cell(str(c.missing_rows), c.missing_rows, "missing_rows"),
+        Cell("yes" if c.ranked else "no (partial)", c.ranked, "ranked", "" if c.ranked else "weak"),
+        Cell(coverage_statement(c.model_dump(), report.scope.subset), css="text")]) for c in report.coverage]
+    what = "subset contracts" if report.scope.subset else "corpus contracts"
+    return ("<h3>Coverage</h3>" + table("coverage", ["system", f"{what} covered", "not covered", "runs",
+                                                      "missing rows", "ranked", "statement"], rows))
 
 
 def _notes(report: Report) -> str:
@@ -183,10 +205,13 @@ def _notes(report: Report) -> str:
                  + " (obligation has 27), so their per-category figures rest on far fewer instances and have "
                  "wider intervals." + (" Fewer than 30 found clauses behind HalTP: " + escape("; ".join(thin)) + "."
                                        if thin else ""))
-    if any(r.coverage_differs for r in report.leaderboard):
-        notes.append("<b>Coverage differs.</b> Some models were not audited on the same contracts and runs; the "
-                     "leaderboard uses each model's own instances, the composite ranks only the "
-                     f"{report.scope.matched_contracts} matched contracts.")
+    differing = [c for c in report.coverage if c.coverage_differs]
+    if differing:
+        notes.append("<b>Coverage differs.</b> Some systems were not audited on the same contracts and runs; the "
+                     "leaderboard uses each system's own instances, and the composite ranks only the systems that "
+                     f"cover the {report.scope.matched_contracts} matched contracts, on those: "
+                     + escape("; ".join(coverage_statement(c.model_dump(), report.scope.subset) for c in differing))
+                     + ".")
     notes.append("<b>The judge.</b> HalTP, HalGen, JEq and RDI depend on the evaluation judge "
                  f"(<code>{escape(report.scope.judge)}</code>); the intervals show sampling noise only, not the "
                  "judge's own errors.")
@@ -213,7 +238,8 @@ def _leaderboard(report: Report) -> str:
             Cell(str(r.missing_rows), r.missing_rows, "missing_rows")]))
     extra = ""
     if any(r.coverage_differs for r in report.leaderboard):
-        extra = "<p>* coverage differs from the matched contracts; the composite uses only the matched cells.</p>"
+        extra = ("<p>* coverage differs from the matched cells (see Coverage in the scope section); the composite "
+                 "ranks only the systems that cover the matched cells.</p>")
     return _section("leaderboard", "Leaderboard (pooled over runs)", table("leaderboard", headers, rows), extra)
 
 
@@ -279,8 +305,9 @@ def _composite(report: Report, svg: str) -> str:
     score = {(c.scheme, c.model): c for c in report.composite}
     stab = {(s.scheme, s.model): s for s in (report.statistics.rank_stability if report.statistics else [])}
     rows = []
+    ranked = {c.model for c in report.coverage if c.ranked}
     for lb in report.leaderboard:
-        cells: list[Cell | str] = [Cell(lb.model)]
+        cells: list[Cell | str] = [Cell(lb.model + ("" if lb.model in ranked else " (partial, not ranked)"))]
         for s in schemes:
             c, st = score.get((s, lb.model)), stab.get((s, lb.model))
             if c is None or c.score is None:

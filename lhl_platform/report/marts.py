@@ -273,6 +273,7 @@ class ContractCountsRow(SQLModel):
     fp: int
     fn: int
     tn: int
+    judged: int
     supported: int
     contradicted: int
     n_extra_condition: int
@@ -292,21 +293,33 @@ class AuditScopeRow(SQLModel):
 
 
 class MatchedCellRow(SQLModel):
-    """`matched_cells`: contracts every compared model covers in every selected run, times those runs."""
+    """`matched_cells`: the (contract, run) cells every maximal system covers (partial systems never shrink them)."""
 
     contract_id: str
     run: int
 
 
 class ScopeCoverageRow(SQLModel):
-    """`scope_coverage`: per model, the contracts it covers and whether its cells differ from the matched cells."""
+    """`scope_coverage`: one system's coverage of the scope (asked, covered, missing) and whether it is ranked."""
 
     model: str
-    contracts: int
-    contracts_complete: int
-    contracts_lacking: int
+    contracts_asked: int = Field(description="contracts the scope asks for: its subset's, else its corpus's")
+    runs_asked: list[int] = Field(sa_type=JSON, description="runs the scope asks for: those given, else every "
+                                                            "audited run")
+    contracts_covered: int = Field(description="asked contracts the system covers in at least one asked run")
+    contracts_complete: int = Field(description="asked contracts the system covers in every asked run")
+    contracts_missing: int = Field(description="asked contracts the system covers in no asked run")
+    runs_covered: list[int] = Field(sa_type=JSON)
+    cells: int = Field(description="(contract, run) cells the system covers")
+    nominal_rows: int = Field(description="cells x 41 clause types")
+    returned_rows: int
+    missing_rows: int = Field(description="instances of covered cells never returned (docs/method.md, 7)")
     matched_contracts: int
-    coverage_differs: bool
+    matched_runs: list[int] = Field(sa_type=JSON)
+    matched_cells: int
+    ranked: bool = Field(description="covers every matched cell: ranked in the cross-model figures")
+    coverage_differs: bool = Field(description="its cells differ from the matched cells")
+    own_subset: str | None = Field(description="the smallest stored subset holding every contract it covers")
 
 
 class InstanceRow(SQLModel):
@@ -378,6 +391,7 @@ class MetricCubeRow(SQLModel):
     fp: int
     fn: int
     tn: int
+    judged: int
     supported: int
     contradicted: int
     n_missing_condition: int

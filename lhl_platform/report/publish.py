@@ -4,7 +4,8 @@ Each report section is written through its row class (`marts.py`) as a table of 
 (`leaderboard`, `per_run_metrics`, `typed_profiles`, ...; computed rows as `rate_intervals` and
 `rank_stability`), with two more columns: `scope_key`, which identifies the scope the rows were computed in,
 and `row_number`, the row's position in the report. The table `publications` holds one row per published
-scope: the scope itself, the code version, the bootstrap settings and the provenance.
+scope: the scope itself, the code version, the bootstrap settings and the provenance; `publication_checks` holds
+the report's check results for it, and `scope_coverage` every system's coverage of it.
 
 Re-publishing a scope replaces its rows: the old rows of that scope are deleted and the new ones inserted in
 one transaction, so a reader sees either the old publication or the new one, never both or a mix. Other scopes'
@@ -20,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,6 +30,7 @@ from sqlalchemy import JSON, BigInteger, DateTime, Integer, delete
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlmodel import Field, Session, SQLModel, create_engine
 
+from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.marts import COMPUTED, MARTS
 from lhl_platform.report.rows import Report
 
@@ -44,6 +47,7 @@ SECTION_TABLES: dict[str, str] = {
     "statistics.run_spread": "run_spread", "statistics.missing_summary": "missing_summary",
     "statistics.missing_by_contract": "missing_by_contract",
     "statistics.clause_type_means": "clause_type_means", "statistics.rank_stability": "rank_stability",
+    "coverage": "scope_coverage",
 }
 
 
@@ -84,6 +88,21 @@ def _table_class(name: str, row: type[SQLModel], publications: str = "publicatio
         if isinstance(column.type, Integer) and not column.primary_key:
             column.type = BigInteger()  # token counts outgrow 32 bits
     return cls
+
+
+class PublishedCheck(SQLModel, table=True):
+    """One check result of a published scope, written with its rows: a reader of the tables sees what the report's
+    checks said about them (a partial system, missing rows, an unjudged TP) without the home."""
+
+    __tablename__ = "publication_checks"
+
+    scope_key: str = Field(primary_key=True, max_length=64, foreign_key="publications.scope_key")
+    row_number: int = Field(primary_key=True)
+    name: str
+    passed: bool
+    description: str
+    summary: str
+    check_metadata: dict[str, Any] = Field(sa_type=JSON)
 
 
 _ROWS: dict[str, type[SQLModel]] = {**MARTS, **COMPUTED}
@@ -132,8 +151,10 @@ class PublishSummary(BaseModel):
     replaced: int
 
 
-def publish(report: Report, url: str | URL | None, *, engine: Engine | None = None) -> PublishSummary:
-    """Write the report's tables for its scope, replacing that scope's earlier rows in one transaction."""
+def publish(report: Report, url: str | URL | None, *, engine: Engine | None = None,
+            checks: Sequence[CheckOutcome] = ()) -> PublishSummary:
+    """Write the report's tables for its scope, and the check results computed with it (`publication_checks`),
+    replacing that scope's earlier rows in one transaction."""
     target = url if isinstance(url, URL) else resolve_url(url)
     own = engine is None
     engine = engine or create_engine(target)
@@ -142,11 +163,13 @@ def publish(report: Report, url: str | URL | None, *, engine: Engine | None = No
     boot = report.statistics.bootstrap if report.statistics else None
     try:
         SQLModel.metadata.create_all(engine, tables=[Publication.__table__,  # type: ignore[attr-defined]
+                                                     PublishedCheck.__table__,  # type: ignore[attr-defined]
                                                      *(t.__table__ for t in TABLES.values())])  # type: ignore[attr-defined]
         counts: dict[str, int] = {}
         replaced = 0
         with Session(engine) as session, session.begin():
-            for table in TABLES.values():  # children first, then the publication they belong to
+            children: list[type[SQLModel]] = [*TABLES.values(), PublishedCheck]
+            for table in children:  # children first, then the publication they belong to
                 result = session.execute(delete(table).where(table.scope_key == key))  # type: ignore[attr-defined]
                 replaced += result.rowcount or 0  # type: ignore[attr-defined]
             session.execute(delete(Publication).where(Publication.scope_key == key))  # type: ignore[arg-type]
@@ -166,6 +189,11 @@ def publish(report: Report, url: str | URL | None, *, engine: Engine | None = No
                 session.add_all([table.model_validate({**row.model_dump(), "scope_key": key, "row_number": i})
                                  for i, row in enumerate(rows)])
                 counts[name] = len(rows)
+            session.add_all([PublishedCheck(scope_key=key, row_number=i, name=c.name, passed=c.passed,
+                                            description=c.description, summary=c.summary,
+                                            check_metadata=json.loads(json.dumps(c.metadata, default=str)))
+                             for i, c in enumerate(checks)])
+            counts[PublishedCheck.__tablename__] = len(checks)
         return PublishSummary(url=masked(target), scope_key=key, rows=counts, replaced=replaced)
     finally:
         if own:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.rows import METRIC_COLUMNS, DebateEffectRow, Report
+from lhl_platform.warehouse.scope import coverage_statement
 
 
 def _pct(value: float | None) -> str:
@@ -45,13 +46,15 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
         return _inert(text, markdown)
 
     sc = report.scope
+    partial = [c for c in report.coverage if c.coverage_differs]
     out = [h("Scope"), *(f"{'- ' if markdown else ''}{line}" for line in (
         f"corpus:    {t(str(sc.corpus_name))} ({t(str(sc.corpus_id))})",
-        f"contracts: {sc.contracts}" + (f" (subset {t(sc.subset)})" if sc.subset else "")
-        + f"; matched across models and runs: {sc.matched_contracts}",
-        f"runs:      {', '.join(map(str, sc.runs))}",
+        f"contracts: {contracts_line(report)}",
+        f"matched:   {matched_line(report)}",
+        f"runs:      {', '.join(map(str, sc.runs))}" + _runs_asked(report),
         f"judge:     {t(sc.judge)}",
-        f"models:    {t(', '.join(sc.models))}")), ""]
+        f"models:    {t(', '.join(sc.models))}",
+        *(f"coverage:  {t(coverage_statement(c.model_dump(), sc.subset))}" for c in partial))), ""]
     out.append(h("Leaderboard (pooled over runs; rates in %)"))
     out.append(_table(
         ["model", "runs", "contracts", "n", "FAR", "FRR", "Acc", "HalTP", "HalGen", "JEq", "RDI [95% CI]", "missing"],
@@ -59,9 +62,9 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
           _pct(r.frr), _pct(r.acc), _pct(r.hal_tp), _pct(r.hal_gen), _pct(r.jeq),
           f"{_signed(r.rdi)} [{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]", str(r.missing_rows)]
          for r in report.leaderboard], markdown))
-    if any(r.coverage_differs for r in report.leaderboard):
-        out.append(f"* coverage differs from the {sc.matched_contracts} matched contracts; the composite uses only "
-                   "the matched contracts x runs")
+    if partial:
+        out.append("* coverage differs from the matched cells (see coverage above); each row is on the system's own "
+                   "cells, and the composite ranks only the systems that cover the matched cells, on those cells")
     out.append("")
     out.append(h("Typed HalTP by category (%), with Gap (pp)"))
     categories = ["numeric", "obligation", "factual", "temporal"]
@@ -81,10 +84,14 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     out.append(h("Composite rank (weighted mean rank; lower is better)"))
     schemes = list(dict.fromkeys(c.scheme for c in report.composite))
     score = {(c.scheme, c.model): c for c in report.composite}
+    ranked = {c.model for c in report.coverage if c.ranked}
     out.append(_table(["model", *schemes],
-                      [[m.model, *(f"{score[(s, m.model)].score:.2f} (#{score[(s, m.model)].rank})"
-                                   if score.get((s, m.model)) and score[(s, m.model)].score is not None else "-"
-                                   for s in schemes)] for m in report.leaderboard], markdown))
+                      [[m.model + ("" if m.model in ranked else " (not ranked)"),
+                        *(f"{score[(s, m.model)].score:.2f} (#{score[(s, m.model)].rank})"
+                          if score.get((s, m.model)) and score[(s, m.model)].score is not None else "-"
+                          for s in schemes)] for m in report.leaderboard], markdown))
+    if not ranked:
+        out.append("no system covers every matched cell: nothing is ranked (see the comparable_scope check)")
     out.append("")
     out.append(h("Per run"))
     out.append(_table(["model", "run", "n", "FAR", "FRR", "Acc", "HalTP", "JEq", "RDI", "missing"],
@@ -106,6 +113,29 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     out.extend(f"{'- ' if markdown else ''}[{'PASS' if c.passed else 'FAIL'}] {t(c.name)}: {t(c.summary)}"
                for c in checks)
     return "\n".join(out) + "\n"
+
+
+def contracts_line(report: Report) -> str:
+    """How many of the contracts the scope asks for some system covers: "N of M subset contracts"."""
+    sc = report.scope
+    asked = report.coverage[0].contracts_asked if report.coverage else sc.contracts
+    what = f"subset {sc.subset} contracts" if sc.subset else "corpus contracts"
+    return f"{sc.contracts} of {asked} {what} covered"
+
+
+def matched_line(report: Report) -> str:
+    """The matched cells and how many systems the cross-model figures rank on them."""
+    first = report.coverage[0] if report.coverage else None
+    if first is None or not first.matched_cells:
+        return "none: no (contract, run) cell is covered by every system, so nothing is ranked"
+    ranked = sum(c.ranked for c in report.coverage)
+    return (f"{first.matched_contracts} contracts x runs {', '.join(map(str, first.matched_runs))}; cross-model "
+            f"figures rank the {ranked} of {len(report.coverage)} systems that cover them")
+
+
+def _runs_asked(report: Report) -> str:
+    asked = report.coverage[0].runs_asked if report.coverage else []
+    return "" if not asked or asked == report.scope.runs else f" (asked: {', '.join(map(str, asked))})"
 
 
 def render_json(report: Report) -> str:

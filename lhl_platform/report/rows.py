@@ -17,6 +17,7 @@ from lhl_platform.report.marts import (
     RdiRow,
     RunRow,
     RunSummaryRow,
+    ScopeCoverageRow,
     UsageRow,
 )
 from lhl_platform.report.stats import Provenance, Statistics
@@ -42,8 +43,11 @@ class Report(BaseModel):
     judge_validation: list[JudgeValidationRow] = []  # the scope's judge on the dissociation suite, when validated
     provenance: Provenance | None = None
     statistics: Statistics | None = None
+    # What each system covers of the scope (`scope_coverage`), the one statement the header, the leaderboard, the
+    # checks, the HTML and `lhl publish` read. Last, so the sections before it keep their place in the JSON.
+    coverage: list[ScopeCoverageRow] = []
 
 
 __all__ = ["METRIC_COLUMNS", "CategoryRow", "ClauseRow", "CompositeRow", "DebateCategoryRow", "DebateEffectRow",
            "GapRow", "JudgeValidationRow", "LeaderboardRow", "MetricRow", "Provenance", "RdiRow", "Report", "RunRow",
-           "RunSummaryRow", "Statistics", "UsageRow"]
+           "RunSummaryRow", "ScopeCoverageRow", "Statistics", "UsageRow"]

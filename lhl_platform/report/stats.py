@@ -40,7 +40,8 @@ from lhl_platform.stats import nan_to_null
 from lhl_platform.stats.bootstrap import LEVEL, _rng, proportion_interval
 
 # Count columns of `contract_counts`, in this order along the last axis of every count array.
-COUNTS = ("tp", "fp", "fn", "tn", "supported", "contradicted", "n_extra_condition", "n_missing_condition", "n_scope")
+COUNTS = ("tp", "fp", "fn", "tn", "supported", "contradicted", "n_extra_condition", "n_missing_condition", "n_scope",
+          "judged")
 _C = {name: i for i, name in enumerate(COUNTS)}
 
 # Each rate as (numerator counts, denominator counts); docs/method.md, section 5.
@@ -57,6 +58,8 @@ RATE_PARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 INTERVAL_METRICS = tuple(RATE_PARTS)
 COMPARED_METRICS = ("hal_tp", "hal_gen", "far", "frr", "acc", "jeq", "rdi")
+# Rates over TPs that need the judge's verdicts: undefined where it labelled none of the TPs (`judged_tp` in SQL).
+CONTENT_METRICS = ("hal_tp", "hal_gen", "jeq")
 
 # Composite schemes (docs/method.md, section 9): weights in the order FAR, FRR, Acc, HalGen, JEq.
 COMPOSITE_METRICS = ("far", "frr", "acc", "hal_gen", "jeq")
@@ -86,7 +89,10 @@ def rates(sums: np.ndarray, metrics: Sequence[str] = INTERVAL_METRICS) -> np.nda
                 den = sums[..., _C["contradicted"]]
             else:
                 num, den = sums @ _combine(RATE_PARTS[metric][0]), sums @ _combine(RATE_PARTS[metric][1])
-            out.append(np.where(den > 0, num / np.where(den > 0, den, 1), np.nan))
+            defined = den > 0
+            if metric in CONTENT_METRICS:
+                defined &= ~((sums[..., _C["tp"]] > 0) & (sums[..., _C["judged"]] == 0))
+            out.append(np.where(defined, num / np.where(den > 0, den, 1), np.nan))
     return np.stack(out, axis=-1)
 
 
@@ -197,6 +203,8 @@ def _group_intervals(model: str, labels: list[tuple[int | None, str | None]], pe
         low, high = np.full(values.shape, np.nan), np.full(values.shape, np.nan)
         for g, (run, category) in enumerate(labels):
             for j, metric in enumerate(INTERVAL_METRICS):
+                if np.isnan(values[g, j]):
+                    continue  # undefined (nothing measured): no interval either
                 lo, hi = proportion_interval(int(numerators[g, j]), int(denominators[g, j]), resamples=resamples,
                                              seed=seed, key=f"{model}|{run}|{category}|{metric}")
                 low[g, j], high[g, j] = (np.nan if lo is None else lo), (np.nan if hi is None else hi)
@@ -288,6 +296,17 @@ def paired_differences(cube: CountCube, a: str, b: str, *, resamples: int, seed:
                    diff=_none(values[0][j] - values[1][j]), ci_low=_none(low[j]), ci_high=_none(high[j]))
             for j, metric in enumerate(COMPARED_METRICS)]
     return rows, int(population.size), int(both.sum())
+
+
+def unlabelled(cube: CountCube, a: str, b: str) -> list[str]:
+    """Which of the two models have true positives on their paired cells of which the judge labelled none."""
+    both = cube.cells[cube.models.index(a)] & cube.cells[cube.models.index(b)]
+    out = []
+    for model in (a, b):
+        sums = (cube.counts[cube.models.index(model)].sum(axis=1) * both[:, :, None]).sum(axis=(0, 1))
+        if sums[_C["tp"]] > 0 and sums[_C["judged"]] == 0:
+            out.append(model)
+    return out
 
 
 # --- what the report adds ------------------------------------------------------------------------------------

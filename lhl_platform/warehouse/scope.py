@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import duckdb
@@ -37,8 +38,9 @@ class Scope(BaseModel):
     runs: list[int]
     judge: str
     models: list[str]
-    contracts: int = Field(description="distinct contracts with any outcome in scope")
-    matched_contracts: int = Field(description="contracts every compared model has in every selected run")
+    contracts: int = Field(description="distinct contracts some system in scope covers")
+    matched_contracts: int = Field(description="contracts of the matched cells, on which cross-model figures rank "
+                                               "the systems that cover them")
 
 
 def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> Any:
@@ -79,8 +81,11 @@ def apply_scope(con: duckdb.DuckDBPyConnection, request: ScopeRequest, temp: boo
         contracts = _column(con, """select contract_id from oracle where corpus_id = ?
                                     union select contract_id from int_audit_scope where corpus_id = ?""",
                             [corpus_id, corpus_id])
+    # Default runs: every run audited on the corpus, for the models asked for when they are named.
     runs = list(request.runs) if request.runs is not None else _column(
-        con, "select distinct run from int_audit_scope where corpus_id = ? order by run", [corpus_id])
+        con, "select distinct run from int_audit_scope where corpus_id = ? "
+             "and (?::boolean or list_contains(?::varchar[], model)) order by run",
+        [corpus_id, request.models is None, list(request.models or [])])
     models = list(request.models) if request.models is not None else _column(
         con, "select distinct model from int_audit_scope where corpus_id = ? order by model", [corpus_id])
     con.execute(f"create or replace {kind} scope as select ?::varchar as corpus_id, ?::varchar as corpus_name, "
@@ -102,5 +107,62 @@ def resolved_scope(con: duckdb.DuckDBPyConnection) -> Scope:
         corpus_id=corpus_id, corpus_name=corpus_name, subset=subset, judge=judge,
         runs=_column(con, "select distinct run from audit_scope order by run", []),
         models=_column(con, "select model from leaderboard order by model", []),
-        contracts=int(_one(con, "select count(distinct contract_id) from instance_outcomes") or 0),
+        contracts=int(_one(con, "select count(distinct contract_id) from audit_scope") or 0),
         matched_contracts=int(_one(con, "select count(distinct contract_id) from matched_cells") or 0))
+
+
+def known_judges(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The built-in judge, every judge ever registered, and every judge with a recorded verdict."""
+    return _column(con, """select 'rubric' union select name from stg_model_registered where role = 'judge'
+                           union select judge from stg_verdicts union select judge from stg_debate_verdicts
+                           order by 1""", [])
+
+
+def check_names(con: duckdb.DuckDBPyConnection) -> None:
+    """An unknown judge or model in the scope is an error naming it: a typo must never read as a model that makes
+    no mistakes (a judge nobody registered has labelled nothing) or as an empty audit."""
+    judge = str(_one(con, "select judge from scope"))
+    judges = known_judges(con)
+    if judge not in judges:
+        raise ScopeError(f"unknown judge {judge!r} (judges: {', '.join(judges)}); register one with "
+                         "`lhl models add NAME --provider P --model-id ID --role judge`")
+    unknown = _column(con, """select model from scope_models
+                              where model not in (select model from int_audit_scope union select model from stg_imports
+                                                  union select name from stg_model_registered)
+                              order by model""", [])
+    if unknown:
+        corpus = _one(con, "select corpus_name from scope")
+        audited = _column(con, "select distinct model from int_audit_scope where corpus_id = (select corpus_id from "
+                               "scope) order by model", [])
+        raise ScopeError(f"unknown model{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} (audited "
+                         f"in corpus {corpus}: {', '.join(audited) or 'none'}); see `lhl models list`")
+
+
+def coverage_statement(row: Mapping[str, Any], subset: str | None) -> str:
+    """One system's coverage of the scope as one line, from its `scope_coverage` row: what the scope asks for, what
+    the system covers and lacks, its missing rows, and whether the cross-model figures rank it."""
+    asked = row["contracts_asked"]
+    what = f"subset {subset} contracts" if subset else "corpus contracts"
+    runs_asked, runs_covered = list(row["runs_asked"] or []), list(row["runs_covered"] or [])
+    runs = (f"run{'s' if len(runs_covered) != 1 else ''} {', '.join(map(str, runs_covered)) or 'none'}"
+            + ("" if runs_covered == runs_asked else f" of {', '.join(map(str, runs_asked)) or 'none'}"))
+    parts = [f"{row['contracts_covered']} of {asked} {what}"
+             + ("" if row["contracts_complete"] == row["contracts_covered"] or runs_covered != runs_asked
+                else f" ({row['contracts_complete']} in every run)"), runs]
+    if row["missing_rows"]:
+        parts.append(f"{row['missing_rows']} of {row['nominal_rows']} rows missing")
+    if row["ranked"]:
+        parts.append("ranked" + (f" (covers {row['cells'] - row['matched_cells']} cells beyond the matched ones)"
+                                 if row["coverage_differs"] else ""))
+    else:
+        parts.append(f"partial, not ranked: lacks matched cells (the matched set is {row['matched_contracts']} "
+                     f"contracts x runs {', '.join(map(str, row['matched_runs']))})" if row["matched_cells"]
+                     else "not ranked: no cell is covered by every system")
+        fewer = row["contracts_covered"] < row["matched_contracts"]
+        if row["cells"] and (row["own_subset"] or not fewer):  # where it is seen beside the others: what it covers
+            own = f"--subset {row['own_subset']} " if fewer and row["own_subset"] != subset else ""
+            parts.append(f"its own scope: `lhl report {own}--runs {','.join(map(str, runs_covered))}`")
+        elif row["cells"]:
+            parts.append("no stored subset holds just its contracts (`lhl subset create NAME --contracts FILE` "
+                         "stores one for its own scope)")
+    return f"{row['model']}: " + "; ".join(parts)

@@ -29,7 +29,7 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.audit import select_contracts
     from lhl_platform.clause.stages import partition_settings
     from lhl_platform.factory import build_model
-    from lhl_platform.registry import get_model
+    from lhl_platform.registry import get_judge, get_model
     from orchestration.launch import audit, submit
     from orchestration.runs import audit_launch
 
@@ -41,25 +41,39 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
     # Each model's registered audit settings (params.audit), overridden by the flags given here.
     settings = {m: partition_settings(home, m, judge=args.judge, contracts=args.contracts, subset=args.subset)
                 for m in models}
+    for name in models:
+        get_model(home, name)  # an unknown model or judge is an error naming it, dry run or not
+    for judge in dict.fromkeys(s.judge for s in settings.values()):
+        get_judge(home, judge)
     first = settings[models[0]]
     contracts = select_contracts(home, first.contracts, first.subset)
+    if args.contracts is not None and len(contracts) < args.contracts:
+        raise CliError(f"--contracts {args.contracts} is more than the {len(contracts)} contracts of the active "
+                       f"corpus; give at most {len(contracts)}, or leave it out to audit all of them")
+    # --judge re-judges what is recorded: a partition with extractions calls only the judge, unless asked to extract
+    # the contracts it lacks (with a paid model, that is money).
+    rejudge = args.judge is not None and not args.extract_missing
     if args.dry_run:
-        return _print_estimate(home, models, runs, contracts, first.judge)
+        return _print_estimate(home, models, runs, contracts, first.judge, rejudge)
     for name in dict.fromkeys([*models, *(s.judge for s in settings.values())]):
-        build_model(get_model(home, name))  # unknown model or missing API key: fail before any work
+        build_model(get_model(home, name))  # a missing API key: fail before any work
     if args.queue and args.batch:
         raise CliError("--batch runs here and waits for the provider; for queued runs set LHL_AUDIT_BATCH=1 in the "
                        "daemon's environment")
     if args.queue:
-        launches = [audit_launch(home, m, r, "cli", judge=args.judge, contracts=args.contracts, subset=args.subset)
-                    for r in runs for m in models]
+        launches = [audit_launch(home, m, r, "cli", judge=args.judge, contracts=args.contracts, subset=args.subset,
+                                 rejudge=rejudge) for r in runs for m in models]
         ids = submit(home, launches)
         print(f"queued {len(ids)} partition run(s) for the daemon of {home.root} (`lhl daemon`); the marts, checks "
               "and drift are rebuilt once they have finished")
         return 0
+    if rejudge:
+        for line in _rejudge_lines(home, models, runs, contracts):
+            print(line)
     started = time.perf_counter()
     with _batch_mode(args.batch):
-        audit(home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge)
+        audit(home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge,
+              rejudge=rejudge)
     print(f"audit finished in {time.perf_counter() - started:.1f}s; see `lhl report` (or `lhl ui` for lineage)")
     return 0
 
@@ -131,14 +145,40 @@ def _batch_mode(on: bool) -> Iterator[None]:
             os.environ[BATCH_ENV] = before
 
 
-def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: list[Contract], judge: str) -> int:
+def _rejudge_lines(home: Home, models: list[str], runs: list[int], contracts: list[Contract]) -> list[str]:
+    """What re-judging does per partition: which are only judged, and what they leave unextracted."""
+    from lhl_platform.clause.stages import has_extractions
+    from lhl_platform.estimate import recorded_contracts
+
+    lines = []
+    for model in models:
+        for run in runs:
+            if not has_extractions(home, model, run):
+                lines.append(f"{model} run {run}: nothing recorded yet, so it is extracted and judged in full")
+                continue
+            recorded = recorded_contracts(home, model, run)
+            lacking = sum(c.contract_id not in recorded for c in contracts)
+            lines.append(f"{model} run {run}: re-judging its {len(recorded)} recorded contracts, no extraction call"
+                         + (f"; {lacking} selected contracts are not extracted (--extract-missing extracts them)"
+                            if lacking else ""))
+    return lines
+
+
+def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: list[Contract], judge: str,
+                    rejudge: bool = False) -> int:
     from lhl_platform.estimate import estimate_audit
 
-    rows = estimate_audit(home, models, runs, contracts, judge)
+    rows = estimate_audit(home, models, runs, contracts, judge, rejudge=rejudge)
     print(f"Dry run: {len(contracts)} contracts x {len(runs)} run(s); nothing is called. Tokens are estimates "
           "(about 4 characters per token); work already in the event log is not counted. Extraction cost "
           "interactive (instructions read from the prompt cache after the first call) and with --batch (batch "
           "prices, no cache hits assumed).")
+    for r in rows:
+        if r.rejudge:
+            print(f"{r.model} run {r.run}: re-judging its recorded extractions, no extraction call"
+                  + (f"; {r.not_extracted} selected contracts are not extracted: --extract-missing would extract "
+                     f"them ({r.not_extracted:,} calls, about ${r.extract_missing_cost_usd:,.2f} interactive)"
+                     if r.not_extracted else ""))
     print(f"{'model':<20} {'run':>3} {'calls':>7} {'input tok':>12} {'output tok':>11} {'interactive':>12} "
           f"{'--batch':>10}  {'judge calls':>11} {'judge cost':>10}")
     for r in rows:
@@ -227,7 +267,10 @@ def register(cli: Cli) -> None:
     au.add_argument("--contracts", type=int, help="only the first N contracts (by id)")
     au.add_argument("--subset", help="a stored subset (lhl subset create)")
     au.add_argument("--judge", help="evaluation judge (default: the model's registered audit judge, else the primary "
-                    "judge, else the offline rubric judge)")
+                    "judge, else the offline rubric judge); with --judge, a partition that has recorded extractions "
+                    "is re-judged only: no extraction call")
+    au.add_argument("--extract-missing", action="store_true",
+                    help="with --judge: also extract the selected contracts a partition has not recorded yet")
     au.add_argument("--queue", action="store_true", help="queue the partition runs for the daemon (`lhl daemon`) "
                     "instead of running them here")
     au.add_argument("--dry-run", action="store_true", help="estimate calls, tokens and cost (interactive and with "

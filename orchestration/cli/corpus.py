@@ -29,9 +29,7 @@ def cmd_subset_create(args: argparse.Namespace, home: Home) -> int:
 
     subset: Subset
     if args.contracts:
-        # Ids are kept exactly as written (a few CUAD ids end in a space); only blank lines are skipped.
-        ids = [line for line in Path(args.contracts).read_text(encoding="utf-8").splitlines() if line.strip()]
-        subset = listed_subset(home, args.name, ids)
+        subset = listed_subset(home, args.name, _listed_ids(Path(args.contracts)))
         how = f"listed in {args.contracts}"
     elif args.size is not None:
         subset = draw_subset(load_corpus(home), args.name, args.size, args.seed, args.stratify)
@@ -47,9 +45,31 @@ def cmd_import(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.importer import import_outcomes
     from lhl_platform.warehouse.build import build_warehouse
 
-    rows, written = import_outcomes(home, Path(args.file))
+    listed = _listed_ids(Path(args.contracts)) if args.contracts else None
+    rows, written = import_outcomes(home, Path(args.file), subset=args.subset, contracts=listed)
     build_warehouse(home)
-    print(f"imported {rows} rows ({written} new, {rows - written} already recorded); SQL models rebuilt")
+    covers = (f"subset {args.subset}" if args.subset else f"the {len(listed or [])} contracts of {args.contracts}"
+              if args.contracts else "every contract of the file")
+    print(f"imported {rows} rows ({written} new, {rows - written} already recorded); each (model, run) covers "
+          f"{covers}, so what a model lacks there counts as missing rows; SQL models rebuilt")
+    return 0
+
+
+def _listed_ids(path: Path) -> list[str]:
+    # Ids are kept exactly as written (a few CUAD ids end in a space); only blank lines are skipped.
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def cmd_subset_list(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.corpus.subsets import stored_subsets
+
+    subsets = stored_subsets(home)
+    if not subsets:
+        print("no subsets stored; create one with `lhl subset create NAME --size N` or `--contracts FILE`")
+    for s in sorted(subsets.values(), key=lambda s: s.name):
+        how = (f"seed {s.seed}" + (f", stratified by {s.stratified_by}" if s.stratified_by else "")
+               if s.seed is not None else "listed")
+        print(f"{s.name:<24} {len(s.contract_ids):>5} contracts  ({how})")
     return 0
 
 
@@ -67,7 +87,13 @@ def register(cli: Cli) -> None:
     sc.add_argument("--seed", type=int, default=0)
     sc.add_argument("--stratify", choices=["numeric", "temporal", "factual", "obligation"],
                     help="keep the share of contracts holding this category's clauses")
+    cli.add("list", cmd_subset_list, "list the stored subsets (name, size, how drawn)", "subset")
 
     cli.group("import", "bring outcomes scored elsewhere")
     imp = cli.add("outcomes", cmd_import, "import instance outcomes from CSV or Parquet", "import")
     imp.add_argument("file")
+    covers = imp.add_mutually_exclusive_group()
+    covers.add_argument("--subset", help="the stored subset every (model, run) of the import covers (default: every "
+                                         "contract of the file, whichever model's rows name it)")
+    covers.add_argument("--contracts", help="FILE with one contract id per line: the contracts every (model, run) of "
+                                            "the import covers")

@@ -65,18 +65,38 @@ def launch_debate(home: Home, backbone: str, runs: Sequence[int], subset: str, c
         instance.dispose()
 
 
-def _missing_baselines(home: Home, backbone: str, runs: Sequence[int], contract_ids: set[str]) -> list[int]:
-    from lhl_platform.domain.taxonomy import CLAUSE_TYPES
-    from lhl_platform.extraction.engine import extraction_stream, instance_key
+def baselines(home: Home, backbone: str, runs: Sequence[int], contract_ids: set[str],
+              corpus_id: str) -> dict[int, set[tuple[str, str]]]:
+    """Per run, the (contract, clause type) instances of these contracts the backbone has an extraction of in the
+    corpus: a debate decides these and only these."""
+    from lhl_platform.judging.engine import recorded_extractions
 
-    missing = []
     streams = set(home.events.streams())
-    for run in runs:
-        stream = extraction_stream(backbone, run)
-        have = home.events.keys(stream) if stream in streams else set()
-        if not any(instance_key(backbone, run, cid, t) in have for cid in contract_ids for t in CLAUSE_TYPES):
-            missing.append(run)
-    return missing
+    from lhl_platform.extraction.engine import extraction_stream
+
+    return {run: {(x.contract_id, x.clause_type) for x in recorded_extractions(home.events, backbone, run)
+                  if x.corpus_id == corpus_id and x.contract_id in contract_ids}
+            if extraction_stream(backbone, run) in streams else set() for run in runs}
+
+
+def baseline_lines(backbone: str, subset: str, contract_ids: set[str], found: dict[int, set[tuple[str, str]]]
+                   ) -> list[str]:
+    """What a debate of the subset decides per run, and what it cannot (no baseline), with the command that
+    would audit those contracts first."""
+    from lhl_platform.domain.taxonomy import CLAUSE_TYPES
+
+    total = len(contract_ids) * len(CLAUSE_TYPES)
+    lines = []
+    for run, instances in found.items():
+        lacking = total - len(instances)
+        contracts = len(contract_ids - {cid for cid, _ in instances})
+        line = (f"run {run}: {len(instances):,} of the {total:,} instances of subset {subset} have a baseline of "
+                f"{backbone} and are debated")
+        if lacking:
+            line += (f"; {lacking:,} lack one ({contracts} of {len(contract_ids)} contracts without any) and are not "
+                     f"debated: `lhl audit --models {backbone} --runs {run} --subset {subset}` extracts them first")
+        lines.append(line)
+    return lines
 
 
 def _pct(value: float | None) -> str:
@@ -92,21 +112,26 @@ def _print_estimate(home: Home, backbone: str, runs: list[int], subset: str, con
     from lhl_platform.debate.calibration import latest_calibration
     from lhl_platform.debate.config import GENERIC
     from lhl_platform.debate.estimate import EXPECTED_CALLS, MAX_CALLS, estimate_debate
-    from lhl_platform.registry import get_model, primary_judge
+    from lhl_platform.registry import get_judge, primary_judge
 
     inputs = resolve(home, backbone, subset=subset)
-    judge_spec = get_model(home, judge or primary_judge(home))
+    judge_spec = get_judge(home, judge or primary_judge(home))
     chosen = GENERIC if config == "generic" else getattr(latest_calibration(home.events, backbone), "config", None)
+    ids = {c.contract_id for c in inputs.contracts}
+    found = baselines(home, backbone, runs, ids, inputs.corpus_id)
     rows = estimate_debate(home.events, inputs.spec, runs, inputs.contracts, inputs.corpus.oracle, judge_spec,
-                           chosen)
-    print(f"Dry run: {backbone} debating {len(inputs.contracts)} contracts x 41 clause types of subset {subset} "
-          f"x {len(runs)} run(s), config {config}; nothing is called. About {EXPECTED_CALLS:.2f} calls per "
-          f"instance expected (4 to {MAX_CALLS}); tokens at about 4 characters per token; instances already "
-          "decided are not counted.")
-    print(f"{'run':>3} {'instances':>9} {'done':>6} {'calls':>8} {'at most':>8} {'input tok':>12} {'output tok':>11} "
-          f"{'cost':>10} {'at most':>10}  {'judge calls':>11} {'judge cost':>10}")
+                           chosen, found)
+    print(f"Dry run: {backbone} debating the instances with a baseline among the {len(inputs.contracts)} contracts "
+          f"x 41 clause types of subset {subset} x {len(runs)} run(s), config {config}; nothing is called. About "
+          f"{EXPECTED_CALLS:.2f} calls per instance expected (4 to {MAX_CALLS}); tokens at about 4 characters per "
+          "token; instances already decided are not counted.")
+    for line in baseline_lines(backbone, subset, ids, found):
+        print(line)
+    print(f"{'run':>3} {'instances':>9} {'no base':>7} {'done':>6} {'calls':>8} {'at most':>8} {'input tok':>12} "
+          f"{'output tok':>11} {'cost':>10} {'at most':>10}  {'judge calls':>11} {'judge cost':>10}")
     for r in rows:
-        print(f"{r.run:>3} {r.instances:>9,} {r.already_decided:>6,} {r.calls:>8,} {r.max_calls:>8,} "
+        print(f"{r.run:>3} {r.instances:>9,} {r.without_baseline:>7,} {r.already_decided:>6,} {r.calls:>8,} "
+              f"{r.max_calls:>8,} "
               f"{r.input_tokens:>12,} {r.output_tokens:>11,} ${r.cost_usd:>9.2f} ${r.max_cost_usd:>9.2f}  "
               f"{r.judge_calls:>11,} ${r.judge_cost_usd:>9.2f}")
     total = sum(r.cost_usd + r.judge_cost_usd for r in rows)
@@ -119,8 +144,9 @@ def _print_estimate(home: Home, backbone: str, runs: list[int], subset: str, con
 
 def cmd_debate(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.audit import select_contracts
+    from lhl_platform.corpus.store import active_corpus_id
     from lhl_platform.factory import build_model
-    from lhl_platform.registry import get_model, primary_judge
+    from lhl_platform.registry import get_judge, get_model, primary_judge
     from lhl_platform.report.build import build_report
 
     runs = parse_runs(args.runs)
@@ -128,17 +154,21 @@ def cmd_debate(args: argparse.Namespace, home: Home) -> int:
     if spec.role != "extractor":
         raise CliError(f"{args.backbone} is registered as a {spec.role}; a debate needs an extractor backbone")
     contracts = select_contracts(home, subset=args.subset)
+    judge = get_judge(home, args.judge or primary_judge(home))  # an unknown judge is an error, dry run or not
     if args.dry_run:
         return _print_estimate(home, args.backbone, runs, args.subset, args.config, args.judge)
-    judge = get_model(home, args.judge or primary_judge(home))
     if spec.provider != "offline":
         build_model(spec)  # a missing API key fails here, before any work
     build_model(judge)
-    missing = _missing_baselines(home, args.backbone, runs, {c.contract_id for c in contracts})
+    ids = {c.contract_id for c in contracts}
+    found = baselines(home, args.backbone, runs, ids, active_corpus_id(home))
+    missing = [run for run, instances in found.items() if not instances]
     if missing:
         raise CliError(f"{args.backbone} has no extractions of subset {args.subset} in run(s) "
                        f"{', '.join(map(str, missing))}; audit first: lhl audit --models {args.backbone} "
                        f"--runs {','.join(map(str, missing))} --subset {args.subset}")
+    for line in baseline_lines(args.backbone, args.subset, ids, found):  # before any call, not after
+        print(line)
     if args.queue:
         from orchestration.launch import submit
 
@@ -153,8 +183,9 @@ def cmd_debate(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.report.render import render_debate_effects
 
     print(render_debate_effects(rows))
-    print(f"debate finished in {time.perf_counter() - started:.1f}s; see `lhl report` (the debate system is ranked "
-          f"as {args.backbone}+debate) or `lhl ui` for lineage")
+    print(f"debate finished in {time.perf_counter() - started:.1f}s; see `lhl report --subset {args.subset} --runs "
+          f"{','.join(map(str, runs))}`, the scope it covers, where {args.backbone}+debate is ranked beside its base "
+          "(in a wider scope it is listed with its coverage), or `lhl ui` for lineage")
     return 0
 
 

@@ -84,7 +84,8 @@ def report(exc: BaseException, home: Home, command: str, expected: tuple[type[Ba
     """The line to print for a failed command (redacted and printable), after logging its traceback; it
     points to the log unless the error is one written for the user (`expected`)."""
     logged = log_failure(exc, home, command)
-    line = describe(exc, home, command)
+    # A message written for the user is the whole line (no class name before it).
+    line = (_flat(str(exc)) or type(exc).__name__) if isinstance(exc, expected) else describe(exc, home, command)
     if logged is not None and not isinstance(exc, EXPECTED + expected):
         line += f" (traceback in {logged})"
     return printable(redact(line))

@@ -14,9 +14,9 @@ from orchestration.cli.app import Cli, CliError
 def cmd_judge(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.factory import build_model
     from lhl_platform.judging.single import judge_pairs
-    from lhl_platform.registry import get_model
+    from lhl_platform.registry import get_judge
 
-    spec = get_model(home, args.judge)
+    spec = get_judge(home, args.judge)
     model = build_model(spec)
     if args.pairs:
         lines = Path(args.pairs).read_text(encoding="utf-8").splitlines()
@@ -47,9 +47,10 @@ def cmd_judge_primary(args: argparse.Namespace, home: Home) -> int:
 
 def cmd_judge_validate(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.lexflip.validate import validate_judge
-    from lhl_platform.registry import primary_judge
+    from lhl_platform.registry import get_judge, primary_judge
 
     judge = args.judge or primary_judge(home)
+    get_judge(home, judge)  # an unknown judge is an error naming the judges there are
     result = validate_judge(home, judge, seed=args.seed, per_kind=args.per_kind)
     if args.format == "json":
         print(result.model_dump_json(indent=2, exclude={"outcomes"}))

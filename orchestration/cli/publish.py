@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
+from lhl_platform.domain.text import printable
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError
 from orchestration.cli.report import add_scope_options, scope_request
@@ -13,7 +15,7 @@ from orchestration.cli.suites import chosen_suite, suite_request
 def cmd_publish(args: argparse.Namespace, home: Home) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
-    from lhl_platform.report.build import build_report
+    from lhl_platform.report.build import build_report_with_checks
     from lhl_platform.report.publish import masked, publish, resolve_url
 
     if not home.events.has_events():
@@ -26,9 +28,16 @@ def cmd_publish(args: argparse.Namespace, home: Home) -> int:
 
             summary = publish_suite(build_suite_report(home, suite, suite_request(args, suite)), suite, url)
         else:
-            report = build_report(home, scope_request(args), resamples=args.resamples, seed=args.seed,
-                                  cluster=args.bootstrap == "contract")
-            summary = publish(report, url)
+            report, checks = build_report_with_checks(home, scope_request(args), resamples=args.resamples,
+                                                      seed=args.seed, cluster=args.bootstrap == "contract")
+            failing = [c for c in checks if not c.passed]
+            named = "; ".join(f"{c.name}: {c.summary}" for c in failing)
+            if failing and args.strict:
+                raise CliError(f"not published (--strict): {len(failing)} check(s) fail in this scope: {named}")
+            summary = publish(report, url, checks=checks)
+            if failing:  # published with the rows (publication_checks); a reader must not miss them either
+                print(f"lhl: warning: {len(failing)} check(s) fail in this scope, published with the rows in "
+                      f"publication_checks (--strict refuses to publish): {printable(named)}", file=sys.stderr)
     except SQLAlchemyError as exc:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         raise CliError(f"publishing to {masked(url)} failed: {reason}") from None
@@ -51,3 +60,6 @@ def register(cli: Cli) -> None:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--bootstrap", choices=["instance", "contract"], default="instance",
                    help="resampling unit for the intervals: instances (default) or contracts")
+    p.add_argument("--strict", action="store_true",
+                   help="publish nothing (non-zero exit) when a check fails; by default the check results are "
+                        "published with the rows and a failing one is a warning")

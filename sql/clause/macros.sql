@@ -6,3 +6,6 @@ create or replace macro hal_tp(contradicted, tp) as ratio(contradicted, tp);
 create or replace macro hal_gen(contradicted, fp, tp) as ratio(contradicted + fp, tp + fp);
 create or replace macro jeq(supported, tp, fn) as ratio(supported, tp + fn);
 create or replace macro rdi(n_extra, n_missing, contradicted) as ratio(n_extra - n_missing, contradicted);
+-- The TPs behind a content rate: null when the report's judge labelled none of them, so HalTP, HalGen and JEq are
+-- null rather than 0 where nothing was judged (a judge with no verdicts in scope measured nothing).
+create or replace macro judged_tp(tp, judged) as case when tp > 0 and judged = 0 then null else tp end;

@@ -9,6 +9,7 @@ with counts as (
         count(*) filter (where outcome = 'FP') as fp,
         count(*) filter (where outcome = 'FN') as fn,
         count(*) filter (where outcome = 'TN') as tn,
+        count(*) filter (where outcome = 'TP' and verdict is not null) as judged,
         count(*) filter (where outcome = 'TP' and verdict = 'supported') as supported,
         count(*) filter (where outcome = 'TP' and verdict = 'contradicted') as contradicted,
         count(*) filter (where outcome = 'TP' and verdict = 'contradicted' and mismatch_type = 'extra_condition')
@@ -20,6 +21,6 @@ with counts as (
     group by model, run, category, contract_id
 )
 select c.model, c.run, c.category, c.contract_id, m.contract_id is not null as matched, c.tp, c.fp, c.fn, c.tn,
-       c.supported, c.contradicted, c.n_extra_condition, c.n_missing_condition, c.n_scope
+       c.judged, c.supported, c.contradicted, c.n_extra_condition, c.n_missing_condition, c.n_scope
 from counts c
 left join matched_cells m on m.contract_id = c.contract_id and m.run = c.run

@@ -3,7 +3,8 @@
 -- false positives, misses, contradicted true positives, FAR, FRR, HalGen and RDI before and after (a debate that
 -- removes fabrications can also remove true clauses), how debates went (mean
 -- rounds, share settled in round 1, consensus and flip rates) and what a decision cost (calls and tokens,
--- reused calls at their recorded tokens). Rates are null where their denominator is zero.
+-- reused calls at their recorded tokens). Rates are null where their denominator is zero, HalGen also where the
+-- report's judge labelled none of the TPs.
 with counts as (
     select
         backbone, run, subset, config,
@@ -12,6 +13,7 @@ with counts as (
         count(*) filter (where outcome_base = 'FP') as fp_base,
         count(*) filter (where outcome_base = 'TN') as tn_base,
         count(*) filter (where outcome_base = 'FN') as fn_base,
+        count(*) filter (where outcome_base = 'TP' and verdict_base is not null) as judged_base,
         count(*) filter (where verdict_base = 'contradicted') as contradicted_base,
         count(*) filter (where verdict_base = 'contradicted' and mismatch_base = 'extra_condition') as extra_base,
         count(*) filter (where verdict_base = 'contradicted' and mismatch_base = 'missing_condition') as missing_base,
@@ -19,6 +21,7 @@ with counts as (
         count(*) filter (where outcome_debate = 'FP') as fp_debate,
         count(*) filter (where outcome_debate = 'TN') as tn_debate,
         count(*) filter (where outcome_debate = 'FN') as fn_debate,
+        count(*) filter (where outcome_debate = 'TP' and verdict_debate is not null) as judged_debate,
         count(*) filter (where verdict_debate = 'contradicted') as contradicted_debate,
         count(*) filter (where verdict_debate = 'contradicted' and mismatch_debate = 'extra_condition')
             as extra_debate,
@@ -38,8 +41,8 @@ select
     contradicted_debate,
     far(fp_base, tn_base) as far_base, far(fp_debate, tn_debate) as far_debate,
     frr(fn_base, tp_base) as frr_base, frr(fn_debate, tp_debate) as frr_debate,
-    hal_gen(contradicted_base, fp_base, tp_base) as hal_gen_base,
-    hal_gen(contradicted_debate, fp_debate, tp_debate) as hal_gen_debate,
+    hal_gen(contradicted_base, fp_base, judged_tp(tp_base, judged_base)) as hal_gen_base,
+    hal_gen(contradicted_debate, fp_debate, judged_tp(tp_debate, judged_debate)) as hal_gen_debate,
     rdi(extra_base, missing_base, contradicted_base) as rdi_base,
     rdi(extra_debate, missing_debate, contradicted_debate) as rdi_debate,
     mean_rounds, share_round1, consensus_rate, flip_rate, calls_per_decision, tokens_per_decision

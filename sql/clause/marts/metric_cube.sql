@@ -1,7 +1,9 @@
--- depends_on: instance_outcomes, missing_rows, matched_cells
+-- depends_on: instance_outcomes, missing_rows, matched_cells, scope_coverage
 -- Confusion counts and every rate at each reporting grain, in one pass: model (pooled over runs), run,
--- category, clause type, run x category, and model over the matched cells only (for cross-model ranks).
--- Missing rows are counted but excluded from every denominator; a zero denominator gives null.
+-- category, clause type, run x category, and model over the matched cells only (for cross-model ranks; only the
+-- systems that cover the matched cells). Missing rows are counted but excluded from every denominator; a zero
+-- denominator gives null, and so does a content rate (HalTP, HalGen, JEq) over TPs none of which the report's judge
+-- labelled: no verdict is no evidence.
 with all_rows as (
     select model, run, contract_id, category, clause_type, outcome, verdict, mismatch_type from instance_outcomes
     union all
@@ -10,7 +12,9 @@ with all_rows as (
 flagged as (
     select a.*, m.contract_id is not null as matched
     from all_rows a
-    left join matched_cells m on m.contract_id = a.contract_id and m.run = a.run
+    left join matched_cells m
+        on m.contract_id = a.contract_id and m.run = a.run
+       and a.model in (select model from scope_coverage where ranked)
 ),
 counts as (
     select
@@ -28,6 +32,7 @@ counts as (
         count(*) filter (where outcome = 'FP') as fp,
         count(*) filter (where outcome = 'FN') as fn,
         count(*) filter (where outcome = 'TN') as tn,
+        count(*) filter (where outcome = 'TP' and verdict is not null) as judged,
         count(*) filter (where outcome = 'TP' and verdict = 'supported') as supported,
         count(*) filter (where outcome = 'TP' and verdict = 'contradicted') as contradicted,
         count(*) filter (where outcome = 'TP' and verdict = 'contradicted' and mismatch_type = 'missing_condition')
@@ -42,10 +47,11 @@ counts as (
 )
 select
     level, model, run, category, clause_type, runs,
-    tp + fp + fn + tn as n, tp, fp, fn, tn, supported, contradicted, n_missing_condition, n_extra_condition,
-    n_scope, missing_rows,
-    far(fp, tn) as far, frr(fn, tp) as frr, acc(tp, fp, fn, tn) as acc, hal_tp(contradicted, tp) as hal_tp,
-    hal_gen(contradicted, fp, tp) as hal_gen, jeq(supported, tp, fn) as jeq,
+    tp + fp + fn + tn as n, tp, fp, fn, tn, judged, supported, contradicted, n_missing_condition,
+    n_extra_condition, n_scope, missing_rows,
+    far(fp, tn) as far, frr(fn, tp) as frr, acc(tp, fp, fn, tn) as acc,
+    hal_tp(contradicted, judged_tp(tp, judged)) as hal_tp,
+    hal_gen(contradicted, fp, judged_tp(tp, judged)) as hal_gen, jeq(supported, judged_tp(tp, judged), fn) as jeq,
     rdi(n_extra_condition, n_missing_condition, contradicted) as rdi
 from counts
 where level <> 'model_matched' or matched
