@@ -88,10 +88,12 @@ def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: lis
     job = next((j for j in suite.jobs if j.partitioning == "model_run"), None)
     if job is None:
         raise CliError(f"suite {suite.name} has no stage that audits a (model, run) partition")
-    for name in models:
+    if args.dry_run:  # never run (and spend) when only an estimate was asked for
+        raise CliError(f"--dry-run estimates the clause suite's audits; suite {suite.name} has no estimate")
+    for name in [*models, *([args.judge] if args.judge else [])]:
         build_model(get_model(home, name))  # unknown model or missing API key: fail before any work
-    # --item-set and --judge go to the stages whose config takes them (a suite's scope options).
-    given = {k: v for k, v in (("item_set", args.item_set), ("judge", args.judge)) if v}
+    # --item-set, --judge and --batch go to the stages whose config takes them.
+    given = {k: v for k, v in (("item_set", args.item_set), ("judge", args.judge), ("batch", args.batch)) if v}
     overrides = {stage: {k: v for k, v in given.items() if k in suite.stage(stage).config.model_fields}
                  for stage in job.stages}
     overrides = {stage: values for stage, values in overrides.items() if values}
