@@ -20,11 +20,12 @@ from typing import Any, Literal, Protocol
 import duckdb
 from pydantic import BaseModel, ConfigDict
 
+from lhl_platform.domain.models import ModelSpec
 from lhl_platform.factory import OfflineEntry
 from lhl_platform.home import Home
 from lhl_platform.progress import Progress
 from lhl_platform.quality.checks import CheckOutcome
-from lhl_platform.warehouse.suite_scope import SuiteScope
+from lhl_platform.warehouse.suite_scope import SuiteScope, SuiteScopeRequest
 
 Partitioning = Literal["model_run", "model", "none"]
 StageKind = Literal["items", "solve", "score", "mitigate", "profile", "derived"]
@@ -188,6 +189,15 @@ class Command:
 
 
 @dataclass(frozen=True)
+class Agreement:
+    """How `lhl judge agree A B --suite NAME` measures two judges on the responses both judged in the suite's
+    scope: `measure` gives a typed result (printed as JSON with `--format json`), `text` renders it."""
+
+    measure: Callable[[Home, str, str, SuiteScopeRequest], BaseModel]
+    text: Callable[[BaseModel], str]
+
+
+@dataclass(frozen=True)
 class ItemSet:
     """A set of items with gold a suite can run on (a corpus, an injected set), as `lhl suites` lists it."""
 
@@ -201,7 +211,8 @@ class ItemSet:
 class Suite:
     """A suite as the platform runs it. `sql` is its folder of SQL models (`intermediate/`, `marts/`,
     `macros.sql`); `sections` its report; `scope` the mart whose rows state the report's scope; `compare` the
-    metrics `lhl compare` pairs, from `units` (a mart with one row per model, run and unit)."""
+    metrics `lhl compare` pairs, from `units` (a mart with one row per model, run and unit); `agreement` how
+    two of its judges are compared; `demo_models` what `lhl demo` audits on it offline."""
 
     name: str
     title: str
@@ -217,6 +228,8 @@ class Suite:
     units: str = ""
     offline_models: Mapping[str, OfflineEntry] = field(default_factory=dict)
     scope: SuiteScope | None = None  # None: the clause suite's scope (corpus, subset, runs, models, judge)
+    agreement: Agreement | None = None  # `lhl judge agree A B --suite NAME`
+    demo_models: tuple[ModelSpec, ...] = ()  # offline models `lhl demo` audits on this suite (run 1), after the clause
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:

@@ -6,8 +6,8 @@ import argparse
 import contextlib
 import os
 import time
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from lhl_platform.domain.models import Contract
 from lhl_platform.home import Home
@@ -86,16 +86,21 @@ def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: lis
     """A suite's partition job for every (model, run), then the SQL models and checks; through the one run path."""
     from lhl_platform.factory import build_model
     from lhl_platform.registry import get_model
-    from orchestration.launch import ensure_partitions, execute, instance_for, materialize_metrics, submit
+    from orchestration.launch import submit
     from orchestration.runs import job_launch
 
     job = next((j for j in suite.jobs if j.partitioning == "model_run"), None)
     if job is None:
         raise CliError(f"suite {suite.name} has no stage that audits a (model, run) partition")
-    for name in models:
+    if args.dry_run:  # never run (and spend) when only an estimate was asked for
+        raise CliError(f"--dry-run estimates the clause suite's audits; suite {suite.name} has no estimate")
+    for name in [*models, *([args.judge] if args.judge else [])]:
         build_model(get_model(home, name))  # unknown model or missing API key: fail before any work
-    overrides = {stage: {"item_set": args.item_set} for stage in job.stages
-                 if "item_set" in suite.stage(stage).config.model_fields} if args.item_set else {}
+    # --item-set, --judge and --batch go to the stages whose config takes them.
+    given = {k: v for k, v in (("item_set", args.item_set), ("judge", args.judge), ("batch", args.batch)) if v}
+    overrides = {stage: {k: v for k, v in given.items() if k in suite.stage(stage).config.model_fields}
+                 for stage in job.stages}
+    overrides = {stage: values for stage, values in overrides.items() if values}
     launches = [job_launch(home, job.name, "cli", model=m, run=r, config=overrides,
                            run_key=f"{job.name}:{m}:{r}") for r in runs for m in models]
     if args.queue:
@@ -103,19 +108,27 @@ def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: lis
         print(f"queued {len(ids)} {suite.name} partition run(s) for the daemon of {home.root} (`lhl daemon`)")
         return 0
     started = time.perf_counter()
+    _run_partitions(home, suite, launches, models, runs, say=print)
+    print(f"{suite.name} audit finished in {time.perf_counter() - started:.1f}s; see "
+          f"`lhl report --suite {suite.name}`")
+    return 0
+
+
+def _run_partitions(home: Home, suite: Suite, launches: list[Any], models: list[str], runs: list[int], *,
+                    say: Callable[[str], None], metrics: bool = True) -> None:
+    from orchestration.launch import ensure_partitions, execute, instance_for, materialize_metrics
+
     instance = instance_for(home)
     try:
         ensure_partitions(instance, models, runs)
         for step, launch in enumerate(launches, start=1):
-            print(f"[{step}/{len(launches)}] {suite.name}: {launch.what} ...")
+            say(f"[{step}/{len(launches)}] {suite.name}: {launch.what} ...")
             execute(home, instance, launch)
-        print("building the SQL models and checks ...")
-        materialize_metrics(home, instance)
+        if metrics:
+            say("building the SQL models and checks ...")
+            materialize_metrics(home, instance)
     finally:
         instance.dispose()
-    print(f"{suite.name} audit finished in {time.perf_counter() - started:.1f}s; see "
-          f"`lhl report --suite {suite.name}`")
-    return 0
 
 
 @contextlib.contextmanager
@@ -192,6 +205,7 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.registry import add_model
     from lhl_platform.report.build import build_report_with_checks
     from lhl_platform.report.render import render_text
+    from lhl_platform.suites import suites
     from orchestration.cli.debate import demo_debate
     from orchestration.launch import audit, instance_for, materialize_corpus, validate_judges
 
@@ -216,12 +230,41 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     validate_judges(home)
     contractscrub.demo_contractscrub(home, say)  # ContractScrub beside the clause suite: offline, a few demo contracts
     demo_debate(home, runs, say=say)
+    summaries = [_demo_suite(home, suite, say) for suite in suites() if suite.demo_models]
     report, checks = build_report_with_checks(home)
     say("done\n")
     print(render_text(report, checks))
+    for summary in summaries:
+        print(summary)
     print(f"Next: `lhl report --format json`, `lhl verify`, `lhl ui --home {home.root}` to inspect lineage.")
     print(contractscrub.demo_summary(home))
     return 0
+
+
+def _demo_suite(home: Home, suite: Suite, say: Callable[[str], None]) -> str:
+    """A suite's offline demo models, one run each, through its partition job; its leaderboard as a summary."""
+    from lhl_platform.registry import add_model
+    from lhl_platform.report.render import _table
+    from lhl_platform.report.suite_report import _text, build_suite_report
+    from orchestration.runs import job_launch
+
+    job = next(j for j in suite.jobs if j.partitioning == "model_run")
+    models = [spec.name for spec in suite.demo_models]
+    for spec in suite.demo_models:
+        add_model(home, spec)
+    say(f"{suite.title}: auditing {', '.join(models)} (offline, run 1) ...")
+    launches = [job_launch(home, job.name, "cli", model=m, run=1, config={}, run_key=f"{job.name}:{m}:1")
+                for m in models]
+    _run_partitions(home, suite, launches, models, [1], say=say, metrics=False)
+    report = build_suite_report(home, suite)
+    rows = report.sections.get("leaderboard", [])
+    fields = list(type(rows[0]).model_fields) if rows else []
+    table = _table(fields, [[_text(getattr(r, f)) for f in fields] for r in rows], False) if rows else "(no rows)"
+    scope = report.scope
+    failed = [c.name for c in report.checks if not c.passed]
+    return (f"\n{suite.title} ({suite.name}): item set {scope.item_set} ({scope.items} items), judge {scope.judge}\n"
+            f"{table}\nchecks: {'all pass' if not failed else 'FAILED ' + ', '.join(failed)}; see "
+            f"`lhl report --suite {suite.name}`")
 
 
 def register(cli: Cli) -> None:
