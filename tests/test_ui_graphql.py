@@ -101,8 +101,8 @@ def test_graphql_shows_every_asset_the_lineage_the_partitions_and_the_checks(web
     from lhl_platform.suites import suites
 
     extractors = {m.name for m in list_models(Home.resolve(demo_home)) if m.role == "extractor"}
-    demo_models = {m.name for s in suites() for m in s.demo_models}
-    assert {"lexical", "sim-inventor", "sim-omitter", "sim-balanced", "scrub-rules"} | demo_models <= extractors
+    demo_models = {spec.name for s in suites() if s.demo for spec, _ in s.demo.models}
+    assert {"lexical", "sim-inventor", "sim-omitter", "sim-balanced"} | demo_models <= extractors
     assert dims == {"model": extractors, "run": {"1", "2"}}
     assert nodes["model_profiles"]["isPartitioned"] and not nodes["leaderboard"]["isPartitioned"]
 

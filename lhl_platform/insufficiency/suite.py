@@ -18,6 +18,7 @@ from lhl_platform.suites.contract import (
     Agreement,
     CheckSpec,
     CompareMetric,
+    Demo,
     ItemSet,
     Job,
     MartCheck,
@@ -40,7 +41,7 @@ def _tags(home: Home, model: str, run: int | None) -> dict[str, str]:
 
 
 def _item_sets(home: Home) -> list[ItemSet]:
-    return [ItemSet(name=f"{s.name} ({s.item_set_id})", items=s.base_items + s.variants, source=s.source,
+    return [ItemSet(id=s.item_set_id, name=s.name, items=s.base_items + s.variants, source=s.source,
                     self_built=s.provenance == "self-built") for s in item_set_summaries(home).values()]
 
 
@@ -114,6 +115,8 @@ SUITE = Suite(
     offline_models=OFFLINE_MODELS,
     scope=SuiteScope(suite=NAME, cells="insufficiency_cells", judged=True, default_judge=CUE_JUDGE),
     agreement=Agreement(report.measure_agreement, report.agreement_text),
-    demo_models=tuple(ModelSpec(name=m, provider="offline", model_id=m)
-                      for m in (PREMATURE_CLOSURE, INDISCRIMINATE_HEDGING, GOLD_READER)),
+    demo=Demo(models=tuple((ModelSpec(name=m, provider="offline", model_id=m), what) for m, what in (
+        (PREMATURE_CLOSURE, "calibration: answers at once under presumed defaults, never flags a gap"),
+        (INDISCRIMINATE_HEDGING, "calibration: asks the same eight intake questions whatever the query"),
+        (GOLD_READER, "calibration: reads the gold and asks for exactly what is missing (the upper bound)")))),
 )

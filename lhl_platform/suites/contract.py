@@ -198,9 +198,23 @@ class Agreement:
 
 
 @dataclass(frozen=True)
-class ItemSet:
-    """A set of items with gold a suite can run on (a corpus, an injected set), as `lhl suites` lists it."""
+class Demo:
+    """What `lhl demo` audits on a suite, offline, after the clause suite: `models` (each with a line saying what it
+    is), run 1 each through the suite's partition job; `prepare` first readies the items (returns a line saying
+    what it built), `columns` are the leaderboard columns the demo prints (all when empty)."""
 
+    models: tuple[tuple[ModelSpec, str], ...]
+    prepare: Callable[[Home], str] | None = None
+    columns: tuple[str, ...] = ()
+    note: str = ""  # printed under the leaderboard
+
+
+@dataclass(frozen=True)
+class ItemSet:
+    """A set of items with gold a suite can run on (a corpus, an injected set), as `lhl suites` lists it: `id` is
+    what a report's scope names (`--item-set`), `name` what it was called (empty when it has none)."""
+
+    id: str
     name: str
     items: int
     source: str
@@ -212,7 +226,7 @@ class Suite:
     """A suite as the platform runs it. `sql` is its folder of SQL models (`intermediate/`, `marts/`,
     `macros.sql`); `sections` its report; `scope` the mart whose rows state the report's scope; `compare` the
     metrics `lhl compare` pairs, from `units` (a mart with one row per model, run and unit); `agreement` how
-    two of its judges are compared; `demo_models` what `lhl demo` audits on it offline."""
+    two of its judges are compared; `demo` what `lhl demo` audits on it offline."""
 
     name: str
     title: str
@@ -229,7 +243,7 @@ class Suite:
     offline_models: Mapping[str, OfflineEntry] = field(default_factory=dict)
     scope: SuiteScope | None = None  # None: the clause suite's scope (corpus, subset, runs, models, judge)
     agreement: Agreement | None = None  # `lhl judge agree A B --suite NAME`
-    demo_models: tuple[ModelSpec, ...] = ()  # offline models `lhl demo` audits on this suite (run 1), after the clause
+    demo: Demo | None = None
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from lhl_platform.domain.models import Contract
 from lhl_platform.home import Home
-from orchestration.cli import contractscrub
 from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
 from orchestration.cli.suites import add_suite_option, chosen_suite
 
@@ -228,43 +227,57 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     audit(home, [m[0] for m in DEMO_MODELS], runs, say=say, metrics=False)  # built once, after the debate
     say("validating the judges on the dissociation suite of the demo corpus ...")
     validate_judges(home)
-    contractscrub.demo_contractscrub(home, say)  # ContractScrub beside the clause suite: offline, a few demo contracts
+    demo_suites = [suite for suite in suites() if suite.demo is not None]
+    for suite in demo_suites:  # beside the clause suite; the SQL models are built once, after the debate
+        _demo_partitions(home, suite, say)
     demo_debate(home, runs, say=say)
-    summaries = [_demo_suite(home, suite, say) for suite in suites() if suite.demo_models]
     report, checks = build_report_with_checks(home)
     say("done\n")
     print(render_text(report, checks))
-    for summary in summaries:
-        print(summary)
+    for suite in demo_suites:
+        print(_demo_summary(home, suite))
     print(f"Next: `lhl report --format json`, `lhl verify`, `lhl ui --home {home.root}` to inspect lineage.")
-    print(contractscrub.demo_summary(home))
     return 0
 
 
-def _demo_suite(home: Home, suite: Suite, say: Callable[[str], None]) -> str:
-    """A suite's offline demo models, one run each, through its partition job; its leaderboard as a summary."""
+def _demo_partitions(home: Home, suite: Suite, say: Callable[[str], None]) -> None:
+    """A suite's offline demo models, one run each, through its partition job (after its `prepare`)."""
     from lhl_platform.registry import add_model
-    from lhl_platform.report.render import _table
-    from lhl_platform.report.suite_report import _text, build_suite_report
     from orchestration.runs import job_launch
 
-    job = next(j for j in suite.jobs if j.partitioning == "model_run")
-    models = [spec.name for spec in suite.demo_models]
-    for spec in suite.demo_models:
+    assert suite.demo is not None
+    if suite.demo.prepare is not None:
+        say(f"{suite.title}: {suite.demo.prepare(home)}")
+    for spec, what in suite.demo.models:
         add_model(home, spec)
-    say(f"{suite.title}: auditing {', '.join(models)} (offline, run 1) ...")
+        say(f"{suite.title} model {spec.name}: {what}")
+    job = next(j for j in suite.jobs if j.partitioning == "model_run")
+    models = [spec.name for spec, _ in suite.demo.models]
     launches = [job_launch(home, job.name, "cli", model=m, run=1, config={}, run_key=f"{job.name}:{m}:1")
                 for m in models]
     _run_partitions(home, suite, launches, models, [1], say=say, metrics=False)
+
+
+def _demo_summary(home: Home, suite: Suite) -> str:
+    """A suite's leaderboard under its demo's columns, with the item set (and whether it is self-built)."""
+    from lhl_platform.report.render import _table
+    from lhl_platform.report.suite_report import _text, build_suite_report
+
+    assert suite.demo is not None
     report = build_suite_report(home, suite)
     rows = report.sections.get("leaderboard", [])
-    fields = list(type(rows[0]).model_fields) if rows else []
+    fields = list(suite.demo.columns) or (list(type(rows[0]).model_fields) if rows else [])
     table = _table(fields, [[_text(getattr(r, f)) for f in fields] for r in rows], False) if rows else "(no rows)"
     scope = report.scope
+    built = {s.id: s for s in suite.item_sets(home)}.get(str(scope.item_set))
+    label = "self-built" if built is not None and built.self_built else ""
+    judge = f", judge {scope.judge}" if scope.judge else ""
     failed = [c.name for c in report.checks if not c.passed]
-    return (f"\n{suite.title} ({suite.name}): item set {scope.item_set} ({scope.items} items), judge {scope.judge}\n"
-            f"{table}\nchecks: {'all pass' if not failed else 'FAILED ' + ', '.join(failed)}; see "
-            f"`lhl report --suite {suite.name}`")
+    note = f"; {suite.demo.note}" if suite.demo.note else ""
+    return (f"\n{suite.title} ({suite.name}): item set {scope.item_set} ({scope.items} items"
+            f"{', ' + label if label else ''}){judge}\n{table}\n"
+            f"checks: {'all pass' if not failed else 'FAILED ' + ', '.join(failed)}{note}; "
+            f"see `lhl report --suite {suite.name}`")
 
 
 def register(cli: Cli) -> None:
