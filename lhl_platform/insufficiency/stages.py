@@ -548,10 +548,8 @@ def validate_insufficiency_judge(home: Home, judge: ModelSpec) -> JudgeValidatio
                     answers[index] = (first, second)
                     outputs[index] = (first.output, second.output if second is not None else None)
 
-                # No durability window: a replayed case appends no event, and a unit without events never
-                # counts as committed, so a window would wait forever on a re-validation. The writer still
-                # commits every few cases (the policy's units and seconds).
-                await run_units(writer, list(range(len(cases))), one, concurrency=judge.params.concurrency)
+                await run_units(writer, list(range(len(cases))), one, concurrency=judge.params.concurrency,
+                                window=policy.window if _durable(chat) else None)
                 result = score_validation(cases, outputs, judge=judge.name)
                 for case, outcome, (first, second) in zip(cases, result.outcomes, answers, strict=True):
                     error = "; ".join(a.reason for a in (first, second) if a is not None and a.failed) or None
