@@ -23,10 +23,10 @@ from lhl_platform.insufficiency.events import (
 )
 from lhl_platform.insufficiency.imports import parse_judgments, parse_responses
 from lhl_platform.insufficiency.items import ItemSet, load_items
-from lhl_platform.insufficiency.jsonl import read_lines
 from lhl_platform.insufficiency.selfbuilt import self_built_items
 from lhl_platform.insufficiency.stages import IMPORTS_STREAM
 from lhl_platform.insufficiency.store import ensure_item_set, ingest_item_set
+from lhl_platform.jsonl import read_lines
 from lhl_platform.suites.contract import Command
 
 
