@@ -14,10 +14,11 @@ import lhl_platform.extraction.events
 import lhl_platform.judging.events
 import lhl_platform.lexflip.events  # noqa: F401  (the modules that register the suites' event types)
 from lhl_platform.clause.suite import SUITE as CLAUSE
+from lhl_platform.insufficiency.suite import SUITE as INSUFFICIENCY
 from lhl_platform.lexflip.suite import SUITE as LEXFLIP
 from lhl_platform.scrub.suite import SUITE as CONTRACTSCRUB
 from lhl_platform.suites import register_suite
 
-for _suite in (CLAUSE, LEXFLIP):
+for _suite in (CLAUSE, LEXFLIP, INSUFFICIENCY):
     register_suite(_suite)
 register_suite(CONTRACTSCRUB)

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from lhl_platform.domain.redaction import MASK, install_log_redaction, redact, register_secret
-from lhl_platform.events.integrity import HashCache
+from lhl_platform.events.integrity import HASH_CACHE, HashCache
 from lhl_platform.extraction.task import ExtractTask
 from lhl_platform.providers.base import ModelRequest, ModelResponse, safe_complete
 from orchestration.cli import main
@@ -104,11 +104,15 @@ def test_an_import_refuses_contract_ids_the_active_corpus_does_not_hold(hostile_
     rows = [outcome("imp3", 1, IMG, "Governing Law", "TN"), outcome("imp3", 1, "<script>alert(21)</script>",
                                                                     "Governing Law", "TN")]
     path = write_outcomes(tmp_path / "foreign.csv", rows)
-    before = sorted(p.name for p in (hostile_home / "events").iterdir())
+
+    def streams() -> list[str]:  # the readers' hash cache may be written by any read; it is not evidence
+        return sorted(p.name for p in (hostile_home / "events").iterdir() if p.name != HASH_CACHE)
+
+    before = streams()
     code, _, err = _cli(capsys, "--home", str(hostile_home), "import", "outcomes", str(path))
     assert code == 1 and err.count("\n") == 1
     assert "row 2" in err and "'<script>alert(21)</script>'" in err and "not in the active corpus" in err
-    assert sorted(p.name for p in (hostile_home / "events").iterdir()) == before  # nothing written
+    assert streams() == before  # nothing written
 
 
 def test_a_key_shaped_model_id_is_refused_without_echoing_it(tmp_path, capsys):

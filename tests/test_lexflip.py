@@ -72,3 +72,10 @@ def test_scores_are_min_max_normalised_per_scorer():
     out = normalise(raw)
     assert out[2] is None and out[0] is not None and out[1] is not None
     assert (out[0].unrelated, out[1].identical) == (0.0, 1.0) and out[0].edited == pytest.approx(0.5)
+
+
+def test_lhl_suites_lists_the_edit_set_the_judges_were_validated_on_as_self_built(home, capsys):
+    _validate(home, "rubric", capsys)
+    assert main(["--home", str(home.root), "suites"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "lexflip judge-suite" in line]
+    assert len(lines) == 1 and "self-built; edits of corpus" in lines[0], lines

@@ -53,7 +53,7 @@ def test_a_findings_file_is_read_and_scored_by_the_same_code():
 def test_a_bad_line_is_one_error_naming_its_line_and_nothing_is_imported(bad, message):
     with pytest.raises(FindingsImportError) as raised:
         parse_findings(line() + "\n" + bad + "\n", "preds.jsonl", ITEMS)
-    assert str(raised.value).startswith("preds.jsonl, line 2: ") and message in str(raised.value), str(raised.value)
+    assert str(raised.value).startswith("preds.jsonl: line 2: ") and message in str(raised.value), str(raised.value)
 
 
 def test_null_fields_a_category_does_not_use_are_accepted():
@@ -62,7 +62,7 @@ def test_null_fields_a_category_does_not_use_are_accepted():
 
 
 def test_an_empty_file_is_an_error():
-    with pytest.raises(FindingsImportError, match="no findings lines"):
+    with pytest.raises(FindingsImportError, match="no records"):
         parse_findings("", "empty.jsonl")
 
 

@@ -63,12 +63,12 @@ def test_an_injected_item_round_trips_byte_for_byte_and_undoes_to_its_source():
 def test_a_bad_line_is_one_error_naming_the_line_and_the_field(line, message):
     with pytest.raises(ItemsFormatError) as raised:
         parse_items(jsonl(RELEASE_LINE) + line + "\n", "set.jsonl")
-    assert str(raised.value).startswith("set.jsonl, line 2: ") and message in str(raised.value), str(raised.value)
+    assert str(raised.value).startswith("set.jsonl: line 2: ") and message in str(raised.value), str(raised.value)
     assert "\n" not in str(raised.value)
 
 
 def test_an_empty_file_is_an_error():
-    with pytest.raises(ItemsFormatError, match="no items"):
+    with pytest.raises(ItemsFormatError, match="no records"):
         parse_items("\n\n", "empty.jsonl")
 
 

@@ -101,7 +101,7 @@ def test_ingest_reads_the_release_format_whole_and_names_a_bad_line(home: Home, 
     before = len(home.events.read("scrub.items"))
     capsys.readouterr()
     assert lhl(home, "ingest", "contractscrub", str(bad)) == 1
-    assert "bad.jsonl, line 3: field gold[" in capsys.readouterr().err
+    assert "bad.jsonl: line 3: field gold[" in capsys.readouterr().err
     assert len(home.events.read("scrub.items")) == before  # nothing recorded
     assert lhl(home, "ingest", "contractscrub", str(exported)) == 0  # the same bytes: the same set
     assert load_set(home).item_set == load_set(home, load_set(home).item_set).item_set
@@ -237,7 +237,7 @@ def test_findings_imported_whole_and_atomically_a_line_absent_is_a_missing_call(
     bad.write_text("\n".join([*lines[:2], lines[2].replace('"run":1', '"run":0')]) + "\n")
     capsys.readouterr()
     assert lhl(home, "import", "findings", str(bad)) == 1
-    assert "bad.jsonl, line 3: field run:" in capsys.readouterr().err
+    assert "bad.jsonl: line 3: field run:" in capsys.readouterr().err
     assert not (home.events.root / "scrub.imports").exists() or not home.events.read("scrub.imports")
     good = tmp_path / "good.jsonl"
     good.write_text("\n".join(lines) + "\n")

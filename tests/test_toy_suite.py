@@ -5,6 +5,8 @@ every format, `lhl compare`, `lhl publish` and Dagster assets, with no edit of t
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,16 +17,40 @@ from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.corpus.store import save_corpus
 from lhl_platform.events.payloads import ModelCall
 from lhl_platform.home import Home
-from lhl_platform.suites import register_suite
 from orchestration.cli import main
-from tests.toy_suite.suite import SUITE
 
 MODELS = ("toy-a", "toy-b")
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
-    register_suite(SUITE)  # the one registration
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Home]:
+    with registered_for_this_module():
+        yield _audited_home(tmp_path_factory)
+
+
+@contextmanager
+def registered_for_this_module() -> Iterator[None]:
+    """The one registration, undone afterwards: the toy suite's events, SQL and models stay out of the code
+    location the other test modules see (its modules are imported here, not when the tests are collected)."""
+    from lhl_platform import factory, suites
+    from lhl_platform.events import kinds
+    from lhl_platform.warehouse import build
+
+    maps = (suites._SUITES, factory._OFFLINE, kinds._KINDS)
+    saved_maps, saved_packages = [dict(m) for m in maps], list(build._PACKAGES)
+    try:
+        from tests.toy_suite.suite import SUITE
+
+        suites.register_suite(SUITE)
+        yield
+    finally:
+        for registry, before in zip(maps, saved_maps, strict=True):
+            registry.clear()
+            registry.update(before)
+        build._PACKAGES[:] = saved_packages
+
+
+def _audited_home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     home = Home.resolve(tmp_path_factory.mktemp("toy")).ensure()
     save_corpus(home, load_master_layout(DEMO_DIR), source=str(DEMO_DIR))
     for name, model_id in zip(MODELS, ("toy-between", "toy-capitals"), strict=True):

@@ -98,9 +98,11 @@ def test_graphql_shows_every_asset_the_lineage_the_partitions_and_the_checks(web
     # The model dimension is shared by the suites: the clause demo's models and every other suite's demo models.
     from lhl_platform.home import Home
     from lhl_platform.registry import list_models
+    from lhl_platform.suites import suites
 
     extractors = {m.name for m in list_models(Home.resolve(demo_home)) if m.role == "extractor"}
-    assert {"lexical", "sim-inventor", "sim-omitter", "sim-balanced"} <= extractors
+    demo_models = {spec.name for s in suites() if s.demo for spec, _ in s.demo.models}
+    assert {"lexical", "sim-inventor", "sim-omitter", "sim-balanced"} | demo_models <= extractors
     assert dims == {"model": extractors, "run": {"1", "2"}}
     assert nodes["model_profiles"]["isPartitioned"] and not nodes["leaderboard"]["isPartitioned"]
 

@@ -172,6 +172,24 @@ def test_room_holds_new_work_while_too_many_units_await_their_commit(tmp_path, m
     assert len(log.read("s")) == 12 and verify_log(log).ok
 
 
+@pytest.mark.parametrize("background", [True, False])
+def test_a_unit_that_writes_no_event_is_settled_at_once_so_room_never_waits_for_it(tmp_path, background):
+    log = EventLog(tmp_path / "events")
+
+    async def work(writer: StreamWriter) -> None:
+        for _ in range(50):  # units that recorded nothing (every item already answered, say)
+            writer.end_unit()
+            await asyncio.wait_for(writer.room(4), timeout=10)
+
+    with log.writer("s", background=background, flush_units=1000, flush_seconds=60) as writer:
+        asyncio.run(work(writer))
+        _wait(lambda: writer.pending_units == 0)
+        _append(writer, 0)
+        writer.end_unit()
+        assert writer.pending_units == 1  # a unit with a buffered event still waits for its commit
+    assert writer.commits == 1 and len(log.read("s")) == 1
+
+
 # --- the durability window of an audit partition ------------------------------------------------------------------
 
 

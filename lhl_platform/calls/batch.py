@@ -191,7 +191,7 @@ class BatchRun(Generic[U, P]):
             item = results.get(key) or whole or BatchItem(error="the batch returned no result for this request")
             who = stage.who(unit)
             if item.reply is not None:
-                response, _ = LlmModel.settle(item.reply, output_schema(request))
+                response, _ = LlmModel.settle(item.reply, output_schema(request), free_text=request.task.free_text)
                 answer: Answer[P] = run.ledger.settle(request, response, who, functools.partial(stage.parse, unit),
                                                       validated=True, batch_id=job.batch_id)
                 if answer.failed is None:

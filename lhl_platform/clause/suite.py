@@ -44,7 +44,7 @@ def _great_expectations(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
 
 def _corpora(home: Home) -> list[ItemSet]:
     """Every ingested corpus (the demo corpus was written for this project: self-built)."""
-    return [ItemSet(name=f"{c.name} ({c.corpus_id})", items=c.contracts, source=c.source,
+    return [ItemSet(id=c.corpus_id, name=c.name, items=c.contracts, source=c.source,
                     self_built=c.name == "demo_data") for c in ingested_corpora(home).values()]
 
 

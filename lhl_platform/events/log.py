@@ -185,7 +185,9 @@ class StreamWriter:
             self._queue.put(_UNIT)
             return
         self._buffered_units += 1
-        if not self.atomic and self._due():
+        if not self._buffer:
+            self._settle_units()  # a unit that wrote nothing (or whose events are committed) has nothing to lose
+        elif not self.atomic and self._due():
             self._commit()
 
     @property
@@ -308,6 +310,8 @@ class StreamWriter:
                     continue
                 if item is _UNIT:
                     self._buffered_units += 1
+                    if not self._buffer:  # nothing of it awaits a commit: settled now, or `room` would wait
+                        self._settle_units()
                 else:
                     kind, subject, key, payload = item
                     self._build(kind, subject, key, payload, stamp=stamp)

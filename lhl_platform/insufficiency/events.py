@@ -5,6 +5,8 @@ What the suite records, and where (the streams are the wiring's choice; the subj
 
 - `insufficiency.items_ingested` once per ingested item set (its provenance: a self-built set says so), then
   one `insufficiency.item` per item (the gold with its reference explanations, so the marts can read it);
+- `insufficiency.scope` per (model, run) asked to answer (by the responses stage) or imported: the items it
+  is expected to cover (the suite's scope cells; an item without a response is reported missing);
 - `insufficiency.response` per answered (model, run, item), or `insufficiency.response_failed` when the call
   was refused, truncated or failed (a recorded failure, never an empty answer);
 - `insufficiency.judgment` per judged response (both judge calls' outcome), or
@@ -33,6 +35,7 @@ from lhl_platform.insufficiency.records import ItemJudgment, ModelName, RunNumbe
 class InsufficiencyEventType(StrEnum):
     ITEMS_INGESTED = "insufficiency.items_ingested"
     ITEM = "insufficiency.item"
+    SCOPE = "insufficiency.scope"
     RESPONSE = "insufficiency.response"
     RESPONSE_FAILED = "insufficiency.response_failed"
     RESPONSE_IMPORTED = "insufficiency.response_imported"
@@ -66,6 +69,16 @@ class ItemRecorded(Item):
     """One item of an ingested set, gold and reference explanations included."""
 
     item_set_id: str
+
+
+class ScopeRecorded(_Payload):
+    """The items a (model, run) partition is expected to answer: asked by the responses stage, or imported."""
+
+    item_set_id: str
+    model: ModelName
+    run: RunNumber
+    items: list[str]
+    source: Literal["stage", "import"]
 
 
 class ResponseRecorded(_Payload):
@@ -185,6 +198,7 @@ class JudgeValidated(_Payload):
 _PAYLOADS: dict[InsufficiencyEventType, type[BaseModel]] = {
     InsufficiencyEventType.ITEMS_INGESTED: ItemsIngested,
     InsufficiencyEventType.ITEM: ItemRecorded,
+    InsufficiencyEventType.SCOPE: ScopeRecorded,
     InsufficiencyEventType.RESPONSE: ResponseRecorded,
     InsufficiencyEventType.RESPONSE_FAILED: ResponseFailed,
     InsufficiencyEventType.RESPONSE_IMPORTED: ResponseImported,

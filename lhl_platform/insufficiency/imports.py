@@ -21,7 +21,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lhl_platform.insufficiency.items import ItemId, ItemSet
-from lhl_platform.insufficiency.jsonl import JsonlError, describe, read_lines
 from lhl_platform.insufficiency.records import (
     AdditionalClaim,
     ElementVerdict,
@@ -30,6 +29,7 @@ from lhl_platform.insufficiency.records import (
     ModelName,
     RunNumber,
 )
+from lhl_platform.jsonl import JsonlError, describe, read_lines
 
 
 class ImportFileError(JsonlError):

@@ -23,7 +23,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from lhl_platform.insufficiency.jsonl import JsonlError, describe, parse_lines
+from lhl_platform.jsonl import JsonlError, describe, parse_lines
 
 
 class Category(StrEnum):

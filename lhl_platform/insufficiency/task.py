@@ -1,10 +1,10 @@
 """The suite's three tasks: answering a query, and the two judge calls on each answer.
 
 - `AnswerTask`: the model under test gets the seed's fixed system prompt and the query as the one user
-  message, and answers in free text (max output 32,768 tokens, `ANSWER_MAX_OUTPUT_TOKENS`). Its output model
-  `AnswerOutput` is `{"text": str}`: the provider layer is still to be adapted so that a free-text task is
-  sent without a structured-output schema and its reply text becomes `text` (a refusal, a truncated reply or
-  an error stays a recorded failure, never an empty answer).
+  message, and answers in free text (max output 32,768 tokens, `ANSWER_MAX_OUTPUT_TOKENS`). It is a free-text
+  task (`Task.free_text`): the providers send it without a structured-output schema and its reply text becomes
+  `AnswerOutput.text` (a refusal, a truncated or empty reply or an error stays a recorded failure, never an
+  empty answer).
 - `IdentificationTask` and `ExplanationSafetyTask`: the seed's two judge prompts (Appendix A) with their
   output schemas as strict models (extra fields forbidden, every field required, so providers' strict
   structured-output modes accept them). A base item needs no explanation call: its gold is empty, and the
@@ -100,6 +100,7 @@ class AnswerTask(Task):
 
     kind: Literal["insufficiency.answer"] = "insufficiency.answer"
     output: ClassVar[type[BaseModel]] = AnswerOutput
+    free_text: ClassVar[bool] = True
     item_id: ItemId
     query: str = Field(min_length=1)
 

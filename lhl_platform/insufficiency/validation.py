@@ -29,7 +29,6 @@ from importlib import resources
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lhl_platform.insufficiency.items import SubTag
-from lhl_platform.insufficiency.jsonl import describe, parse_lines
 from lhl_platform.insufficiency.scoring import f2_score
 from lhl_platform.insufficiency.selfbuilt import self_built_items
 from lhl_platform.insufficiency.task import (
@@ -41,6 +40,7 @@ from lhl_platform.insufficiency.task import (
     ReferenceElement,
     element_verdicts,
 )
+from lhl_platform.jsonl import describe, parse_lines
 from lhl_platform.providers.base import Task
 
 VALIDATION_VERSION = "insufficiency-judge-validation-v1"

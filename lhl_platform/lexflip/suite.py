@@ -3,13 +3,29 @@ Registered in `lhl_platform.catalog`."""
 
 from __future__ import annotations
 
-from lhl_platform.lexflip.validate import validate_judge
+from lhl_platform.home import Home
+from lhl_platform.lexflip.events import JudgeValidated, ValidationEvent
+from lhl_platform.lexflip.validate import validate_judge, validation_stream
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.registry import judges, primary_judge
-from lhl_platform.suites.contract import CheckSpec, Job, Markdown, Stage, StageContext, StageResult, Suite
+from lhl_platform.suites.contract import CheckSpec, ItemSet, Job, Markdown, Stage, StageContext, StageResult, Suite
 from sql import SQL_DIR
 
 JUDGES_JOB = "judges"
+
+
+def _item_sets(home: Home) -> list[ItemSet]:
+    """The dissociation suites judges were validated on: derived from a corpus's own annotated spans."""
+    seen: dict[str, ItemSet] = {}
+    streams = [s for s in home.events.streams() if s.startswith(validation_stream(""))]
+    for event in (e for stream in streams for e in home.events.read(stream)):
+        if event.type != ValidationEvent.VALIDATED:
+            continue
+        v = event.data_as(JudgeValidated)
+        seen[v.suite_digest] = ItemSet(id=v.suite_digest, name=f"lexflip {v.suite_version}", items=v.items,
+                                       source=f"edits of corpus {v.corpus_id}'s annotated spans, seed {v.seed}",
+                                       self_built=True)
+    return list(seen.values())
 
 
 def judge_validation(ctx: StageContext) -> StageResult:
@@ -48,4 +64,5 @@ SUITE = Suite(
     jobs=(Job(JUDGES_JOB, ("judge_validation", "judge_agreement"), "Validate every registered judge on the "
               "dissociation suite; measure agreement with the primary judge.", partitioning="none"),),
     sql=SQL_DIR / "lexflip",
+    item_sets=_item_sets,
 )

@@ -44,6 +44,9 @@ class Task(BaseModel):
     model_config = ConfigDict(frozen=True)
     kind: str
     output: ClassVar[type[BaseModel]]
+    # A free-text task is sent without a structured-output schema; its `output` class has one field, `text`,
+    # which the reply's text becomes (an empty reply is a failure, never an empty answer).
+    free_text: ClassVar[bool] = False
 
     def subject(self) -> str:
         """What the task is about (a contract, say): part of the request key, so two byte-identical contracts

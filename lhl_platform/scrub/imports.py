@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lhl_platform.domain.models import MODEL_NAME_PATTERN, RunNumber
+from lhl_platform.jsonl import JsonlError, parse_lines
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.items import Finding, ScrubItem
 from lhl_platform.scrub.scoring import Answers
@@ -86,16 +87,12 @@ def parse_findings(data: bytes | str, name: str = "<findings>",
     known = {item.contract_id for item in items} if items is not None else None
     calls: list[ImportedCall] = []
     seen: dict[tuple[str, int, str, str], int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{name}, line {number}"
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise FindingsImportError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(raw, dict):
-            raise FindingsImportError(f"{where}: expected a JSON object, got {type(raw).__name__}")
+    try:
+        rows = parse_lines(text, name)
+    except JsonlError as exc:
+        raise FindingsImportError(str(exc)) from None
+    for number, raw in rows:
+        where = f"{name}: line {number}"
         call = _line(raw, number, where)
         if known is not None and call.contract_id not in known:
             raise FindingsImportError(f"{where}: field contract_id: {call.contract_id!r} is not in the item set")
@@ -104,8 +101,6 @@ def parse_findings(data: bytes | str, name: str = "<findings>",
             raise FindingsImportError(f"{where}: the same model, run, contract and category as line {seen[key]}")
         seen[key] = number
         calls.append(call)
-    if not calls:
-        raise FindingsImportError(f"{name}: no findings lines")
     return tuple(calls)
 
 

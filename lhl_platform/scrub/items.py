@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from lhl_platform.jsonl import JsonlError, parse_lines
 from lhl_platform.scrub.categories import FINDING_FIELDS, CategoryKey, category
 
 
@@ -175,16 +176,12 @@ def parse_items(data: bytes | str, name: str = "<items>") -> tuple[ScrubItem, ..
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     items: list[ScrubItem] = []
     seen: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{name}, line {number}"
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ItemsFormatError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(raw, dict):
-            raise ItemsFormatError(f"{where}: expected a JSON object, got {type(raw).__name__}")
+    try:
+        rows = parse_lines(text, name)
+    except JsonlError as exc:
+        raise ItemsFormatError(str(exc)) from None
+    for number, raw in rows:
+        where = f"{name}: line {number}"
         try:
             item = ScrubItem.model_validate(raw)
         except ValidationError as exc:
@@ -196,8 +193,6 @@ def parse_items(data: bytes | str, name: str = "<items>") -> tuple[ScrubItem, ..
                                    f"{seen[item.contract_id]}")
         seen[item.contract_id] = number
         items.append(item)
-    if not items:
-        raise ItemsFormatError(f"{name}: no items")
     return tuple(items)
 
 

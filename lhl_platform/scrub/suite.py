@@ -5,13 +5,14 @@ counts up. Registered in `lhl_platform.catalog`; importing this module registers
 
 from __future__ import annotations
 
+from lhl_platform.domain.models import ModelSpec
 from lhl_platform.home import Home
 from lhl_platform.registry import get_model
 from lhl_platform.scrub import commands, report, stages
 from lhl_platform.scrub import events as _events  # noqa: F401  (registers the suite's event types)
 from lhl_platform.scrub.models import OFFLINE_MODELS
 from lhl_platform.scrub.store import recorded_sets
-from lhl_platform.suites.contract import CheckSpec, ItemSet, Job, MartCheck, Section, Stage, Suite
+from lhl_platform.suites.contract import CheckSpec, Demo, ItemSet, Job, MartCheck, Section, Stage, Suite
 from lhl_platform.warehouse.suite_scope import SuiteScope
 from sql import SQL_DIR
 
@@ -30,9 +31,16 @@ def _item_sets(home: Home) -> list[ItemSet]:
     for s in recorded_sets(home).values():
         source = (f"built from corpus {s.corpus}, seed {s.seed}" if isinstance(s, _events.ScrubItemsBuilt)
                   else f"ingested from {s.file_name}")
-        out.append(ItemSet(name=s.item_set, items=len(s.contract_ids), source=source,
+        out.append(ItemSet(id=s.item_set, name="", items=len(s.contract_ids), source=source,
                            self_built=s.provenance.startswith("self-built")))
     return out
+
+
+DEMO_CONTRACTS, DEMO_SEED = 4, 0  # `lhl demo`: a small self-built set from the demo corpus
+
+
+def _demo_items(home: Home) -> str:
+    return stages.build_set(home, DEMO_CONTRACTS, DEMO_SEED).describe()
 
 
 SELF_BUILT_NOTE = ("A set built by `lhl scrub build` is self-built: drafting defects injected into real contracts "
@@ -119,4 +127,13 @@ SUITE = Suite(
     units="scrub_units",
     offline_models=OFFLINE_MODELS,
     scope=SuiteScope(suite=NAME, cells="scrub_cells"),
+    demo=Demo(
+        models=((ModelSpec(name="scrub-rules", provider="offline", model_id="scrub-rules"),
+                 "rule-based scrubber (a real baseline; never sees the gold)"),
+                (ModelSpec(name="scrub-gpt-5.5-calibrated", provider="offline",
+                           model_id="scrub-calibrated:paper-gpt-5.5"),
+                 "calibration: reads the gold, keeps and invents findings at the paper's GPT-5.5 rates")),
+        prepare=_demo_items,
+        columns=("model", "recall", "recall_ci_low", "recall_ci_high", "precision", "f1", "missing_calls"),
+        note="overall = mean of the 9 per-category figures"),
 )

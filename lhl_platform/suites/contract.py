@@ -20,11 +20,12 @@ from typing import Any, Literal, Protocol
 import duckdb
 from pydantic import BaseModel, ConfigDict
 
+from lhl_platform.domain.models import ModelSpec
 from lhl_platform.factory import OfflineEntry
 from lhl_platform.home import Home
 from lhl_platform.progress import Progress
 from lhl_platform.quality.checks import CheckOutcome
-from lhl_platform.warehouse.suite_scope import SuiteScope
+from lhl_platform.warehouse.suite_scope import SuiteScope, SuiteScopeRequest
 
 Partitioning = Literal["model_run", "model", "none"]
 StageKind = Literal["items", "solve", "score", "mitigate", "profile", "derived"]
@@ -188,9 +189,32 @@ class Command:
 
 
 @dataclass(frozen=True)
-class ItemSet:
-    """A set of items with gold a suite can run on (a corpus, an injected set), as `lhl suites` lists it."""
+class Agreement:
+    """How `lhl judge agree A B --suite NAME` measures two judges on the responses both judged in the suite's
+    scope: `measure` gives a typed result (printed as JSON with `--format json`), `text` renders it."""
 
+    measure: Callable[[Home, str, str, SuiteScopeRequest], BaseModel]
+    text: Callable[[BaseModel], str]
+
+
+@dataclass(frozen=True)
+class Demo:
+    """What `lhl demo` audits on a suite, offline, after the clause suite: `models` (each with a line saying what it
+    is), run 1 each through the suite's partition job; `prepare` first readies the items (returns a line saying
+    what it built), `columns` are the leaderboard columns the demo prints (all when empty)."""
+
+    models: tuple[tuple[ModelSpec, str], ...]
+    prepare: Callable[[Home], str] | None = None
+    columns: tuple[str, ...] = ()
+    note: str = ""  # printed under the leaderboard
+
+
+@dataclass(frozen=True)
+class ItemSet:
+    """A set of items with gold a suite can run on (a corpus, an injected set), as `lhl suites` lists it: `id` is
+    what a report's scope names (`--item-set`), `name` what it was called (empty when it has none)."""
+
+    id: str
     name: str
     items: int
     source: str
@@ -201,7 +225,8 @@ class ItemSet:
 class Suite:
     """A suite as the platform runs it. `sql` is its folder of SQL models (`intermediate/`, `marts/`,
     `macros.sql`); `sections` its report; `scope` the mart whose rows state the report's scope; `compare` the
-    metrics `lhl compare` pairs, from `units` (a mart with one row per model, run and unit)."""
+    metrics `lhl compare` pairs, from `units` (a mart with one row per model, run and unit); `agreement` how
+    two of its judges are compared; `demo` what `lhl demo` audits on it offline."""
 
     name: str
     title: str
@@ -217,6 +242,8 @@ class Suite:
     units: str = ""
     offline_models: Mapping[str, OfflineEntry] = field(default_factory=dict)
     scope: SuiteScope | None = None  # None: the clause suite's scope (corpus, subset, runs, models, judge)
+    agreement: Agreement | None = None  # `lhl judge agree A B --suite NAME`
+    demo: Demo | None = None
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:

@@ -6,12 +6,11 @@ import argparse
 import contextlib
 import os
 import time
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from lhl_platform.domain.models import Contract
 from lhl_platform.home import Home
-from orchestration.cli import contractscrub
 from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
 from orchestration.cli.suites import add_suite_option, chosen_suite
 
@@ -86,16 +85,21 @@ def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: lis
     """A suite's partition job for every (model, run), then the SQL models and checks; through the one run path."""
     from lhl_platform.factory import build_model
     from lhl_platform.registry import get_model
-    from orchestration.launch import ensure_partitions, execute, instance_for, materialize_metrics, submit
+    from orchestration.launch import submit
     from orchestration.runs import job_launch
 
     job = next((j for j in suite.jobs if j.partitioning == "model_run"), None)
     if job is None:
         raise CliError(f"suite {suite.name} has no stage that audits a (model, run) partition")
-    for name in models:
+    if args.dry_run:  # never run (and spend) when only an estimate was asked for
+        raise CliError(f"--dry-run estimates the clause suite's audits; suite {suite.name} has no estimate")
+    for name in [*models, *([args.judge] if args.judge else [])]:
         build_model(get_model(home, name))  # unknown model or missing API key: fail before any work
-    overrides = {stage: {"item_set": args.item_set} for stage in job.stages
-                 if "item_set" in suite.stage(stage).config.model_fields} if args.item_set else {}
+    # --item-set, --judge and --batch go to the stages whose config takes them.
+    given = {k: v for k, v in (("item_set", args.item_set), ("judge", args.judge), ("batch", args.batch)) if v}
+    overrides = {stage: {k: v for k, v in given.items() if k in suite.stage(stage).config.model_fields}
+                 for stage in job.stages}
+    overrides = {stage: values for stage, values in overrides.items() if values}
     launches = [job_launch(home, job.name, "cli", model=m, run=r, config=overrides,
                            run_key=f"{job.name}:{m}:{r}") for r in runs for m in models]
     if args.queue:
@@ -103,19 +107,27 @@ def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: lis
         print(f"queued {len(ids)} {suite.name} partition run(s) for the daemon of {home.root} (`lhl daemon`)")
         return 0
     started = time.perf_counter()
+    _run_partitions(home, suite, launches, models, runs, say=print)
+    print(f"{suite.name} audit finished in {time.perf_counter() - started:.1f}s; see "
+          f"`lhl report --suite {suite.name}`")
+    return 0
+
+
+def _run_partitions(home: Home, suite: Suite, launches: list[Any], models: list[str], runs: list[int], *,
+                    say: Callable[[str], None], metrics: bool = True) -> None:
+    from orchestration.launch import ensure_partitions, execute, instance_for, materialize_metrics
+
     instance = instance_for(home)
     try:
         ensure_partitions(instance, models, runs)
         for step, launch in enumerate(launches, start=1):
-            print(f"[{step}/{len(launches)}] {suite.name}: {launch.what} ...")
+            say(f"[{step}/{len(launches)}] {suite.name}: {launch.what} ...")
             execute(home, instance, launch)
-        print("building the SQL models and checks ...")
-        materialize_metrics(home, instance)
+        if metrics:
+            say("building the SQL models and checks ...")
+            materialize_metrics(home, instance)
     finally:
         instance.dispose()
-    print(f"{suite.name} audit finished in {time.perf_counter() - started:.1f}s; see "
-          f"`lhl report --suite {suite.name}`")
-    return 0
 
 
 @contextlib.contextmanager
@@ -192,6 +204,7 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.registry import add_model
     from lhl_platform.report.build import build_report_with_checks
     from lhl_platform.report.render import render_text
+    from lhl_platform.suites import suites
     from orchestration.cli.debate import demo_debate
     from orchestration.launch import audit, instance_for, materialize_corpus, validate_judges
 
@@ -214,14 +227,57 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     audit(home, [m[0] for m in DEMO_MODELS], runs, say=say, metrics=False)  # built once, after the debate
     say("validating the judges on the dissociation suite of the demo corpus ...")
     validate_judges(home)
-    contractscrub.demo_contractscrub(home, say)  # ContractScrub beside the clause suite: offline, a few demo contracts
+    demo_suites = [suite for suite in suites() if suite.demo is not None]
+    for suite in demo_suites:  # beside the clause suite; the SQL models are built once, after the debate
+        _demo_partitions(home, suite, say)
     demo_debate(home, runs, say=say)
     report, checks = build_report_with_checks(home)
     say("done\n")
     print(render_text(report, checks))
+    for suite in demo_suites:
+        print(_demo_summary(home, suite))
     print(f"Next: `lhl report --format json`, `lhl verify`, `lhl ui --home {home.root}` to inspect lineage.")
-    print(contractscrub.demo_summary(home))
     return 0
+
+
+def _demo_partitions(home: Home, suite: Suite, say: Callable[[str], None]) -> None:
+    """A suite's offline demo models, one run each, through its partition job (after its `prepare`)."""
+    from lhl_platform.registry import add_model
+    from orchestration.runs import job_launch
+
+    assert suite.demo is not None
+    if suite.demo.prepare is not None:
+        say(f"{suite.title}: {suite.demo.prepare(home)}")
+    for spec, what in suite.demo.models:
+        add_model(home, spec)
+        say(f"{suite.title} model {spec.name}: {what}")
+    job = next(j for j in suite.jobs if j.partitioning == "model_run")
+    models = [spec.name for spec, _ in suite.demo.models]
+    launches = [job_launch(home, job.name, "cli", model=m, run=1, config={}, run_key=f"{job.name}:{m}:1")
+                for m in models]
+    _run_partitions(home, suite, launches, models, [1], say=say, metrics=False)
+
+
+def _demo_summary(home: Home, suite: Suite) -> str:
+    """A suite's leaderboard under its demo's columns, with the item set (and whether it is self-built)."""
+    from lhl_platform.report.render import _table
+    from lhl_platform.report.suite_report import _text, build_suite_report
+
+    assert suite.demo is not None
+    report = build_suite_report(home, suite)
+    rows = report.sections.get("leaderboard", [])
+    fields = list(suite.demo.columns) or (list(type(rows[0]).model_fields) if rows else [])
+    table = _table(fields, [[_text(getattr(r, f)) for f in fields] for r in rows], False) if rows else "(no rows)"
+    scope = report.scope
+    built = {s.id: s for s in suite.item_sets(home)}.get(str(scope.item_set))
+    label = "self-built" if built is not None and built.self_built else ""
+    judge = f", judge {scope.judge}" if scope.judge else ""
+    failed = [c.name for c in report.checks if not c.passed]
+    note = f"; {suite.demo.note}" if suite.demo.note else ""
+    return (f"\n{suite.title} ({suite.name}): item set {scope.item_set} ({scope.items} items"
+            f"{', ' + label if label else ''}){judge}\n{table}\n"
+            f"checks: {'all pass' if not failed else 'FAILED ' + ', '.join(failed)}{note}; "
+            f"see `lhl report --suite {suite.name}`")
 
 
 def register(cli: Cli) -> None:

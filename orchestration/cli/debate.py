@@ -172,9 +172,9 @@ def cmd_debate(args: argparse.Namespace, home: Home) -> int:
     if args.queue:
         from orchestration.launch import submit
 
-        ids = submit(home, debate_launches(home, args.backbone, runs, args.subset, args.config, args.judge))
-        print(f"queued {len(ids)} debate run(s) for the daemon of {home.root} (`lhl daemon`); the marts and checks are "
-              "rebuilt once they have finished")
+        queued = submit(home, debate_launches(home, args.backbone, runs, args.subset, args.config, args.judge))
+        print(f"queued {len(queued)} debate run(s) for the daemon of {home.root} (`lhl daemon`); the marts and "
+              "checks are rebuilt once they have finished")
         return 0
     started = time.perf_counter()
     launch_debate(home, args.backbone, runs, args.subset, args.config, args.judge)

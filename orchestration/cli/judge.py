@@ -78,7 +78,15 @@ def cmd_judge_validate(args: argparse.Namespace, home: Home) -> int:
 def cmd_judge_agree(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.judges import judge_agreement
     from orchestration.cli.report import scope_request
+    from orchestration.cli.suites import chosen_suite, suite_request
 
+    suite = chosen_suite(args)
+    if suite is not None:  # a suite's own agreement of two judges, in its scope
+        if suite.agreement is None:
+            raise CliError(f"suite {suite.name} has no agreement of two judges")
+        measured = suite.agreement.measure(home, args.a, args.b, suite_request(args, suite))
+        print(measured.model_dump_json(indent=2) if args.format == "json" else suite.agreement.text(measured))
+        return 0
     result = judge_agreement(home, args.a, args.b, scope_request(args), resamples=args.resamples, seed=args.seed)
     if args.format == "json":
         print(result.model_dump_json(indent=2))

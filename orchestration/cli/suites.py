@@ -63,7 +63,8 @@ def cmd_suites(args: argparse.Namespace, home: Home) -> int:
         sets = suite.item_sets(home) if home.root.exists() else []
         for item_set in sets:
             label = "self-built" if item_set.self_built else "external"
-            print(f"{'':<14} item set {item_set.name}: {item_set.items} items ({label}; {item_set.source})")
+            named = f"{item_set.name} ({item_set.id})" if item_set.name else item_set.id
+            print(f"{'':<14} item set {named}: {item_set.items} items ({label}; {item_set.source})")
         if not sets:
             print(f"{'':<14} no item set stored in {home.root}")
         commands = ", ".join("lhl " + " ".join(c.path) for c in suite.commands)

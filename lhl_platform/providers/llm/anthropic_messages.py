@@ -21,7 +21,7 @@ from lhl_platform.providers.llm.base import LlmModel, Reply
 from lhl_platform.providers.llm.batch import BatchItem, BatchLimits, BatchState
 from lhl_platform.providers.llm.credentials import api_key
 from lhl_platform.providers.llm.failures import Failure, http_failure, transport_failure
-from lhl_platform.providers.llm.schema import output_schema, strict_json_schema
+from lhl_platform.providers.llm.schema import strict_json_schema, wire_schema
 
 TOOL = "submit_answer"
 _EPHEMERAL = {"type": "ephemeral"}
@@ -36,10 +36,10 @@ class AnthropicModel(LlmModel):
         self.client = anthropic.AsyncAnthropic(api_key=api_key(spec, ("ANTHROPIC_API_KEY",)), base_url=spec.base_url,
                                                max_retries=0, timeout=self.limits.timeout_s)
 
-    def message_params(self, messages: tuple[Message, ...], schema: type[BaseModel],
+    def message_params(self, messages: tuple[Message, ...], schema: type[BaseModel] | None,
                        params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """A Messages API request: the SDK's arguments, and the sampling parameters (which this SDK
-        generation takes in the body, not as arguments)."""
+        generation takes in the body, not as arguments). A free-text task (`schema` None) gets no tool."""
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         turns: list[dict[str, Any]] = []
         for i, m in enumerate(m for m in messages if m.role != "system"):
@@ -50,10 +50,11 @@ class AnthropicModel(LlmModel):
         sampling: dict[str, Any] = {k: params[k] for k in ("temperature", "top_p") if k in params}
         kwargs: dict[str, Any] = {
             "model": self.model_id, "max_tokens": int(params["max_output_tokens"]), "messages": turns,
-            "system": [{"type": "text", "text": system, "cache_control": _EPHEMERAL}],
-            "tools": [{"name": TOOL, "description": "Submit the answer in the required structure.",
-                       "input_schema": strict_json_schema(schema)}],
-            "tool_choice": {"type": "tool", "name": TOOL}}
+            "system": [{"type": "text", "text": system, "cache_control": _EPHEMERAL}]}
+        if schema is not None:
+            kwargs.update(tools=[{"name": TOOL, "description": "Submit the answer in the required structure.",
+                                  "input_schema": strict_json_schema(schema)}],
+                          tool_choice={"type": "tool", "name": TOOL})
         effort = params.get("reasoning_effort")
         if effort == "none":
             kwargs["thinking"] = {"type": "disabled"}
@@ -62,12 +63,15 @@ class AnthropicModel(LlmModel):
             # max_tokens). The API refuses a forced tool choice and any temperature or top_p with thinking on,
             # so the tool is offered (the reply's text is parsed if the model answers without it).
             budget = THINKING_BUDGET_TOKENS[effort]
-            kwargs.update(thinking={"type": "enabled", "budget_tokens": budget}, tool_choice={"type": "auto"},
+            kwargs.update(thinking={"type": "enabled", "budget_tokens": budget},
                           max_tokens=int(params["max_output_tokens"]) + budget)
+            if schema is not None:
+                kwargs["tool_choice"] = {"type": "auto"}
             sampling = {}
         return kwargs, sampling
 
-    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
+    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel] | None,
+                   params: dict[str, Any]) -> Reply:
         kwargs, sampling = self.message_params(messages, schema, params)
         response = await self.client.messages.create(**kwargs, extra_body=sampling)
         return message_reply(response)
@@ -77,7 +81,7 @@ class AnthropicModel(LlmModel):
     batch_limits = BatchLimits(max_requests=100_000, max_bytes=200 * 2**20)
 
     def batch_entry(self, request: ModelRequest) -> dict[str, Any]:
-        kwargs, sampling = self.message_params(request.messages, output_schema(request), self.params_for(request))
+        kwargs, sampling = self.message_params(request.messages, wire_schema(request), self.params_for(request))
         return {"custom_id": request.key(), "params": {**kwargs, **sampling}}
 
     async def submit_batch(self, entries: Sequence[Any]) -> str:

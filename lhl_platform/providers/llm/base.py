@@ -35,7 +35,7 @@ from lhl_platform.providers.llm.credentials import CredentialError as Credential
 from lhl_platform.providers.llm.failures import Failure, classify
 from lhl_platform.providers.llm.failures import retry_after_seconds as retry_after_seconds  # re-exported
 from lhl_platform.providers.llm.limits import Throttle, backoff_delay
-from lhl_platform.providers.llm.schema import output_schema, parse_structured
+from lhl_platform.providers.llm.schema import output_schema, parse_free_text, parse_structured, wire_schema
 
 T = TypeVar("T")
 
@@ -73,8 +73,10 @@ class LlmModel(ABC):
         self._rng = random.Random(hash(spec.name))
 
     @abstractmethod
-    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
-        """One round trip to the provider with its native structured output."""
+    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel] | None,
+                   params: dict[str, Any]) -> Reply:
+        """One round trip to the provider with its native structured output (none when `schema` is None: a
+        free-text task)."""
 
     @abstractmethod
     def classify(self, exc: Exception) -> Failure | None:
@@ -113,14 +115,16 @@ class LlmModel(ABC):
             "context window"))
 
     @staticmethod
-    def settle(reply: Reply, schema: type[BaseModel], latency_s: float = 0.0) -> tuple[ModelResponse, str]:
+    def settle(reply: Reply, schema: type[BaseModel], latency_s: float = 0.0, *,
+               free_text: bool = False) -> tuple[ModelResponse, str]:
         """A reply as a response: a refusal or a truncation is a recorded failure; otherwise the text parsed
-        strictly. Returns the response and, when the text did not parse, what was wrong with it."""
+        strictly (a free-text task's text taken as its answer). Returns the response and, when the text did not
+        parse, what was wrong with it."""
         if reply.finish is not FinishReason.STOP:
             what = "output truncated at the token limit" if reply.finish is FinishReason.LENGTH else "model refused"
             return ModelResponse(raw_text=reply.text, finish_reason=reply.finish, usage=reply.usage,
                                  latency_s=latency_s, error=f"{what}{': ' + reply.detail if reply.detail else ''}"), ""
-        content, problem = parse_structured(reply.text, schema)
+        content, problem = (parse_free_text if free_text else parse_structured)(reply.text, schema)
         if content is None:
             return ModelResponse(raw_text=reply.text[:20_000], usage=reply.usage, finish_reason=FinishReason.ERROR,
                                  latency_s=latency_s, error=f"unparseable output: {problem}"), problem
@@ -134,12 +138,13 @@ class LlmModel(ABC):
         params = self.params_for(request)
         budget = max(1, sum(len(m.content) for m in request.messages) // 4) + int(params.get("max_output_tokens", 0))
         schema = output_schema(request)
+        free_text = request.task.free_text
         await self.prepare(request.messages)
-        reply, error = await self._send_with_retries(request.messages, schema, params, budget)
+        reply, error = await self._send_with_retries(request.messages, wire_schema(request), params, budget)
         if reply is None:
             return ModelResponse(error=error, finish_reason=FinishReason.ERROR, latency_s=time.perf_counter() - started)
-        response, problem = self.settle(reply, schema, time.perf_counter() - started)
-        if not problem:
+        response, problem = self.settle(reply, schema, time.perf_counter() - started, free_text=free_text)
+        if not problem or free_text:  # free text has no format to repair: an empty answer is a failure
             return response
         # One repair attempt: show the model its reply and what was wrong with it.
         usage = reply.usage
@@ -193,7 +198,7 @@ class LlmModel(ABC):
             raise BatchError(f"{what} failed: {error}")
         return result
 
-    async def _send_with_retries(self, messages: tuple[Message, ...], schema: type[BaseModel],
+    async def _send_with_retries(self, messages: tuple[Message, ...], schema: type[BaseModel] | None,
                                  params: dict[str, Any], budget: int) -> tuple[Reply | None, str]:
         return await self.with_retries(lambda: self.send(messages, schema, params), budget)
 

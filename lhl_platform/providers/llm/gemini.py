@@ -31,7 +31,7 @@ from lhl_platform.providers.llm.base import LlmModel, Reply
 from lhl_platform.providers.llm.batch import WHOLE_BATCH, BatchError, BatchItem, BatchLimits, BatchState
 from lhl_platform.providers.llm.credentials import api_key
 from lhl_platform.providers.llm.failures import Failure, http_failure
-from lhl_platform.providers.llm.schema import output_schema, strict_json_schema
+from lhl_platform.providers.llm.schema import strict_json_schema, wire_schema
 
 _ENDED = {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED",
           "JOB_STATE_PARTIALLY_SUCCEEDED"}
@@ -70,7 +70,7 @@ class GeminiModel(LlmModel):
                 reason = error or "the provider returned a cache without a name"
                 self.cache_errors.append(f"context cache not created, calls carry the instructions: {reason}"[:500])
 
-    def request_parts(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any],
+    def request_parts(self, messages: tuple[Message, ...], schema: type[BaseModel] | None, params: dict[str, Any],
                       cache: str | None = None) -> tuple[list[types.Content], types.GenerateContentConfig]:
         """A generateContent request: its contents and its config (instructions inline unless `cache` names
         an explicit context cache holding them)."""
@@ -80,11 +80,14 @@ class GeminiModel(LlmModel):
             system_instruction=None if cache else _system_text(messages), cached_content=cache,
             temperature=params["temperature"], max_output_tokens=int(params["max_output_tokens"]),
             top_p=params.get("top_p"), seed=params.get("seed"),
-            response_mime_type="application/json", response_json_schema=strict_json_schema(schema),
+            # a free-text task (`schema` None) is asked for plain text
+            response_mime_type="application/json" if schema is not None else None,
+            response_json_schema=strict_json_schema(schema) if schema is not None else None,
             thinking_config=thinking_config(self.model_id, params.get("reasoning_effort")))
         return contents, config
 
-    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
+    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel] | None,
+                   params: dict[str, Any]) -> Reply:
         contents, config = self.request_parts(messages, schema, params, self.caches.get(_system_text(messages)))
         response = await self.client.aio.models.generate_content(model=self.model_id, contents=contents,
                                                                  config=config)
@@ -96,7 +99,7 @@ class GeminiModel(LlmModel):
     batch_limits = BatchLimits(max_requests=10_000, max_bytes=16 * 2**20)
 
     def batch_entry(self, request: ModelRequest) -> types.InlinedRequest:
-        contents, config = self.request_parts(request.messages, output_schema(request), self.params_for(request))
+        contents, config = self.request_parts(request.messages, wire_schema(request), self.params_for(request))
         return types.InlinedRequest(contents=contents, config=config, metadata={"key": request.key()})
 
     def entry_size(self, entry: Any) -> int:

@@ -3,9 +3,10 @@
 Interactive calls go through the SDK's HTTP client and headers with a body built here; the Batch API goes
 through the SDK's `files` and `batches` resources.
 
-Structured output: `response_format` with our Pydantic schema as a strict JSON schema. Prompt caching:
-OpenAI caches the longest repeated prefix automatically, so messages put the fixed instructions and
-definitions first and the contract last; cached tokens come back in `usage.prompt_tokens_details`.
+Structured output: `response_format` with our Pydantic schema as a strict JSON schema (none for a free-text
+task). Prompt caching: OpenAI caches the longest repeated prefix automatically, so messages put the fixed
+instructions and definitions first and the contract last; cached tokens come back in
+`usage.prompt_tokens_details`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from lhl_platform.providers.llm.base import LlmModel, Reply
 from lhl_platform.providers.llm.batch import WHOLE_BATCH, BatchItem, BatchLimits, BatchState
 from lhl_platform.providers.llm.credentials import api_key
 from lhl_platform.providers.llm.failures import Failure, http_failure, transport_failure
-from lhl_platform.providers.llm.schema import output_schema, strict_json_schema
+from lhl_platform.providers.llm.schema import strict_json_schema, wire_schema
 
 _FINISH = {"stop": FinishReason.STOP, "length": FinishReason.LENGTH, "content_filter": FinishReason.REFUSAL}
 _ENDED = {"completed", "failed", "expired", "cancelled"}
@@ -45,10 +46,10 @@ class OpenAIChatModel(LlmModel):
         self.chat_url = f"{self.client.base_url}chat/completions"
         headers = {**self.client.default_headers, **self.client.auth_headers, "Content-Type": "application/json"}
         self.chat_headers = {k: v for k, v in headers.items() if isinstance(v, str)}
-        self._tails: dict[tuple[type[BaseModel], str], str] = {}
+        self._tails: dict[tuple[type[BaseModel] | None, str], str] = {}
 
-    def body_fields(self, schema: type[BaseModel], params: dict[str, Any]) -> dict[str, Any]:
-        """Everything a chat-completion body holds besides the messages."""
+    def body_fields(self, schema: type[BaseModel] | None, params: dict[str, Any]) -> dict[str, Any]:
+        """Everything a chat-completion body holds besides the messages (no `response_format` for free text)."""
         extra: dict[str, Any] = {k: params[k] for k in ("top_p", "seed") if k in params}
         # max_completion_tokens is the current OpenAI name; compatible servers still expect max_tokens.
         limit_name = "max_tokens" if self.spec.base_url else "max_completion_tokens"
@@ -60,11 +61,13 @@ class OpenAIChatModel(LlmModel):
             if effort != "none":  # a reasoning model rejects any temperature or top_p but its default
                 sampling = {}
                 extra.pop("top_p", None)
+        if schema is None:
+            return {"model": self.model_id, **sampling, **extra}
         return {"model": self.model_id, **sampling,
                 "response_format": {"type": "json_schema", "json_schema": {
                     "name": schema.__name__, "schema": strict_json_schema(schema), "strict": True}}, **extra}
 
-    def body_tail(self, schema: type[BaseModel], params: dict[str, Any]) -> str:
+    def body_tail(self, schema: type[BaseModel] | None, params: dict[str, Any]) -> str:
         """`body_fields` as JSON, encoded once per schema and parameters (the schema is the longest part)."""
         key = (schema, json.dumps(params, sort_keys=True, default=str))
         tail = self._tails.get(key)
@@ -73,7 +76,8 @@ class OpenAIChatModel(LlmModel):
                                                  separators=(",", ":"))
         return tail
 
-    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel], params: dict[str, Any]) -> Reply:
+    async def send(self, messages: tuple[Message, ...], schema: type[BaseModel] | None,
+                   params: dict[str, Any]) -> Reply:
         # Sent through the SDK's HTTP client with the SDK's headers, as bytes, and read back as plain JSON:
         # the SDK's request layer (`chat.completions.create` with its typed models, or even its generic
         # `post`) costs more CPU per call than everything else an audit does with the call at 32-way
@@ -90,7 +94,7 @@ class OpenAIChatModel(LlmModel):
     batch_limits = BatchLimits(max_requests=50_000, max_bytes=190 * 2**20)
 
     def batch_entry(self, request: ModelRequest) -> bytes:
-        body = chat_body(request.messages, self.body_fields(output_schema(request), self.params_for(request)))
+        body = chat_body(request.messages, self.body_fields(wire_schema(request), self.params_for(request)))
         return (b'{"custom_id":"' + request.key().encode() + b'","method":"POST","url":"' + BATCH_ENDPOINT.encode()
                 + b'","body":' + body + b"}\n")
 

@@ -1,4 +1,5 @@
-"""Structured output: the JSON schema each provider is handed, and the strict parsing of what comes back."""
+"""Structured output: the JSON schema each provider is handed, and the strict parsing of what comes back; and
+free-text tasks (`Task.free_text`), sent with no schema, whose reply text becomes the output's `text` field."""
 
 from __future__ import annotations
 
@@ -15,6 +16,21 @@ def output_schema(request: ModelRequest) -> type[BaseModel]:
     """The Pydantic class the request's answer must validate against."""
     schema: type[BaseModel] = request.task.output
     return schema
+
+
+def wire_schema(request: ModelRequest) -> type[BaseModel] | None:
+    """The schema a provider is asked to answer in; None for a free-text task (no structured output)."""
+    return None if request.task.free_text else output_schema(request)
+
+
+def parse_free_text(text: str, schema: type[BaseModel]) -> tuple[dict[str, Any] | None, str]:
+    """A free-text reply as the task's output (`{"text": ...}`), or None and what is wrong (an empty reply)."""
+    if not text.strip():
+        return None, "empty answer"
+    try:
+        return schema.model_validate({"text": text}).model_dump(mode="json"), ""
+    except ValidationError as exc:
+        return None, f"the answer does not fit {schema.__name__}: {exc.errors()[0]['msg']}"
 
 
 @functools.cache

@@ -1,8 +1,8 @@
 """Reading JSON Lines files whole, and one-line descriptions of what is wrong with a line.
 
-Every loader of the suite (items, imported responses, imported judgments) reads its file with `read_lines`
-and turns a Pydantic error into a sentence with `describe`, so a bad input is always one clear line:
-`FILE: line N: <what is wrong>`.
+The suites' loaders (item sets, imported answers and judgments) read their files with `read_lines` or
+`parse_lines` and turn a Pydantic error into a sentence with `describe`, so a bad input is always one clear
+line: `FILE: line N: <what is wrong>`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,158 @@
+"""The suite's commands: `lhl ingest insufficiency [FILE.jsonl]`, `lhl import responses FILE.jsonl` and
+`lhl import judgments FILE.jsonl` (SUITES.md section 2).
+
+An import is validated whole against the item set (every line names one of its items; a judgment judges each
+gold element once) and written atomically: all its lines or none. Each imported (model, run) is expected to
+cover every item of the set (an `insufficiency.scope` event), so a line absent is reported as missing, never
+scored as an empty answer. Importing the same file again records nothing new.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from pathlib import Path
+
+from lhl_platform.home import Home
+from lhl_platform.insufficiency.events import (
+    ImportCompleted,
+    InsufficiencyEventType,
+    JudgmentImported,
+    ResponseImported,
+    ScopeRecorded,
+)
+from lhl_platform.insufficiency.imports import parse_judgments, parse_responses
+from lhl_platform.insufficiency.items import ItemSet, load_items
+from lhl_platform.insufficiency.selfbuilt import self_built_items
+from lhl_platform.insufficiency.stages import IMPORTS_STREAM
+from lhl_platform.insufficiency.store import ensure_item_set, ingest_item_set
+from lhl_platform.jsonl import read_lines
+from lhl_platform.suites.contract import Command
+
+
+def _describe(items: ItemSet) -> str:
+    return (f"item set {items.item_set_id} ({items.name}, {items.provenance}): {len(items.items)} items, "
+            f"{len(items.bases())} base queries and {len(items.variants())} deficient variants")
+
+
+def cmd_ingest(args: argparse.Namespace, home: Home) -> int:
+    items = load_items(Path(args.file), name=args.name) if args.file else self_built_items()
+    done = ingest_item_set(home, items)
+    print(f"{_describe(items)}; {done.new_items} new items recorded; now the active InsufficiencyBench set")
+    if items.self_built:
+        print("note: the self-built set was written for this platform, not the published InsufficiencyBench "
+              "release; every report labels it self-built")
+    return 0
+
+
+def _scopes(items: ItemSet, pairs: set[tuple[str, int]]) -> list[ScopeRecorded]:
+    return [ScopeRecorded(item_set_id=items.item_set_id, model=m, run=r, items=[i.item_id for i in items.items],
+                          source="import") for m, r in sorted(pairs)]
+
+
+def _import(home: Home, path: Path, kind: str, item_set: str | None) -> tuple[ItemSet, int, int]:
+    """Validate the whole file, then write it in one atomic segment; returns the set, lines and new events."""
+    items = ensure_item_set(home, item_set)
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    numbers = [n for n, _ in read_lines(path)]
+    set_id = items.item_set_id
+    new = 0
+    if kind == "responses":
+        responses = parse_responses(path, items=items)
+        pairs = {(r.model, r.run) for r in responses}
+        with home.events.writer(IMPORTS_STREAM, atomic=True) as writer:
+            for scope in _scopes(items, pairs):
+                writer.append(InsufficiencyEventType.SCOPE, f"{scope.model}/{scope.run}",
+                              f"insufficiency.scope:{set_id}:{scope.model}:{scope.run}:import", scope)
+            for line, r in zip(numbers, responses, strict=True):
+                new += writer.append(InsufficiencyEventType.RESPONSE_IMPORTED, r.item_id,
+                                     f"insufficiency.response_imported:{sha}:{line}", ResponseImported(
+                                         item_set_id=set_id, model=r.model, run=r.run, item_id=r.item_id,
+                                         response=r.response, source_sha256=sha, line=line))
+            writer.append(InsufficiencyEventType.IMPORT_COMPLETED, path.name,
+                          f"insufficiency.import_completed:responses:{set_id}:{sha}", ImportCompleted(
+                              kind="responses", item_set_id=set_id, source=str(path), sha256=sha,
+                              records=len(responses)))
+        return items, len(responses), new
+    judgments = parse_judgments(path, items=items)
+    pairs = {(j.model, j.run) for j in judgments}
+    with home.events.writer(IMPORTS_STREAM, atomic=True) as writer:
+        for scope in _scopes(items, pairs):
+            writer.append(InsufficiencyEventType.SCOPE, f"{scope.model}/{scope.run}",
+                          f"insufficiency.scope:{set_id}:{scope.model}:{scope.run}:import", scope)
+        for line, j in zip(numbers, judgments, strict=True):
+            new += writer.append(InsufficiencyEventType.JUDGMENT_IMPORTED, j.item_id,
+                                 f"insufficiency.judgment_imported:{sha}:{line}",
+                                 JudgmentImported(**j.model_dump(), item_set_id=set_id, source_sha256=sha, line=line))
+        writer.append(InsufficiencyEventType.IMPORT_COMPLETED, path.name,
+                      f"insufficiency.import_completed:judgments:{set_id}:{sha}", ImportCompleted(
+                          kind="judgments", item_set_id=set_id, source=str(path), sha256=sha,
+                          records=len(judgments)))
+    return items, len(judgments), new
+
+
+def cmd_import_responses(args: argparse.Namespace, home: Home) -> int:
+    items, lines, new = _import(home, Path(args.file), "responses", args.item_set)
+    print(f"imported {lines} responses into {items.item_set_id} ({items.name}, {items.provenance})"
+          + ("" if new else ": already imported, nothing new")
+          + "; judge them with `lhl audit --suite insufficiency --models M` (the judgments stage)")
+    return 0
+
+
+def cmd_import_judgments(args: argparse.Namespace, home: Home) -> int:
+    items, lines, new = _import(home, Path(args.file), "judgments", args.item_set)
+    judges = ",".join(sorted({str(row.get("judge")) for _, row in read_lines(Path(args.file))}))
+    print(f"imported {lines} judgments of {judges} into {items.item_set_id} ({items.name}, {items.provenance})"
+          + ("" if new else ": already imported, nothing new")
+          + f"; see `lhl report --suite insufficiency --judge {judges.split(',')[0]}`")
+    return 0
+
+
+def cmd_judge(args: argparse.Namespace, home: Home) -> int:
+    """The judgments stage alone, for responses answered elsewhere (imported): the model needs no registration."""
+    from lhl_platform.insufficiency.stages import JudgmentsConfig, insufficiency_judgments
+    from lhl_platform.suites.contract import StageContext
+
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    runs = [int(r) for r in args.runs.split(",") if r.strip()]
+    failed = 0
+    for model in models:
+        for run in runs:
+            result = insufficiency_judgments(StageContext(
+                home=home, model=model, run=run, config=JudgmentsConfig(item_set=args.item_set, judge=args.judge)))
+            for check in result.checks:
+                print(f"{model} run {run}: [{'PASS' if check.passed else 'FAIL'}] {check.name}: {check.summary}")
+            failed += sum(not c.passed for c in result.checks if c.name == "every_response_judged")
+    print("see `lhl report --suite insufficiency" + (f" --judge {args.judge}`" if args.judge else "`"))
+    return 1 if failed else 0
+
+
+def _define_judge(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--models", required=True, help="comma-separated models whose responses to judge")
+    p.add_argument("--runs", default="1", help="comma-separated runs (default 1)")
+    p.add_argument("--judge", help="a registered judge (default: the offline cue judge)")
+    p.add_argument("--item-set", dest="item_set", help="the item set (default: the active one)")
+
+
+def _define_ingest(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", nargs="?", help="items in the published format, one a line; default: the shipped "
+                                           "self-built set")
+    p.add_argument("--name", help="a name for the item set (default: the file's stem)")
+
+
+def _define_import(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="JSON Lines, one record a line (SUITES.md section 2)")
+    p.add_argument("--item-set", dest="item_set", help="the item set the lines answer (id or name; default: the "
+                                                       "active one, or the self-built set)")
+
+
+COMMANDS = (
+    Command(("ingest", "insufficiency"), "load InsufficiencyBench items (the published format) or, without a file, "
+            "the shipped self-built set", _define_ingest, cmd_ingest),
+    Command(("import", "responses"), "import InsufficiencyBench responses made elsewhere (model, run, item_id, "
+            "response), validated whole and written atomically", _define_import, cmd_import_responses),
+    Command(("insufficiency", "judge"), "judge recorded or imported InsufficiencyBench responses (the judgments "
+            "stage alone: two judge calls per response, the judge validated first)", _define_judge, cmd_judge),
+    Command(("import", "judgments"), "import InsufficiencyBench judgments made elsewhere (judge outputs scored "
+            "here), validated whole and written atomically", _define_import, cmd_import_judgments),
+)
