@@ -139,6 +139,19 @@ def test_a_refresh_stores_what_a_rebuild_stores_after_audits_imports_and_rejudgi
     _import(home, tmp_path, _rows("outside", 3, contracts[:2], seed=1), "outside-3")
     _matches_the_events(home)
     scoped = build_report(home, _scope("four", (1,)), resamples=50)
+    # the suites' events are staged incrementally too: an InsufficiencyBench audit, then a ContractScrub one
+    for name in ("gold-reader", "premature-closure", "scrub-rules"):
+        assert _cli("models", "add", name, "--provider", "offline", "--model-id", name, home=home.root) == 0
+    assert _cli("audit", "--suite", "insufficiency", "--models", "gold-reader", home=home.root) == 0
+    _matches_the_events(home)
+    assert _cli("audit", "--suite", "insufficiency", "--models", "premature-closure", home=home.root) == 0
+    assert _cli("scrub", "build", "--contracts", "2", "--seed", "0", home=home.root) == 0
+    assert _cli("audit", "--suite", "contractscrub", "--models", "scrub-rules", home=home.root) == 0
+    _matches_the_events(home)
+    with read_warehouse(home) as con:
+        suite_rows = [con.execute(f"select count(*) from {mart}").fetchone()[0]
+                      for mart in ("insufficiency_leaderboard", "scrub_leaderboard")]
+    assert suite_rows == [2, 1]
 
     rebuilt = Home.resolve(tmp_path / "rebuilt")
     shutil.copytree(home.root, rebuilt.root)
