@@ -1,4 +1,4 @@
-"""The suite's report: its sections (rows typed by SQLModel classes, so `lhl publish` can write them), the F2 vs
+"""The suite's report: its sections (Pydantic rows; `lhl publish` makes a table class of each), the F2 vs
 over-flag figure, the checks on its marts and `lhl judge agree A B --suite insufficiency`.
 
 `leaderboard` and `by_category` rows have exactly the fields of SUITES.md section 2. The marts compute every
@@ -15,12 +15,12 @@ from typing import Any
 
 import duckdb
 from pydantic import BaseModel
-from sqlmodel import SQLModel
 
 from lhl_platform.home import Home
 from lhl_platform.insufficiency.agreement import JudgeAgreement, judge_agreement
 from lhl_platform.insufficiency.intervals import DEFAULT_RESAMPLES, cluster_mean_interval
 from lhl_platform.insufficiency.records import AdditionalClaim, ElementVerdict, ItemJudgment
+from lhl_platform.insufficiency.scoring import CategoryRecall, LeaderboardRow
 from lhl_platform.insufficiency.store import load_item_set
 from lhl_platform.insufficiency.validation import validation_cases, validation_digest
 from lhl_platform.quality.checks import CheckOutcome
@@ -36,36 +36,7 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = N
 
 # Row classes --------------------------------------------------------------------------------------------
 
-class InsufficiencyLeaderboardRow(SQLModel):
-    """`leaderboard`: one row per model under the scope's judge (SUITES.md section 2)."""
-
-    model: str
-    judge: str
-    variants: int
-    base_items: int
-    f2: float | None
-    f2_ci_low: float | None
-    f2_ci_high: float | None
-    precision: float | None
-    recall: float | None
-    hedge_rate: float | None
-    f2_given_hedge: float | None
-    expl_acc: float | None
-    safety: float | None
-    over_flag: float | None
-
-
-class InsufficiencyCategoryRow(SQLModel):
-    """`by_category`: pooled recall per model and canonical category (SUITES.md section 2)."""
-
-    model: str
-    category: str
-    gold: int
-    hits: int
-    recall: float | None
-
-
-class InsufficiencyItemSetRow(SQLModel):
+class InsufficiencyItemSetRow(BaseModel):
     """`item_set`: the set in scope and its provenance (a self-built set is not the published release)."""
 
     item_set: str
@@ -80,7 +51,7 @@ class InsufficiencyItemSetRow(SQLModel):
     source: str
 
 
-class InsufficiencyCoverageRow(SQLModel):
+class InsufficiencyCoverageRow(BaseModel):
     """`coverage`: per model, the cells asked for, what is missing, and the calls and cost behind the figures."""
 
     model: str
@@ -98,7 +69,7 @@ class InsufficiencyCoverageRow(SQLModel):
     judge_cost_usd: float
 
 
-class InsufficiencyJudgeValidationRow(SQLModel):
+class InsufficiencyJudgeValidationRow(BaseModel):
     """`judge_validation`: the scope's judge on the hand-labelled validation set (current: the set shipped now)."""
 
     judge: str
@@ -130,18 +101,18 @@ def f2_intervals(con: duckdb.DuckDBPyConnection, judge: str | None,
             for model, by_item in clusters.items()}
 
 
-def leaderboard_rows(con: duckdb.DuckDBPyConnection) -> list[InsufficiencyLeaderboardRow]:
+def leaderboard_rows(con: duckdb.DuckDBPyConnection) -> list[LeaderboardRow]:
     judge = _scope_judge(con)
     intervals = f2_intervals(con, judge)
     out = []
     for row in _rows(con, "select * from insufficiency_leaderboard"):
         low, high = intervals.get(row["model"], (None, None))
-        out.append(InsufficiencyLeaderboardRow(**row, f2_ci_low=low, f2_ci_high=high))
+        out.append(LeaderboardRow(**row, f2_ci_low=low, f2_ci_high=high))
     return out
 
 
-def category_rows(con: duckdb.DuckDBPyConnection) -> list[InsufficiencyCategoryRow]:
-    return [InsufficiencyCategoryRow(**r) for r in _rows(con, "select * from insufficiency_by_category")]
+def category_rows(con: duckdb.DuckDBPyConnection) -> list[CategoryRecall]:
+    return [CategoryRecall(**r) for r in _rows(con, "select * from insufficiency_by_category")]
 
 
 def item_set_rows(con: duckdb.DuckDBPyConnection) -> list[InsufficiencyItemSetRow]:
@@ -183,7 +154,7 @@ def f2_overflag_figure(rows: Sequence[BaseModel]) -> str:
     model that hedges as a disposition sits right (it over-flags complete queries too)."""
     from lhl_platform.report.figures import _figure, model_colors, to_svg
 
-    board = [r for r in rows if isinstance(r, InsufficiencyLeaderboardRow)]
+    board = [r for r in rows if isinstance(r, LeaderboardRow)]
     fig = _figure(5.6, 3.8)
     ax = fig.add_subplot()
     colors = model_colors([r.model for r in board])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.events.kinds import register_events
 from lhl_platform.home import Home
-from lhl_platform.insufficiency import commands, report, stages
+from lhl_platform.insufficiency import commands, report, scoring, stages
 from lhl_platform.insufficiency.events import EVENT_PAYLOADS
 from lhl_platform.insufficiency.models import CUE_JUDGE, OFFLINE_MODELS
 from lhl_platform.insufficiency.responders import GOLD_READER, INDISCRIMINATE_HEDGING, PREMATURE_CLOSURE
@@ -81,13 +81,13 @@ SUITE = Suite(
         Section("item_set", "Item set", report.InsufficiencyItemSetRow, report.item_set_rows,
                 note="A self-built set was written for this platform from the seed's construction protocol; it is "
                      "not the published InsufficiencyBench release, and its figures are not the paper's."),
-        Section("leaderboard", "Leaderboard", report.InsufficiencyLeaderboardRow, report.leaderboard_rows,
+        Section("leaderboard", "Leaderboard", scoring.LeaderboardRow, report.leaderboard_rows,
                 note="Means of per-item values over the variants (F2, precision over items with TP+FP > 0, recall, "
                      "hedge, ExplAcc over items with an identified element, safety) and over the base queries "
                      "(over-flag); F2 intervals: 95% item bootstrap. Pooled F2 (of mean P and R) is a different, "
                      "larger number.",
                 figure=report.f2_overflag_figure),
-        Section("by_category", "Recall by category", report.InsufficiencyCategoryRow, report.category_rows,
+        Section("by_category", "Recall by category", scoring.CategoryRecall, report.category_rows,
                 note="Pooled: identified gold elements of the category over its gold elements."),
         Section("coverage", "Coverage, calls and cost", report.InsufficiencyCoverageRow, report.coverage_rows),
         Section("judge_validation", "Judge validation", report.InsufficiencyJudgeValidationRow,

@@ -84,22 +84,19 @@ def _table_class(name: str, row: type[BaseModel], publications: str = "publicati
         "row_number": Field(primary_key=True),
     }
     namespace: dict[str, Any] = {"__tablename__": name, "__module__": __name__}
-    if issubclass(row, SQLModel):  # a suite's row class that says itself how it is stored
-        bases: tuple[type, ...] = (row,)
-        namespace["__annotations__"] = {"scope_key": str, "row_number": int}
-    else:
-        bases = (SQLModel,)
-        namespace["__annotations__"] = {**{n: f.annotation for n, f in row.model_fields.items()},
-                                        "scope_key": str, "row_number": int}
-        for field, info in row.model_fields.items():
-            bare = info.annotation
-            if typing.get_origin(bare) in (typing.Union, types.UnionType):
-                bare = next((a for a in typing.get_args(bare) if a is not type(None)), bare)
-            namespace[field] = (Field(default=info.default, description=info.description, sa_type=JSON)
-                                if typing.get_origin(bare) in (list, dict)
-                                else Field(default=info.default, description=info.description))
+    namespace["__annotations__"] = {**{n: f.annotation for n, f in row.model_fields.items()},
+                                    "scope_key": str, "row_number": int}
+    for field, info in row.model_fields.items():
+        bare = info.annotation
+        if typing.get_origin(bare) in (typing.Union, types.UnionType):
+            bare = next((a for a in typing.get_args(bare) if a is not type(None)), bare)
+        namespace[field] = (Field(default=info.default, description=info.description, sa_type=JSON)
+                            if typing.get_origin(bare) in (list, dict)
+                            else Field(default=info.default, description=info.description))
     namespace.update(keys)
-    cls: type[SQLModel] = type(f"{row.__name__}Table", bases, namespace, table=True)
+    # named for its table: two suites' row classes may share a name
+    title = "".join(part.title() for part in name.split("_"))
+    cls: type[SQLModel] = type(f"{title}Table", (SQLModel,), namespace, table=True)
     for column in cls.__table__.columns:  # type: ignore[attr-defined]
         if isinstance(column.type, Integer) and not column.primary_key:
             column.type = BigInteger()  # token counts outgrow 32 bits

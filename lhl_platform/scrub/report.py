@@ -1,4 +1,4 @@
-"""The suite's report: typed rows read from its marts (SQLModel classes, so `lhl publish` writes them), the
+"""The suite's report: typed rows read from its marts (plain Pydantic; `lhl publish` makes a table class of each), the
 contract-cluster recall intervals computed here from the per-call counts (`scoring.cluster_recall_intervals`,
 the same code `scoring.score` uses), the per-category recall figure, the checks on the marts, the metrics
 `lhl compare` pairs, and the drift of a model's newest run (monitoring).
@@ -13,7 +13,6 @@ from typing import Any
 
 import duckdb
 from pydantic import BaseModel
-from sqlmodel import SQLModel
 
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.scrub.categories import CATEGORIES, CATEGORY_KEYS, TERM_CATEGORIES, CategoryKey
@@ -46,7 +45,7 @@ def _pick(cls: type[BaseModel], row: Mapping[str, Any], **extra: Any) -> dict[st
 
 # Rows -------------------------------------------------------------------------------------------------
 
-class ScrubLeaderboardRow(SQLModel):
+class ScrubLeaderboardRow(BaseModel):
     """`scrub_leaderboard`, one row per model (SUITES.md section 1)."""
 
     model: str
@@ -64,7 +63,7 @@ class ScrubLeaderboardRow(SQLModel):
     cost_usd: float | None
 
 
-class ScrubCategoryRow(SQLModel):
+class ScrubCategoryRow(BaseModel):
     """`scrub_by_category`, one row per model and category (SUITES.md section 1)."""
 
     model: str
@@ -78,7 +77,7 @@ class ScrubCategoryRow(SQLModel):
     f1: float | None
 
 
-class ScrubRecallRow(SQLModel):
+class ScrubRecallRow(BaseModel):
     """Recall per model and category (and overall), with its 95% contract-cluster bootstrap interval."""
 
     model: str
@@ -90,7 +89,7 @@ class ScrubRecallRow(SQLModel):
     recall_ci_high: float | None
 
 
-class ScrubTermsOnlyRow(SQLModel):
+class ScrubTermsOnlyRow(BaseModel):
     """The term-only ablation per model and category (the 8 categories with a term)."""
 
     model: str
@@ -104,7 +103,7 @@ class ScrubTermsOnlyRow(SQLModel):
     f1: float | None
 
 
-class ScrubDistanceRow(SQLModel):
+class ScrubDistanceRow(BaseModel):
     """`scrub_by_distance`: recall of incorrect section references by distance bucket."""
 
     model: str
@@ -114,7 +113,7 @@ class ScrubDistanceRow(SQLModel):
     recall: float | None
 
 
-class ScrubUsageRow(SQLModel):
+class ScrubUsageRow(BaseModel):
     """`scrub_usage`: calls, cost and seconds per model, and per contract and run."""
 
     model: str
@@ -128,7 +127,7 @@ class ScrubUsageRow(SQLModel):
     seconds_per_contract: float | None
 
 
-class ScrubItemSetRow(SQLModel):
+class ScrubItemSetRow(BaseModel):
     """`scrub_item_set`: the item set in scope and the label it carries."""
 
     item_set: str
@@ -140,7 +139,7 @@ class ScrubItemSetRow(SQLModel):
     provenance: str
 
 
-class ScrubGoldRow(SQLModel):
+class ScrubGoldRow(BaseModel):
     """`scrub_gold`: the item set's gold per category and how it came to be."""
 
     category: str
@@ -148,7 +147,7 @@ class ScrubGoldRow(SQLModel):
     gold_source: str
 
 
-class ScrubDriftRow(SQLModel):
+class ScrubDriftRow(BaseModel):
     """A model's newest run against its earlier runs: overall recall, each side with its interval."""
 
     model: str
@@ -163,7 +162,7 @@ class ScrubDriftRow(SQLModel):
     drifted: bool
 
 
-class ScrubMissingRow(SQLModel):
+class ScrubMissingRow(BaseModel):
     """`scrub_missing`: a (model, run, contract, category) without an answer, and why."""
 
     model: str

@@ -24,7 +24,8 @@ def cmd_publish(args: argparse.Namespace, home: Home) -> int:
     suite = chosen_suite(args)
     try:
         if suite is not None:
-            from lhl_platform.report.suite_report import build_suite_report, publish_suite
+            from lhl_platform.report.suite_publish import publish_suite
+            from lhl_platform.report.suite_report import build_suite_report
 
             summary = publish_suite(build_suite_report(home, suite, suite_request(args, suite)), suite, url)
         else:

@@ -1,0 +1,86 @@
+"""`lhl publish --suite NAME`: a suite's report in any SQLAlchemy database, one table per section (the section's
+row class made a table class, as the clause report's are) plus `suite_publications`, one row per published scope
+with its check results. Re-publishing a scope replaces its rows in one transaction. Its own module, so building
+or rendering a report never loads SQLAlchemy."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import JSON, DateTime, delete
+from sqlalchemy.engine import URL, Engine
+from sqlmodel import Field as SqlField
+from sqlmodel import Session, SQLModel, create_engine
+
+from lhl_platform import __version__
+from lhl_platform.report.publish import PublishSummary, _table_class, masked, resolve_url
+from lhl_platform.report.suite_report import SuiteReport
+from lhl_platform.suites.contract import Suite
+
+
+class SuitePublication(SQLModel, table=True):
+    """One published scope of a suite's report."""
+
+    __tablename__ = "suite_publications"
+
+    scope_key: str = SqlField(primary_key=True, max_length=64)
+    suite: str
+    scope: dict[str, Any] = SqlField(sa_type=JSON)
+    checks: list[dict[str, Any]] = SqlField(sa_type=JSON)
+    code_version: str
+    published_at: datetime = SqlField(sa_type=DateTime(timezone=True))
+
+
+_TABLES: dict[str, type[SQLModel]] = {}
+
+
+def _publish_table(name: str, row: type[BaseModel]) -> type[SQLModel]:
+    if name not in _TABLES:
+        _TABLES[name] = _table_class(name, row, publications="suite_publications")
+    return _TABLES[name]
+
+
+def suite_scope_key(report: SuiteReport) -> str:
+    sc = report.scope
+    ident = [sc.suite, sc.item_set, sorted(sc.runs), sorted(sc.models), sc.judge]
+    return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:32]
+
+
+def publish_suite(report: SuiteReport, suite: Suite, url: str | URL | None, *,
+                  engine: Engine | None = None) -> PublishSummary:
+    """Write the suite's sections as tables `<suite>_<section>` (or the section's own name) with the scope key
+    and the check results, replacing that scope's earlier rows in one transaction."""
+    target = url if isinstance(url, URL) else resolve_url(url)
+    own = engine is None
+    engine = engine or create_engine(target)
+    key = suite_scope_key(report)
+    tables = {s.name: _publish_table(s.table or f"{suite.name}_{s.name}", s.row) for s in suite.sections}
+    try:
+        SQLModel.metadata.create_all(engine, tables=[SuitePublication.__table__,  # type: ignore[attr-defined]
+                                                     *(t.__table__ for t in tables.values())])  # type: ignore[attr-defined]
+        counts: dict[str, int] = {}
+        replaced = 0
+        with Session(engine) as session, session.begin():
+            for cls in tables.values():
+                result = session.execute(delete(cls).where(cls.scope_key == key))  # type: ignore[attr-defined]
+                replaced += result.rowcount or 0  # type: ignore[attr-defined]
+            session.execute(delete(SuitePublication).where(SuitePublication.scope_key == key))  # type: ignore[arg-type]
+            session.add(SuitePublication(
+                scope_key=key, suite=suite.name, scope=report.scope.model_dump(mode="json"),
+                checks=[{"name": c.name, "passed": c.passed, "summary": c.summary} for c in report.checks],
+                code_version=__version__, published_at=datetime.now(UTC)))
+            session.flush()
+            for name, cls in tables.items():
+                rows: Sequence[BaseModel] = report.sections.get(name, [])
+                session.add_all([cls.model_validate({**r.model_dump(), "scope_key": key, "row_number": i})
+                                 for i, r in enumerate(rows)])
+                counts[str(cls.__tablename__)] = len(rows)
+        return PublishSummary(url=masked(target), scope_key=key, rows=counts, replaced=replaced)
+    finally:
+        if own:
+            engine.dispose()
