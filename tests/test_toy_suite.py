@@ -34,10 +34,10 @@ def registered_for_this_module() -> Iterator[None]:
     location the other test modules see (its modules are imported here, not when the tests are collected)."""
     from lhl_platform import factory, suites
     from lhl_platform.events import kinds
-    from lhl_platform.warehouse import build
+    from lhl_platform.warehouse import models as warehouse_models
 
     maps = (suites._SUITES, factory._OFFLINE, kinds._KINDS)
-    saved_maps, saved_packages = [dict(m) for m in maps], list(build._PACKAGES)
+    saved_maps, saved_packages = [dict(m) for m in maps], list(warehouse_models._PACKAGES)
     try:
         from tests.toy_suite.suite import SUITE
 
@@ -47,7 +47,7 @@ def registered_for_this_module() -> Iterator[None]:
         for registry, before in zip(maps, saved_maps, strict=True):
             registry.clear()
             registry.update(before)
-        build._PACKAGES[:] = saved_packages
+        warehouse_models._PACKAGES[:] = saved_packages
 
 
 def _audited_home(tmp_path_factory: pytest.TempPathFactory) -> Home:
