@@ -439,22 +439,32 @@ class Projection:
             self.created(name)
             self.deltas[name] = EVERY
             return
-        columns = self.stored_columns(name)
+        changed = self.partition_delta(model, new, terms, table)
+        if changed is None:
+            return
+        fresh_rows, delta, where = changed
+        self.con.execute(f"delete from {table} where {where}")
+        self.con.execute(f"insert into {table} select * from {fresh_rows}")
+        self.deltas[name] = Delta(table=delta, columns=frozenset(self.stored_columns(name)))
+
+    def partition_delta(self, model: SqlModel, new: str, terms: list[Term], stored: str
+                        ) -> tuple[str, str, str] | None:
+        """The recomputed rows of the partitions the terms name, and the rows by which they differ from the
+        stored ones (None when they do not): (fresh rows with their position, delta, the partitions' filter)."""
+        columns = self.stored_columns(model.name)
         where = self.filter_sql(terms, {c: columns[c] for c in model.partition_by})
         assert where is not None
         cols = ", ".join(map(_qi, columns))
         old, fresh_rows, delta = self.temp("old"), self.temp("fresh"), self.temp("delta")
-        self.con.execute(f"create temp table {old} as select {cols} from {table} where {where}")
+        self.con.execute(f"create temp table {old} as select {cols} from {stored} where {where}")
         self.con.execute(f"create temp table {fresh_rows} as select {cols}, rowid as {POS} from {new} where {where}")
         changed = self.count(f"create temp table {delta} as "
                              f"(select {cols} from {fresh_rows} except all select {cols} from {old}) union all "
                              f"(select {cols} from {old} except all select {cols} from {fresh_rows})")
         if not changed:
             self.con.execute(f"drop table {delta}")
-            return
-        self.con.execute(f"delete from {table} where {where}")
-        self.con.execute(f"insert into {table} select * from {fresh_rows}")
-        self.deltas[name] = Delta(table=delta, columns=frozenset(columns))
+            return None
+        return fresh_rows, delta, where
 
     # --- partitioned tables in Parquet files ---------------------------------------------------------------
 
@@ -518,24 +528,14 @@ class Projection:
             self.parquet_view(name)
             self.deltas[name] = EVERY
             return
-        columns = self.stored_columns(name)
-        where = self.filter_sql(terms, {c: columns[c] for c in model.partition_by})
-        assert where is not None
-        cols = ", ".join(map(_qi, columns))
-        stored, fresh_rows, delta = self.temp("old"), self.temp("fresh"), self.temp("delta")
-        self.con.execute(f"create temp table {stored} as select {cols} from {self.pruned(model, terms)} "
-                         f"where {where}")
-        self.con.execute(f"create temp table {fresh_rows} as select {cols}, rowid as {POS} from {new} where {where}")
-        changed = self.count(f"create temp table {delta} as "
-                             f"(select {cols} from {fresh_rows} except all select {cols} from {stored}) "
-                             f"union all (select {cols} from {stored} except all select {cols} from {fresh_rows})")
-        if not changed:
-            self.con.execute(f"drop table {delta}")
+        changed = self.partition_delta(model, new, terms, self.pruned(model, terms))
+        if changed is None:
             return
+        fresh_rows, delta, _ = changed
         touched = {tuple(r) for r in self.con.execute(f"select distinct {keys} from {delta}").fetchall()}
         self.write_partitions(model, fresh_rows, sorted(touched, key=_sort_key))
         self.parquet_view(name)
-        self.deltas[name] = Delta(table=delta, columns=frozenset(columns))
+        self.deltas[name] = Delta(table=delta, columns=frozenset(self.stored_columns(name)))
 
     def write_partitions(self, model: SqlModel, rows: str, keys: list[tuple[Any, ...]]) -> None:
         """One file per partition, its rows in the model's order (or, without one, sorted: what compresses best
