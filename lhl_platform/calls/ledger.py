@@ -71,6 +71,11 @@ def recorded_calls(log: EventLog, stream: str) -> dict[str, ModelCall]:
     return {c.request_key: c for c in calls if c.error is None and c.content is not None}
 
 
+def _failed_key(key: str, batch_id: str | None) -> str:
+    """Each failure is its own event (a retry may fail again); drawn only on failure, uuid4 is not free."""
+    return f"call_failed:{key}:{batch_id or uuid.uuid4().hex}"
+
+
 def _ignore(type_: str, subject: str, key: str, payload: BaseModel) -> None:
     return None
 
@@ -108,9 +113,8 @@ class CallLedger:
         self.fresh.count(response.usage)
         key = request.key()
         call = self.call_record(request, response, who, batch_id)
-        failed_key = f"call_failed:{key}:{batch_id or uuid.uuid4().hex}"
         if response.error is not None or response.finish_reason is not FinishReason.STOP:
-            self.record(EventType.MODEL_CALL_FAILED, call.subject, failed_key, call)
+            self.record(EventType.MODEL_CALL_FAILED, call.subject, _failed_key(key, batch_id), call)
             return Answer(call, None, reused=False, failed="call",
                           reason=response.error or f"finish reason {response.finish_reason.value}")
         try:
@@ -118,7 +122,7 @@ class CallLedger:
         except Unusable as exc:
             unusable = call.model_copy(update={"error": exc.reason,
                                                "raw_text": redact(response.raw_text[:RAW_TEXT_LIMIT])})
-            self.record(EventType.MODEL_CALL_FAILED, call.subject, failed_key, unusable)
+            self.record(EventType.MODEL_CALL_FAILED, call.subject, _failed_key(key, batch_id), unusable)
             return Answer(unusable, None, reused=False, failed="parse", reason=exc.reason)
         self.record(EventType.MODEL_CALL, call.subject, f"call:{key}", call)
         self.recorded[key] = call
