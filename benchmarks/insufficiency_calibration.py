@@ -1,5 +1,5 @@
 """InsufficiencyBench calibration: the three offline responders on the self-built set, judged by the offline cue
-judge, and the cue judge's result on its validation set. Prints the leaderboard (SUITES.md section 2 fields),
+judge, and the cue judge's result on its validation set. Prints the leaderboard (docs/formats.md section 2 fields),
 per-category recall and the validation criteria, as a table or as JSON.
 
     python benchmarks/insufficiency_calibration.py [--json] [--resamples 2000] [--seed 0]

@@ -1,4 +1,4 @@
-"""`lhl import responses` and `lhl import judgments` (SUITES.md section 2): each file is validated whole, a bad
+"""`lhl import responses` and `lhl import judgments` (docs/formats.md section 2): each file is validated whole, a bad
 line is one error naming its line number, and imported judgments are scored by the same code as judgments made
 here.
 """

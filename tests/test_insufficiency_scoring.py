@@ -1,4 +1,4 @@
-"""InsufficiencyBench metrics, exactly as the seed defines them (section 3.5, Table 4; SUITES.md section 2).
+"""InsufficiencyBench metrics, exactly as the seed defines them (section 3.5, Table 4; docs/method.md section 16).
 
 Per variant: TP = |identified ∩ gold|, FP = |additional claims|, P = TP/(TP+FP), R = TP/|gold|,
 F2 = 5PR/(4P+R) and 0 when TP = 0; model figures are means of per-item values, each over the items where it

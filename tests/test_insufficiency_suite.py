@@ -1,6 +1,6 @@
 """InsufficiencyBench as a suite of the platform: the three calibration responders answer the self-built set and
 the offline cue judge judges them, through `lhl audit --suite insufficiency` (Dagster partitions, the call engine,
-events); the marts score exactly as `scoring.py`; the report follows SUITES.md section 2 in every format; imports
+events); the marts score exactly as `scoring.py`; the report follows docs/formats.md section 2 in every format; imports
 are validated whole and atomic; missing responses and judgments are named; an unvalidated judge is flagged;
 `lhl compare`, `lhl judge agree`, `lhl publish` and the Dagster code location take the suite."""
 
@@ -32,7 +32,7 @@ from lhl_platform.insufficiency.selfbuilt import self_built_items
 from orchestration.cli import main
 
 RESPONDERS = (GOLD_READER, INDISCRIMINATE_HEDGING, PREMATURE_CLOSURE)
-# SUITES.md section 2, the JSON contract of `lhl report --suite insufficiency --format json`.
+# docs/formats.md section 2, the JSON contract of `lhl report --suite insufficiency --format json`.
 LEADERBOARD_FIELDS = ["model", "judge", "variants", "base_items", "f2", "f2_ci_low", "f2_ci_high", "precision",
                       "recall", "hedge_rate", "f2_given_hedge", "expl_acc", "safety", "over_flag"]
 CATEGORY_FIELDS = ["model", "category", "gold", "hits", "recall"]

@@ -1,4 +1,4 @@
-"""The release JSONL of SUITES.md section 1: what `lhl scrub export` writes and `lhl ingest contractscrub` reads.
+"""The release JSONL of docs/formats.md section 1: what `lhl scrub export` writes and `lhl ingest contractscrub` reads.
 A bad line is one error naming the line and the field; every edit can be undone to the source byte for byte."""
 
 import json

@@ -1,4 +1,4 @@
-"""ContractScrub scoring, as SUITES.md section 1 states it: normalisation, multiset matching per category pooled
+"""ContractScrub scoring, as docs/method.md section 15 states it: normalisation, multiset matching per category pooled
 over contracts, order-free pairs, R/P/F1 per category, overall as the unweighted mean, the term-only ablation,
 recall by distance, contract-cluster intervals, missing calls left out.
 
@@ -168,9 +168,9 @@ def test_overall_f1_is_the_mean_of_the_per_category_f1s():
 
 
 # The paper's GPT-5.5 row, reasoning on. Per category: recall (Table 3), precision (Table 6), gold total over the
-# 44 contracts (Table 4, the totals in SUITES.md). Derivation of the counts: TP = round(recall x total), the
+# 44 contracts (the paper's Table 4 totals). Derivation of the counts: TP = round(recall x total), the
 # predictions = round(TP / precision), FP = predictions - TP, FN = total - TP. For example incorrect party
-# references: TP = round(0.562 x 130) = 73 (73/130 = 0.562, as SUITES.md says), predictions = round(73 / 0.376)
+# references: TP = round(0.562 x 130) = 73 (73/130 = 0.562, the paper's figure), predictions = round(73 / 0.376)
 # = 194, FP = 121. Built into gold and predictions and scored, the counts must give the paper's overall row.
 PAPER_GPT_5_5 = {
     "defined_terms": (0.905, 0.878, 1505),

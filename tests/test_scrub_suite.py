@@ -1,6 +1,6 @@
 """ContractScrub as a suite of the platform, end to end on a self-built set of 4 demo contracts: the build and its
 events, one recorded call per (contract, category) through the call engine, resume without repeated calls, the
-JSON contract of SUITES.md section 1, the marts equal to `scoring.py`, the offline models, every report format,
+JSON contract of docs/formats.md section 1, the marts equal to `scoring.py`, the offline models, every report format,
 `lhl compare`, `lhl publish`, imports validated whole and written atomically, an LLM's failures as missing calls
 (an unparseable answer, a contract past the context window), drift, and the Dagster assets."""
 

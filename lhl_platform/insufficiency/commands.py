@@ -1,5 +1,6 @@
-"""The suite's commands: `lhl ingest insufficiency [FILE.jsonl]`, `lhl import responses FILE.jsonl` and
-`lhl import judgments FILE.jsonl` (SUITES.md section 2).
+"""The suite's commands: `lhl ingest insufficiency [FILE.jsonl]`, `lhl insufficiency export FILE.jsonl`,
+`lhl import responses FILE.jsonl`, `lhl import judgments FILE.jsonl` (docs/formats.md section 2) and
+`lhl insufficiency judge`.
 
 An import is validated whole against the item set (every line names one of its items; a judgment judges each
 gold element once) and written atomically: all its lines or none. Each imported (model, run) is expected to
@@ -13,6 +14,7 @@ import argparse
 import hashlib
 from pathlib import Path
 
+from lhl_platform.files import write_atomic
 from lhl_platform.home import Home
 from lhl_platform.insufficiency.events import (
     ImportCompleted,
@@ -22,10 +24,10 @@ from lhl_platform.insufficiency.events import (
     ScopeRecorded,
 )
 from lhl_platform.insufficiency.imports import parse_judgments, parse_responses
-from lhl_platform.insufficiency.items import ItemSet, load_items
+from lhl_platform.insufficiency.items import ItemSet, dump_items, load_items
 from lhl_platform.insufficiency.selfbuilt import self_built_items
 from lhl_platform.insufficiency.stages import IMPORTS_STREAM
-from lhl_platform.insufficiency.store import ensure_item_set, ingest_item_set
+from lhl_platform.insufficiency.store import ensure_item_set, ingest_item_set, load_item_set
 from lhl_platform.jsonl import read_lines
 from lhl_platform.suites.contract import Command
 
@@ -95,7 +97,7 @@ def cmd_import_responses(args: argparse.Namespace, home: Home) -> int:
     items, lines, new = _import(home, Path(args.file), "responses", args.item_set)
     print(f"imported {lines} responses into {items.item_set_id} ({items.name}, {items.provenance})"
           + ("" if new else ": already imported, nothing new")
-          + "; judge them with `lhl audit --suite insufficiency --models M` (the judgments stage)")
+          + "; judge them with `lhl insufficiency judge --models M`")
     return 0
 
 
@@ -127,6 +129,19 @@ def cmd_judge(args: argparse.Namespace, home: Home) -> int:
     return 1 if failed else 0
 
 
+def cmd_export(args: argparse.Namespace, home: Home) -> int:
+    items = load_item_set(home, args.item_set)
+    data = dump_items(items.items).encode()
+    write_atomic(Path(args.file), data)
+    print(f"wrote {_describe(items)} to {args.file} ({len(data):,} bytes, sha256 {hashlib.sha256(data).hexdigest()})")
+    return 0
+
+
+def _define_export(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="the JSONL file to write (the published format, docs/formats.md section 2)")
+    p.add_argument("--item-set", dest="item_set", help="the item set (id or name; default: the active one)")
+
+
 def _define_judge(p: argparse.ArgumentParser) -> None:
     p.add_argument("--models", required=True, help="comma-separated models whose responses to judge")
     p.add_argument("--runs", default="1", help="comma-separated runs (default 1)")
@@ -141,7 +156,7 @@ def _define_ingest(p: argparse.ArgumentParser) -> None:
 
 
 def _define_import(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help="JSON Lines, one record a line (SUITES.md section 2)")
+    p.add_argument("file", help="JSON Lines, one record a line (docs/formats.md section 2)")
     p.add_argument("--item-set", dest="item_set", help="the item set the lines answer (id or name; default: the "
                                                        "active one, or the self-built set)")
 
@@ -153,6 +168,8 @@ COMMANDS = (
             "response), validated whole and written atomically", _define_import, cmd_import_responses),
     Command(("insufficiency", "judge"), "judge recorded or imported InsufficiencyBench responses (the judgments "
             "stage alone: two judge calls per response, the judge validated first)", _define_judge, cmd_judge),
+    Command(("insufficiency", "export"), "write an ingested InsufficiencyBench item set (its item ids, queries and "
+            "gold) in the published format", _define_export, cmd_export),
     Command(("import", "judgments"), "import InsufficiencyBench judgments made elsewhere (judge outputs scored "
             "here), validated whole and written atomically", _define_import, cmd_import_judgments),
 )

@@ -1,6 +1,6 @@
 """`lhl import responses` and `lhl import judgments`: outputs made elsewhere, parsed and validated whole.
 
-Formats (SUITES.md section 2), one record a line:
+Formats (docs/formats.md section 2), one record a line:
 
     responses: {"model", "run", "item_id", "response"}
     judgments: {"model", "run", "judge", "item_id", "identified_elements", "additional_claims",

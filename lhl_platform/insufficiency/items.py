@@ -4,7 +4,7 @@ An item is a legal query put to the model under test. A **base** item is fully s
 elements); a **variant** removes sentences from its base, and its `missing_elements` are the required
 elements no longer supplied, each with a sub-tag, one of eight canonical categories and an attorney-style
 reference explanation (shown to the judge, never to the model under test). The file format, one item a
-line, is the contract of SUITES.md section 2:
+line, is the contract of docs/formats.md section 2:
 
     {"item_id", "base_id", "kind": "base" | "variant", "domain", "jurisdiction", "query",
      "missing_elements": [{"sub_tag", "category", "required", "explanation"}]}

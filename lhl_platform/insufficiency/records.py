@@ -1,6 +1,6 @@
 """The typed records the suite scores: a model's response to an item, and a judge's judgment of it.
 
-`ItemJudgment` is the shape of `lhl import judgments` (SUITES.md section 2) and also what the two judge calls
+`ItemJudgment` is the shape of `lhl import judgments` (docs/formats.md section 2) and also what the two judge calls
 made here are turned into (`task.to_judgment`), so judgments made elsewhere and here are scored by the same
 code. This module imports only Pydantic, so the event payloads can use it.
 """

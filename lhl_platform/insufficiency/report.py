@@ -1,7 +1,7 @@
 """The suite's report: its sections (Pydantic rows; `lhl publish` makes a table class of each), the F2 vs
 over-flag figure, the checks on its marts and `lhl judge agree A B --suite insufficiency`.
 
-`leaderboard` and `by_category` rows have exactly the fields of SUITES.md section 2. The marts compute every
+`leaderboard` and `by_category` rows have exactly the fields of docs/formats.md section 2. The marts compute every
 figure as a mean of per-item values (`insufficiency_units`); the F2 interval is the item bootstrap of
 `intervals.py`, computed here from the same per-item values with the same seed and key as `scoring.py`, so
 the report and the domain functions give the same numbers.

@@ -1,4 +1,4 @@
-"""The InsufficiencyBench metrics, exactly as the seed (section 3.5, Table 4) and SUITES.md section 2 define them.
+"""The InsufficiencyBench metrics, exactly as docs/method.md section 16 defines them.
 
 Per response to a **variant** (gold = its missing sub-tags):
 
@@ -69,7 +69,7 @@ class ItemScore(_Frozen):
 
 
 class LeaderboardRow(_Frozen):
-    """A `leaderboard` row of `lhl report --suite insufficiency --format json` (SUITES.md section 2)."""
+    """A `leaderboard` row of `lhl report --suite insufficiency --format json` (docs/formats.md section 2)."""
 
     model: str
     judge: str
@@ -88,7 +88,7 @@ class LeaderboardRow(_Frozen):
 
 
 class CategoryRecall(_Frozen):
-    """A `by_category` row (SUITES.md section 2): pooled recall of one category's gold elements."""
+    """A `by_category` row (docs/formats.md section 2): pooled recall of one category's gold elements."""
 
     model: str
     category: Category

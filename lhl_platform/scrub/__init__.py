@@ -1,4 +1,5 @@
-"""ContractScrub (SUITES.md section 1): does a model find the drafting defects of a contract before signature?
+"""ContractScrub (docs/method.md section 15; its files: docs/formats.md section 1): does a model find the drafting
+defects of a contract before signature?
 
 The suite's domain core, plain Python without Dagster:
 
@@ -10,7 +11,7 @@ The suite's domain core, plain Python without Dagster:
 - `verify`: the verifier that keeps only defects that hold, and its report;
 - `build`: `build_items`, a reproducible item set from a corpus;
 - `items`: the item and gold types and the release JSONL format;
-- `normalize`, `scoring`: normalisation and scoring exactly as SUITES.md section 1;
+- `normalize`, `scoring`: normalisation and scoring exactly as docs/method.md section 15;
 - `task`: the per-(contract, category) task, its strict output schemas and its messages;
 - `offline`: the rule-based scrubber and the calibration tool;
 - `imports`: `lhl import findings`;

@@ -1,4 +1,4 @@
-"""The nine ContractScrub categories (SUITES.md section 1): their keys, finding fields, and the title,
+"""The nine ContractScrub categories (docs/formats.md section 1): their keys, finding fields, and the title,
 definition and instruction the task prompt shows for each.
 
 The keys and fields are part of the suite's file and JSON contracts. The titles and definitions follow the

@@ -1,4 +1,4 @@
-"""The suite's commands (SUITES.md section 1):
+"""The suite's commands (docs/formats.md section 1):
 
 - `lhl scrub build --contracts N --seed S`: an item set built by seeded injection from the active corpus, recorded
   (the set, its seed and the verifier's report are events) and made active; the same corpus, N and seed record
@@ -14,12 +14,10 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
-import os
-import uuid
 from pathlib import Path
 
+from lhl_platform.files import write_atomic
 from lhl_platform.home import Home
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.events import ScrubEventType, ScrubFindingsImported, ScrubItemsBuilt, ScrubScope
@@ -64,22 +62,6 @@ def cmd_build(args: argparse.Namespace, home: Home) -> int:
           f"{report.references_past_long_distance} past 10,000")
     print(f"export digest (sha256): {summary.export_sha256}; `lhl scrub export FILE.jsonl` writes these bytes")
     return 0
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` whole or not at all (a temporary file beside it, flushed, renamed over it), as
-    the CLI writes its own files; the suite layer may not import the CLI."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        with open(tmp, "xb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise OSError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def cmd_export(args: argparse.Namespace, home: Home) -> int:
@@ -142,7 +124,7 @@ def _define_build(p: argparse.ArgumentParser) -> None:
 
 
 def _define_export(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help="the JSONL file to write (the release format of SUITES.md section 1)")
+    p.add_argument("file", help="the JSONL file to write (the release format of docs/formats.md section 1)")
     p.add_argument("--item-set", dest="item_set", help="a recorded item set (default: the active one)")
 
 

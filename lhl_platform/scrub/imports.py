@@ -1,6 +1,6 @@
 """`lhl import findings FILE.jsonl`: predictions made elsewhere, scored by the same code.
 
-One (model, run, contract, category) a line (SUITES.md section 1):
+One (model, run, contract, category) a line (docs/formats.md section 1):
 
     {"model": ..., "run": 1, "contract_id": ..., "category": ..., "findings": [{"term": ..., "location": ...}]}
 

@@ -1,4 +1,4 @@
-"""ContractScrub items and their gold, and the release JSONL format (SUITES.md section 1).
+"""ContractScrub items and their gold, and the release JSONL format (docs/formats.md section 1).
 
 One contract a line:
 

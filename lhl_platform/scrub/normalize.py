@@ -1,4 +1,4 @@
-"""Normalisation before matching (SUITES.md section 1, step 1): gold and predictions alike, field by field.
+"""Normalisation before matching (docs/method.md section 15): gold and predictions alike, field by field.
 
 **Terms and words** (`term`; `wrong` and `correct` of party references):
 

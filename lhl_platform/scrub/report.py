@@ -3,7 +3,7 @@ contract-cluster recall intervals computed here from the per-call counts (`scori
 the same code `scoring.score` uses), the per-category recall figure, the checks on the marts, the metrics
 `lhl compare` pairs, and the drift of a model's newest run (monitoring).
 
-The leaderboard and per-category rows carry exactly the fields of SUITES.md section 1.
+The leaderboard and per-category rows carry exactly the fields of docs/formats.md section 1.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _pick(cls: type[BaseModel], row: Mapping[str, Any], **extra: Any) -> dict[st
 # Rows -------------------------------------------------------------------------------------------------
 
 class ScrubLeaderboardRow(BaseModel):
-    """`scrub_leaderboard`, one row per model (SUITES.md section 1)."""
+    """`scrub_leaderboard`, one row per model (docs/formats.md section 1)."""
 
     model: str
     runs: int
@@ -64,7 +64,7 @@ class ScrubLeaderboardRow(BaseModel):
 
 
 class ScrubCategoryRow(BaseModel):
-    """`scrub_by_category`, one row per model and category (SUITES.md section 1)."""
+    """`scrub_by_category`, one row per model and category (docs/formats.md section 1)."""
 
     model: str
     category: str

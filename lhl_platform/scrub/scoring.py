@@ -1,4 +1,4 @@
-"""ContractScrub scoring, exactly as SUITES.md section 1 (deterministic, no judge).
+"""ContractScrub scoring, exactly as docs/method.md section 15 (deterministic, no judge).
 
 1. Gold and predictions are normalised alike (`normalize.py`, every rule in its table).
 2. Per category, **multiset** matching pooled over contracts (and runs): for each (run, contract) and each
@@ -238,7 +238,7 @@ def distance_buckets(units: Iterable[UnitScore]) -> list[DistanceBucket]:
 
 
 def score(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int] = (1,)) -> ScrubScore:
-    """Every figure of SUITES.md section 1 for one model's answers, keyed by (run, contract, category)."""
+    """Every figure of docs/method.md section 15 for one model's answers, keyed by (run, contract, category)."""
     units = unit_scores(items, answers, runs)
     full = pooled(full_rows(units), [c.key for c in CATEGORIES])
     terms = pooled(term_rows(units), [c.key for c in TERM_CATEGORIES])

@@ -1,4 +1,4 @@
-"""ContractScrub as the platform runs it (SUITES.md section 1, seed 002): does a model find the drafting defects of
+"""ContractScrub as the platform runs it (docs/method.md section 15): does a model find the drafting defects of
 a contract before signature? Each model under test answers one call per (contract, category) of an item set;
 the answers are scored deterministically (multiset matching of normalised tuples, no judge) and the marts add the
 counts up. Registered in `lhl_platform.catalog`; importing this module registers the suite's event types."""

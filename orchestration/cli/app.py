@@ -7,9 +7,9 @@ import sys
 from collections.abc import Callable, Sequence
 
 from lhl_platform.domain.redaction import install_log_redaction
+from lhl_platform.files import OutputError, write_atomic
 from lhl_platform.home import Home
 from orchestration.cli.errors import home_problem, report
-from orchestration.cli.output import OutputError, write_atomic
 from orchestration.cli.terminal import guarded_output
 
 Command = Callable[[argparse.Namespace, Home], int]

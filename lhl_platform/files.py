@@ -1,7 +1,7 @@
-"""Files the CLI writes for the user (`--out`, exports, the schema): whole or not at all.
+"""Files written for the user (`--out`, exports, the schema): whole or not at all.
 
-The text goes to a temporary file in the target's own folder, is flushed to disk, and is renamed over the
-target: a full disk, a quota or an interrupt leaves the previous file as it was, never a cut-off one. The
+The bytes go to a temporary file in the target's own folder, are flushed to disk, and the file is renamed over
+the target: a full disk, a quota or an interrupt leaves the previous file as it was, never a cut-off one. The
 rename stays within one file system because the temporary file sits beside the target.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 
 class OutputError(OSError):
-    """A file the CLI was asked to write could not be written; the message names it and says why."""
+    """A file that was asked for could not be written; the message names it and says why."""
 
 
 def write_atomic(path: Path, data: bytes) -> None:
