@@ -286,3 +286,13 @@ def test_a_home_without_the_suite_reports_an_empty_scope_with_nothing_flagged(tm
     report = report_json(empty, capsys)
     assert report["leaderboard"] == [] and report["by_category"] == [] and report["scope"]["models"] == []
     assert all(c["passed"] for c in report["checks"]), report["checks"]
+
+
+def test_a_judge_or_run_the_scope_does_not_hold_is_an_error_naming_what_it_holds(home: Home, capsys) -> None:
+    capsys.readouterr()
+    assert lhl(home, "report", "--suite", "insufficiency", "--judge", "nope") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'nope' has judged nothing" in err and CUE_JUDGE in err
+    assert lhl(home, "report", "--suite", "insufficiency", "--runs", "7") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "run 7 is not audited" in err and "audited: 1" in err

@@ -79,3 +79,21 @@ def test_lhl_suites_lists_the_edit_set_the_judges_were_validated_on_as_self_buil
     assert main(["--home", str(home.root), "suites"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if "lexflip judge-suite" in line]
     assert len(lines) == 1 and "self-built; edits of corpus" in lines[0], lines
+
+
+def test_a_judge_that_cannot_be_called_here_is_named_not_validated_and_the_others_are_validated(tmp_path,
+                                                                                               monkeypatch):
+    from lhl_platform.lexflip.suite import judge_validation
+    from lhl_platform.suites.contract import NoConfig, StageContext
+
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    home = Home.resolve(tmp_path / "home").ensure()
+    save_corpus(home, load_master_layout(DEMO_DIR), source=str(DEMO_DIR))
+    assert main(["--home", str(home.root), "models", "add", "gemini-judge", "--provider", "gemini", "--model-id",
+                 "gemini-3-flash", "--role", "judge"]) == 0
+    result = judge_validation(StageContext(home=home, model=None, run=None, config=NoConfig()))
+    assert result.metadata["not_validated"] == "gemini-judge"
+    assert [name for name, _ in result.failures] == ["gemini-judge"] and "GEMINI_API_KEY" in result.failures[0][1]
+    assert result.metadata["judges"] >= 1  # the offline rubric judge was validated all the same
+    assert result.checks[0].passed  # the primary judge (rubric) passes

@@ -402,3 +402,10 @@ def test_a_batch_partition_records_what_an_interactive_one_records(tmp_path: Pat
     assert {k: v for k, v in board_b.items() if k != "cost_usd"} == {k: v for k, v in board_i.items()
                                                                       if k != "cost_usd"}
     assert 0 < board_b["cost_usd"] < board_i["cost_usd"]  # batch prices
+
+
+def test_a_judge_is_refused_for_a_suite_scored_without_one(home: Home, capsys) -> None:
+    capsys.readouterr()
+    assert lhl(home, "report", "--suite", "contractscrub", "--judge", "rubric") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "scored without a judge" in err

@@ -113,7 +113,8 @@ SUITE = Suite(
              CompareMetric.mean("over_flag", "over_flag")),
     units="insufficiency_units",
     offline_models=OFFLINE_MODELS,
-    scope=SuiteScope(suite=NAME, cells="insufficiency_cells", judged=True, default_judge=CUE_JUDGE),
+    scope=SuiteScope(suite=NAME, cells="insufficiency_cells", judged=True, default_judge=CUE_JUDGE,
+                     judgments="int_insufficiency_judgments"),
     agreement=Agreement(report.measure_agreement, report.agreement_text),
     demo=Demo(models=tuple((ModelSpec(name=m, provider="offline", model_id=m), what) for m, what in (
         (PREMATURE_CLOSURE, "calibration: answers at once under presumed defaults, never flags a gap"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from lhl_platform.home import Home
 from lhl_platform.lexflip.events import JudgeValidated, ValidationEvent
 from lhl_platform.lexflip.validate import validate_judge, validation_stream
+from lhl_platform.providers.llm.credentials import CredentialError
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.registry import judges, primary_judge
 from lhl_platform.suites.contract import CheckSpec, ItemSet, Job, Markdown, Stage, StageContext, StageResult, Suite
@@ -29,9 +30,14 @@ def _item_sets(home: Home) -> list[ItemSet]:
 
 
 def judge_validation(ctx: StageContext) -> StageResult:
-    rows, results = [], {}
+    rows, results, unavailable = [], {}, {}
     for name in judges(ctx.home):
-        result = validate_judge(ctx.home, name)
+        try:
+            result = validate_judge(ctx.home, name)
+        except CredentialError as exc:  # a judge that cannot be called here is not validated; the others are
+            unavailable[name] = str(exc)
+            rows.append(f"| {name} | - | - | - | - | not validated: {exc} |")
+            continue
         results[name] = result
         share = {f.family.value: f.as_expected for f in result.families}
         rows.append(f"| {name} | {result.items} | {share['identical']:.3f} | {share['force_changed']:.3f} | "
@@ -42,9 +48,13 @@ def judge_validation(ctx: StageContext) -> StageResult:
     passed = primary in results and results[primary].passed
     check = CheckOutcome(
         name="primary_judge_validated", passed=passed, description="the primary judge passes the suite",
-        summary=f"primary judge {primary} {'passes' if passed else 'does not pass'} the dissociation suite",
+        summary=(f"primary judge {primary} could not be validated: {unavailable[primary]}" if primary in unavailable
+                 else f"primary judge {primary} {'passes' if passed else 'does not pass'} the dissociation suite"),
         metadata={"judge": primary})
-    return StageResult(metadata={"judges": len(results), "validation": Markdown(table)}, checks=[check])
+    metadata: dict[str, object] = {"judges": len(results), "validation": Markdown(table)}
+    if unavailable:
+        metadata["not_validated"] = ", ".join(sorted(unavailable))
+    return StageResult(metadata=metadata, checks=[check], failures=sorted(unavailable.items()))
 
 
 SUITE = Suite(

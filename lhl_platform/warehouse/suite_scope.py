@@ -28,6 +28,8 @@ class SuiteScope(BaseModel):
     cells: str
     judged: bool = False
     default_judge: str | None = None
+    # the model with an `item_set` and a `judge` column: who judged this suite's cells (a judged suite)
+    judgments: str | None = None
 
     @property
     def tables(self) -> tuple[str, str, str, str]:
@@ -76,8 +78,22 @@ def apply_suite_scope(con: duckdb.DuckDBPyConnection, scope: SuiteScope, request
             raise ScopeError(f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not audited on the "
                              f"{scope.suite} item set {item_set}; audited: {', '.join(audited_models) or 'none'}")
     models = list(request.models) if request.models is not None else audited_models
-    runs = list(request.runs) if request.runs is not None else _column(
-        con, f"select distinct run from {cells} where item_set = ? order by run", [item_set])
+    audited_runs = _column(con, f"select distinct run from {cells} where item_set = ? order by run", [item_set])
+    if request.runs is not None:
+        missing = [r for r in request.runs if r not in audited_runs]
+        if missing:
+            raise ScopeError(f"run {', '.join(map(str, missing))} {'is' if len(missing) == 1 else 'are'} not audited "
+                             f"on the {scope.suite} item set {item_set}; audited: "
+                             f"{', '.join(map(str, audited_runs)) or 'none'}")
+    runs = list(request.runs) if request.runs is not None else audited_runs
+    if request.judge is not None:
+        if not scope.judged:
+            raise ScopeError(f"suite {scope.suite} is scored without a judge: --judge does not apply")
+        known = _column(con, f"select distinct judge from {scope.judgments} where item_set = ? order by judge",
+                        [item_set]) if scope.judgments else []
+        if scope.judgments and request.judge not in known:
+            raise ScopeError(f"judge {request.judge!r} has judged nothing of the {scope.suite} item set {item_set}; "
+                             f"judged by: {', '.join(known) or 'none'}")
     judge = (request.judge or scope.default_judge or primary_judge) if scope.judged else None
     items = _column(con, f"select distinct item from {cells} where item_set = ?", [item_set])
     head, models_table, runs_table, items_table = scope.tables
