@@ -13,11 +13,11 @@ import pytest
 
 from lhl_platform.domain.models import Contract, ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
-from lhl_platform.events import EventLog, verify_log
 from lhl_platform.events.checkpoint import Checkpoint
 from lhl_platform.events.integrity import MANIFEST_LOG, DamagedLogError, read_manifest
-from lhl_platform.events.log import StreamWriter
+from lhl_platform.events.log import EventLog, StreamWriter
 from lhl_platform.events.model import canonical_json, sha256_hex
+from lhl_platform.events.verify import verify_log
 from lhl_platform.extraction import engine
 from lhl_platform.extraction.engine import MAX_UNCOMMITTED, extract_partition, extraction_stream
 from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
