@@ -144,3 +144,13 @@ def test_demo_and_cuad_in_one_home_never_meet(demo_home, cuad_dir, tmp_path, cap
     assert main(["--home", str(home), "report", "--format", "json", "--resamples", "100", "--corpus", demo_name]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["leaderboard"] == demo_only["leaderboard"] and again["composite"] == demo_only["composite"]
+
+
+def test_creating_the_same_subset_again_is_a_no_op_and_other_contracts_under_its_name_are_refused(tmp_path):
+    home = Home.resolve(tmp_path / "home").ensure()
+    same = Subset(name="s2", contract_ids=("c1", "c2"))
+    assert save_subset(home, same) is True
+    assert save_subset(home, Subset(name="s2", contract_ids=("c1", "c2"))) is False
+    with pytest.raises(ValueError, match="already exists with other contracts"):
+        save_subset(home, Subset(name="s2", contract_ids=("c1", "c3")))
+    assert sum(1 for e in home.events.read("subsets") if e.type == "subset.created") == 1

@@ -49,10 +49,15 @@ def listed_subset(home: Home, name: str, contract_ids: list[str]) -> Subset:
     return Subset(name=name, contract_ids=tuple(sorted(contract_ids)))
 
 
-def save_subset(home: Home, subset: Subset) -> None:
-    if subset.name in stored_subsets(home):
-        raise ValueError(f"subset {subset.name!r} already exists; subsets are immutable, choose another name")
-    home.events.append(SUBSET_STREAM, EventType.SUBSET_CREATED, subset.name, f"subset:{subset.name}",
+def save_subset(home: Home, subset: Subset) -> bool:
+    """Record a new subset; False when the same subset is recorded already (creating it again is a no-op)."""
+    existing = stored_subsets(home).get(subset.name)
+    if existing == subset:
+        return False
+    if existing is not None:
+        raise ValueError(f"subset {subset.name!r} already exists with other contracts; subsets are immutable, "
+                         "choose another name")
+    return home.events.append(SUBSET_STREAM, EventType.SUBSET_CREATED, subset.name, f"subset:{subset.name}",
                        subset)
 
 

@@ -36,8 +36,9 @@ def cmd_subset_create(args: argparse.Namespace, home: Home) -> int:
         how = f"seed {subset.seed}"
     else:
         raise CliError("give --size N (a seeded draw) or --contracts FILE (one contract id per line)")
-    save_subset(home, subset)
-    print(f"subset {subset.name}: {len(subset.contract_ids)} contracts ({how})")
+    new = save_subset(home, subset)
+    print(f"subset {subset.name}: {len(subset.contract_ids)} contracts ({how})"
+          + ("" if new else "; already recorded with these contracts, nothing new"))
     return 0
 
 
