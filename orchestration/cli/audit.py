@@ -162,8 +162,9 @@ def _rejudge_lines(home: Home, models: list[str], runs: list[int], contracts: li
                 lines.append(f"{model} run {run}: nothing recorded yet, so it is extracted and judged in full")
                 continue
             recorded = recorded_contracts(home, model, run)
-            lacking = sum(c.contract_id not in recorded for c in contracts)
-            lines.append(f"{model} run {run}: re-judging its {len(recorded)} recorded contracts, no extraction call"
+            judged = sum(c.contract_id in recorded for c in contracts)  # of the selection (its other corpora aside)
+            lacking = len(contracts) - judged
+            lines.append(f"{model} run {run}: re-judging its {judged} recorded contracts, no extraction call"
                          + (f"; {lacking} selected contracts are not extracted (--extract-missing extracts them)"
                             if lacking else ""))
     return lines
