@@ -10,6 +10,7 @@ return metadata, since Dagster's DuckDB IO manager fails on multi-partitions wit
 
 # No `from __future__ import annotations`: Dagster reads the generated functions' annotations as classes.
 
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -39,6 +40,7 @@ from pydantic import create_model
 
 from assets.partitions import audit_partitions, model_and_run, model_partitions
 from checks.results import to_check_result
+from lhl_platform.domain.redaction import redact
 from lhl_platform.home import Home
 from lhl_platform.suites.contract import FilePath, Job, Markdown, MartCheck, NoConfig, Stage, StageContext, Suite
 from lhl_platform.warehouse.build import read_warehouse
@@ -79,11 +81,16 @@ def stage_asset(suite: Suite, stage: Stage) -> AssetsDefinition:
     def body(context: AssetExecutionContext, lhl: LhlHome, config: Any = None) -> Iterator[object]:
         model, run = _partition(context.partition_key if stage.partitioning != "none" else None, stage)
         settings = stage.config.model_validate(config.model_dump() if config is not None else {})
-        ctx = StageContext(home=lhl.home(), model=model, run=run, config=settings, log=context.log.info,
-                           warn=context.log.warning)
+        def warn(text: str) -> None:
+            # in the run's log, and on stderr: `lhl` keeps Dagster's console to critical messages (one line per
+            # failure is its own job), so a warning reaches whoever runs the command this way
+            context.log.warning(text)
+            print(f"lhl: {redact(text)}", file=sys.stderr, flush=True)
+
+        ctx = StageContext(home=lhl.home(), model=model, run=run, config=settings, log=context.log.info, warn=warn)
         result = stage.run(ctx)
         for subject, reason in result.failures[:20]:
-            context.log.warning(f"{subject}: {reason}")
+            warn(f"{subject}: {reason}")
         yield MaterializeResult(metadata={k: metadata_value(v) for k, v in result.metadata.items()})
         for outcome in result.checks:
             yield to_check_result(outcome, named=True, lhl=lhl, asset=stage.name, partition=ctx.partition)

@@ -23,7 +23,9 @@ from orchestration.runs import Launch, audit_launch, corpus_launch, judges_launc
 from resources import LhlHome
 
 Say = Callable[[str], None]
-QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+# Dagster's console keeps to critical messages in `lhl`'s own runs: a failed step is one line naming its cause
+# (`failure_detail`), its traceback in the run's log; stages print their warnings themselves (`assets.suites`).
+QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 CODE_LOCATION = "orchestration.definitions"
 
 # The embedded instance `lhl` keeps under <home>/dagster (deployments/local/dagster.yaml is the same text): SQLite
