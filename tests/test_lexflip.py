@@ -97,3 +97,13 @@ def test_a_judge_that_cannot_be_called_here_is_named_not_validated_and_the_other
     assert [name for name, _ in result.failures] == ["gemini-judge"] and "GEMINI_API_KEY" in result.failures[0][1]
     assert result.metadata["judges"] >= 1  # the offline rubric judge was validated all the same
     assert result.checks[0].passed  # the primary judge (rubric) passes
+
+
+def test_making_a_judge_that_failed_its_validation_primary_warns_on_stderr(home, capsys):
+    code, result = _validate(home, "surface", capsys)  # overlap: fails the force-changing gate
+    assert result["passed"] is False
+    assert main(["--home", str(home.root), "judge", "primary", "surface"]) == 0
+    captured = capsys.readouterr()
+    assert "primary judge: surface" in captured.out
+    assert captured.err.count("\n") == 1 and "surface failed its last validation" in captured.err
+    assert main(["--home", str(home.root), "judge", "primary", "rubric"]) == 0  # the module's home as it was

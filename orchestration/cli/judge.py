@@ -38,10 +38,22 @@ def cmd_judge(args: argparse.Namespace, home: Home) -> int:
 
 
 def cmd_judge_primary(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.lexflip.events import JudgeValidated, ValidationEvent
+    from lhl_platform.lexflip.validate import validation_stream
     from lhl_platform.registry import set_primary_judge
 
     set_primary_judge(home, args.name)
     print(f"primary judge: {args.name} (reports use its verdicts unless --judge says otherwise)")
+    stream = validation_stream(args.name)
+    results = ([e.data_as(JudgeValidated) for e in home.events.read(stream) if e.type == ValidationEvent.VALIDATED]
+               if stream in home.events.streams() else [])
+    if not results:
+        print(f"note: {args.name} has not been validated yet; `lhl judge validate --judge {args.name}` checks it "
+              "reads legal force (reports flag an unvalidated judge)")
+    elif not results[-1].passed:
+        print(f"warning: {args.name} failed its last validation on the dissociation suite "
+              f"({results[-1].suite_version}, {results[-1].items} items): its verdicts may not read legal force",
+              file=sys.stderr)
     return 0
 
 
