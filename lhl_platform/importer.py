@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -129,8 +129,19 @@ def refuse_foreign_contracts(home: Home, path: Path, rows: list[OutcomeImported]
                                   f"corpus {name!r} ({corpus_id}); ingest the corpus the outcomes belong to first")
 
 
-def import_outcomes(home: Home, path: Path, *, subset: str | None = None,
-                    contracts: Sequence[str] | None = None) -> tuple[int, int]:
+def oracle_disagreements(home: Home, rows: list[OutcomeImported], corpus_id: str) -> list[int]:
+    """The rows (0-based) whose `gt_present` is not the active corpus's oracle for their contract and clause type:
+    their figures rest on the file's ground truth, not the one the corpus's audits are scored against."""
+    table = pq.read_table(corpus_folder(home, corpus_id) / "oracle.parquet",
+                          columns=["contract_id", "clause_type", "present"])
+    oracle = dict(zip(zip(table.column("contract_id").to_pylist(), table.column("clause_type").to_pylist(),
+                          strict=True), table.column("present").to_pylist(), strict=True))
+    return [i for i, row in enumerate(rows)
+            if (truth := oracle.get((row.contract_id, row.clause_type))) is not None and bool(truth) != row.gt_present]
+
+
+def import_outcomes(home: Home, path: Path, *, subset: str | None = None, contracts: Sequence[str] | None = None,
+                    warn: Callable[[str], None] | None = None) -> tuple[int, int]:
     """Validate the whole file, then append one event per row; returns (rows, newly written).
 
     Each (model, run) of the import covers every contract of the import, whichever model's rows name it, or the
@@ -153,6 +164,12 @@ def import_outcomes(home: Home, path: Path, *, subset: str | None = None,
     home.events.segments(corpora_dir=home.corpora_dir)
     if corpus_id != "imported":
         refuse_foreign_contracts(home, path, rows, corpus_id)
+        differ = oracle_disagreements(home, rows, corpus_id)
+        if differ and warn is not None:
+            first = rows[differ[0]]
+            warn(f"{path}: {len(differ)} row(s) give a gt_present the active corpus's oracle does not (first: row "
+                 f"{differ[0] + 1}, {first.contract_id!r} / {first.clause_type!r}); their rates rest on the file's "
+                 "ground truth, not the corpus's")
     named = sorted(set(get_subset(home, subset).contract_ids if subset is not None else contracts or ()))
     where = f"subset {subset!r}" if subset is not None else "the contracts listed"
     if named:

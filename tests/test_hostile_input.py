@@ -287,3 +287,13 @@ def test_the_loopback_guard_knows_which_hosts_are_this_server():
                          )[0] == 403  # type: ignore[index]
     assert json.dumps(sorted(guard.origins)) == json.dumps(
         ["http://127.0.0.1:3000", "http://[::1]:3000", "http://localhost:3000"])
+
+
+def test_an_import_whose_ground_truth_is_not_the_corpus_oracle_says_so_in_one_line(hostile_home, tmp_path, capsys):
+    # the mini corpus annotates Governing Law only, so Document Name is absent from its oracle
+    rows = [outcome("imp4", 1, IMG, "Document Name", "FN"), outcome("imp4", 1, IMG, "Governing Law", "TP")]
+    code, _, err = _cli(capsys, "--home", str(hostile_home), "import", "outcomes",
+                        str(write_outcomes(tmp_path / "other-truth.csv", rows)))
+    assert code == 0 and err.count("\n") == 1
+    assert "1 row(s) give a gt_present the active corpus's oracle does not (first: row 1" in err
+    assert "'Document Name'" in err

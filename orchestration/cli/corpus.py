@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from lhl_platform.home import Home
@@ -47,7 +48,8 @@ def cmd_import(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.warehouse.build import build_warehouse
 
     listed = _listed_ids(Path(args.contracts)) if args.contracts else None
-    rows, written = import_outcomes(home, Path(args.file), subset=args.subset, contracts=listed)
+    rows, written = import_outcomes(home, Path(args.file), subset=args.subset, contracts=listed,
+                                    warn=lambda text: print(f"lhl: warning: {text}", file=sys.stderr))
     build_warehouse(home)
     covers = (f"subset {args.subset}" if args.subset else f"the {len(listed or [])} contracts of {args.contracts}"
               if args.contracts else "every contract of the file")
