@@ -59,9 +59,10 @@ def _suite_report(args: argparse.Namespace, home: Home, suite: Suite) -> str:
         render_suite_text,
     )
 
+    request = suite_request(args, suite)  # first: a suite without a scope of its own says so
     if args.format == "csv":
-        raise CliError(f"suite {suite.name} reports as table, md, json or html")
-    report = build_suite_report(home, suite, suite_request(args, suite))
+        raise CliError(f"suite {suite.name} reports as table, md, json or html (csv is the clause suite's)")
+    report = build_suite_report(home, suite, request)
     if args.format == "json":
         return render_suite_json(report)
     if args.format == "html":
