@@ -196,6 +196,14 @@ def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: l
     batch = sum(r.batch_cost_usd for r in rows) + judge_cost
     print(f"total: {sum(r.calls for r in rows):,} extraction calls, {sum(r.judge_calls for r in rows):,} judge calls, "
           f"about ${interactive:,.2f} interactive or ${batch:,.2f} with --batch, at registered prices")
+    from lhl_platform.registry import get_model
+
+    undiscounted = [m for m in models if (p := get_model(home, m).price).input_per_mtok
+                    and p.batch_input_per_mtok >= p.input_per_mtok and p.batch_output_per_mtok >= p.output_per_mtok]
+    if undiscounted:
+        print(f"note: {', '.join(undiscounted)} {'has' if len(undiscounted) == 1 else 'have'} no batch prices "
+              "registered, so the --batch column uses the interactive rates without cache hits (register "
+              "--batch-input-price and --batch-output-price to compare)")
     return 0
 
 
