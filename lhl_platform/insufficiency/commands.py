@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 from lhl_platform.files import write_atomic
@@ -25,6 +26,7 @@ from lhl_platform.insufficiency.events import (
 )
 from lhl_platform.insufficiency.imports import parse_judgments, parse_responses
 from lhl_platform.insufficiency.items import ItemSet, dump_items, load_items
+from lhl_platform.insufficiency.records import ItemJudgment, ItemResponse
 from lhl_platform.insufficiency.selfbuilt import self_built_items
 from lhl_platform.insufficiency.stages import IMPORTS_STREAM
 from lhl_platform.insufficiency.store import ensure_item_set, ingest_item_set, load_item_set
@@ -53,44 +55,33 @@ def _scopes(items: ItemSet, pairs: set[tuple[str, int]]) -> list[ScopeRecorded]:
 
 
 def _import(home: Home, path: Path, kind: str, item_set: str | None) -> tuple[ItemSet, int, int]:
-    """Validate the whole file, then write it in one atomic segment; returns the set, lines and new events."""
+    """Validate the whole file, then write it in one atomic segment: the (model, run) cells it covers, one event
+    per line, and its completion. Returns the set, the lines and the events new to the log."""
     items = ensure_item_set(home, item_set)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     numbers = [n for n, _ in read_lines(path)]
     set_id = items.item_set_id
-    new = 0
+    records: Sequence[ItemResponse | ItemJudgment]
+    imported: type[ResponseImported | JudgmentImported]
     if kind == "responses":
-        responses = parse_responses(path, items=items)
-        pairs = {(r.model, r.run) for r in responses}
-        with home.events.writer(IMPORTS_STREAM, atomic=True) as writer:
-            for scope in _scopes(items, pairs):
-                writer.append(InsufficiencyEventType.SCOPE, f"{scope.model}/{scope.run}",
-                              f"insufficiency.scope:{set_id}:{scope.model}:{scope.run}:import", scope)
-            for line, r in zip(numbers, responses, strict=True):
-                new += writer.append(InsufficiencyEventType.RESPONSE_IMPORTED, r.item_id,
-                                     f"insufficiency.response_imported:{sha}:{line}", ResponseImported(
-                                         item_set_id=set_id, model=r.model, run=r.run, item_id=r.item_id,
-                                         response=r.response, source_sha256=sha, line=line))
-            writer.append(InsufficiencyEventType.IMPORT_COMPLETED, path.name,
-                          f"insufficiency.import_completed:responses:{set_id}:{sha}", ImportCompleted(
-                              kind="responses", item_set_id=set_id, source=str(path), sha256=sha,
-                              records=len(responses)))
-        return items, len(responses), new
-    judgments = parse_judgments(path, items=items)
-    pairs = {(j.model, j.run) for j in judgments}
+        records = parse_responses(path, items=items)
+        event, imported = InsufficiencyEventType.RESPONSE_IMPORTED, ResponseImported
+    else:
+        records = parse_judgments(path, items=items)
+        event, imported = InsufficiencyEventType.JUDGMENT_IMPORTED, JudgmentImported
+    new = 0
     with home.events.writer(IMPORTS_STREAM, atomic=True) as writer:
-        for scope in _scopes(items, pairs):
+        for scope in _scopes(items, {(r.model, r.run) for r in records}):
             writer.append(InsufficiencyEventType.SCOPE, f"{scope.model}/{scope.run}",
                           f"insufficiency.scope:{set_id}:{scope.model}:{scope.run}:import", scope)
-        for line, j in zip(numbers, judgments, strict=True):
-            new += writer.append(InsufficiencyEventType.JUDGMENT_IMPORTED, j.item_id,
-                                 f"insufficiency.judgment_imported:{sha}:{line}",
-                                 JudgmentImported(**j.model_dump(), item_set_id=set_id, source_sha256=sha, line=line))
+        for line, record in zip(numbers, records, strict=True):
+            fields = record.model_dump()
+            new += writer.append(event, fields["item_id"], f"{event}:{sha}:{line}", imported(
+                **fields, item_set_id=set_id, source_sha256=sha, line=line))
         writer.append(InsufficiencyEventType.IMPORT_COMPLETED, path.name,
-                      f"insufficiency.import_completed:judgments:{set_id}:{sha}", ImportCompleted(
-                          kind="judgments", item_set_id=set_id, source=str(path), sha256=sha,
-                          records=len(judgments)))
-    return items, len(judgments), new
+                      f"insufficiency.import_completed:{kind}:{set_id}:{sha}", ImportCompleted(
+                          kind=kind, item_set_id=set_id, source=str(path), sha256=sha, records=len(records)))
+    return items, len(records), new
 
 
 def cmd_import_responses(args: argparse.Namespace, home: Home) -> int:
