@@ -89,18 +89,8 @@ class ScrubRecallRow(BaseModel):
     recall_ci_high: float | None
 
 
-class ScrubTermsOnlyRow(BaseModel):
-    """The term-only ablation per model and category (the 8 categories with a term)."""
-
-    model: str
-    category: str
-    gold: int
-    tp: int
-    fp: int
-    fn: int
-    recall: float | None
-    precision: float | None
-    f1: float | None
+class ScrubTermsOnlyRow(ScrubCategoryRow):
+    """The term-only ablation per model and category (the 8 categories with a term): the same counts and rates."""
 
 
 class ScrubDistanceRow(BaseModel):
