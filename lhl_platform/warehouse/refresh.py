@@ -445,12 +445,12 @@ class Projection:
         fresh_rows, delta, where = changed
         self.con.execute(f"delete from {table} where {where}")
         self.con.execute(f"insert into {table} select * from {fresh_rows}")
-        self.deltas[name] = Delta(table=delta, columns=frozenset(self.stored_columns(name)))
+        self.deltas[name] = delta
 
     def partition_delta(self, model: SqlModel, new: str, terms: list[Term], stored: str
-                        ) -> tuple[str, str, str] | None:
+                        ) -> tuple[str, Delta, str] | None:
         """The recomputed rows of the partitions the terms name, and the rows by which they differ from the
-        stored ones (None when they do not): (fresh rows with their position, delta, the partitions' filter)."""
+        stored ones (None when they do not): (fresh rows with their position, the delta, the partitions' filter)."""
         columns = self.stored_columns(model.name)
         where = self.filter_sql(terms, {c: columns[c] for c in model.partition_by})
         assert where is not None
@@ -464,7 +464,7 @@ class Projection:
         if not changed:
             self.con.execute(f"drop table {delta}")
             return None
-        return fresh_rows, delta, where
+        return fresh_rows, Delta(table=delta, columns=frozenset(columns)), where
 
     # --- partitioned tables in Parquet files ---------------------------------------------------------------
 
@@ -532,10 +532,10 @@ class Projection:
         if changed is None:
             return
         fresh_rows, delta, _ = changed
-        touched = {tuple(r) for r in self.con.execute(f"select distinct {keys} from {delta}").fetchall()}
+        touched = {tuple(r) for r in self.con.execute(f"select distinct {keys} from {delta.table}").fetchall()}
         self.write_partitions(model, fresh_rows, sorted(touched, key=_sort_key))
         self.parquet_view(name)
-        self.deltas[name] = Delta(table=delta, columns=frozenset(self.stored_columns(name)))
+        self.deltas[name] = delta
 
     def write_partitions(self, model: SqlModel, rows: str, keys: list[tuple[Any, ...]]) -> None:
         """One file per partition, its rows in the model's order (or, without one, sorted: what compresses best
