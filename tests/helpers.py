@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import csv
+import os
+import subprocess
 from pathlib import Path
+
+import pytest
 
 
 def write_outcomes(path: Path, rows: list[dict[str, object]]) -> Path:
@@ -23,3 +27,13 @@ def outcome(model: str, run: int, contract: str, clause: str, kind: str, verdict
     gt, pred = {"TP": (1, 1), "FP": (0, 1), "FN": (1, 0), "TN": (0, 0)}[kind]
     return {"model": model, "run": run, "contract_id": contract, "clause_type": clause, "gt_present": gt,
             "predicted_present": pred, "verdict": verdict, "mismatch_type": mismatch}
+
+
+def read_only_mount(path: Path) -> None:
+    """Make `path` read-only with a bind mount (a test skips, saying why, where that cannot be done)."""
+    if os.geteuid() != 0:
+        pytest.skip("a read-only bind mount needs root")
+    for command in (["mount", "--bind", str(path), str(path)], ["mount", "-o", "remount,ro,bind", str(path)]):
+        done = subprocess.run(command, capture_output=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot make {path} read-only here: {done.stderr.decode().strip()}")

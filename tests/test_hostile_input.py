@@ -27,7 +27,7 @@ from lhl_platform.extraction.task import ExtractTask
 from lhl_platform.providers.base import ModelRequest, ModelResponse, safe_complete
 from orchestration.cli import main
 from orchestration.ui_guard import LoopbackGuard, allowed_hosts
-from tests.helpers import outcome, write_outcomes
+from tests.helpers import outcome, read_only_mount, write_outcomes
 
 CORPUS_NAME = "xss<img src=x onerror=alert(1)>"
 IMG = "<img src=x onerror=alert(21)>"
@@ -240,20 +240,11 @@ def test_library_failures_are_one_line_naming_the_resource_with_the_traceback_in
     assert "Traceback (most recent call last)" in log.read_text() and "sqlalchemy" in log.read_text()
 
 
-def _read_only(path: Path) -> None:
-    if os.geteuid() != 0:
-        pytest.skip("a read-only bind mount needs root")
-    for command in (["mount", "--bind", str(path), str(path)], ["mount", "-o", "remount,ro,bind", str(path)]):
-        done = subprocess.run(command, capture_output=True)
-        if done.returncode != 0:
-            pytest.skip(f"cannot make {path} read-only here: {done.stderr.decode().strip()}")
-
-
 def test_an_unwritable_events_folder_fails_the_audit_naming_the_cause(hostile_home, capsys):
     assert _cli(capsys, "--home", str(hostile_home), "models", "add", "lexical", "--provider", "offline",
                 "--model-id", "lexical")[0] == 0
     events = hostile_home / "events"
-    _read_only(events)
+    read_only_mount(events)
     try:
         code, _, err = _cli(capsys, "--home", str(hostile_home), "audit", "--models", "lexical", "--runs", "1")
         last = err.strip().splitlines()[-1]

@@ -31,7 +31,7 @@ from lhl_platform.warehouse.models import SCOPE_TABLES, SOURCES, scope_tables, s
 from lhl_platform.warehouse.store import Store
 from lhl_platform.warehouse.verify import compare_projection, compared_tables
 from orchestration.cli import main
-from tests.helpers import outcome, write_outcomes
+from tests.helpers import outcome, read_only_mount, write_outcomes
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ["TP", "FP", "FN", "TN"]
@@ -318,21 +318,12 @@ def test_a_build_that_cannot_be_read_is_rebuilt_from_the_events_with_a_note(impo
     assert _cli("verify", home=imported.root) == 0
 
 
-def _read_only(path: Path) -> None:
-    if os.geteuid() != 0:
-        pytest.skip("a read-only bind mount needs root")
-    for command in (["mount", "--bind", str(path), str(path)], ["mount", "-o", "remount,ro,bind", str(path)]):
-        done = subprocess.run(command, capture_output=True)
-        if done.returncode != 0:
-            pytest.skip(f"cannot make {path} read-only here: {done.stderr.decode().strip()}")
-
-
 @pytest.mark.parametrize("stale", [False, True])
 def test_a_read_only_home_is_reported_on(imported, tmp_path, stale):
     expected = build_report(imported, resamples=50)
     if stale:  # events newer than the build: the marts are computed in memory
         _import(imported, tmp_path, _rows("c", 1, ["c0"]), "late")
-    _read_only(imported.root)
+    read_only_mount(imported.root)
     try:
         done = _lhl(imported.root, "report", "--format", "json", "--resamples", "50")
         assert done.returncode == 0, done.stderr
