@@ -99,11 +99,27 @@ def test_a_judge_that_cannot_be_called_here_is_named_not_validated_and_the_other
     assert result.checks[0].passed  # the primary judge (rubric) passes
 
 
-def test_making_a_judge_that_failed_its_validation_primary_warns_on_stderr(home, capsys):
+def test_a_judge_that_failed_its_validation_is_not_made_primary_unless_forced_and_then_it_warns(home, capsys):
+    from lhl_platform.registry import primary_judge
+
     code, result = _validate(home, "surface", capsys)  # overlap: fails the force-changing gate
     assert result["passed"] is False
-    assert main(["--home", str(home.root), "judge", "primary", "surface"]) == 0
-    captured = capsys.readouterr()
-    assert "primary judge: surface" in captured.out
-    assert captured.err.count("\n") == 1 and "surface failed its last validation" in captured.err
+    assert main(["--home", str(home.root), "judge", "primary", "surface"]) == 1
+    refused = capsys.readouterr()
+    assert refused.err.count("\n") == 1 and "judge surface failed its last validation" in refused.err
+    assert "--force" in refused.err and primary_judge(home) == "rubric"  # nothing changed
+    assert main(["--home", str(home.root), "judge", "primary", "surface", "--force"]) == 0
+    forced = capsys.readouterr()
+    assert "primary judge: surface" in forced.out and primary_judge(home) == "surface"
+    assert forced.err.count("\n") == 1 and "surface failed its last validation" in forced.err
     assert main(["--home", str(home.root), "judge", "primary", "rubric"]) == 0  # the module's home as it was
+
+
+def test_a_judge_never_validated_is_made_primary_with_a_note(tmp_path, capsys):
+    home = Home.resolve(tmp_path / "home").ensure()
+    assert main(["--home", str(home.root), "models", "add", "fresh", "--provider", "offline", "--model-id",
+                 "overlap", "--role", "judge"]) == 0
+    capsys.readouterr()
+    assert main(["--home", str(home.root), "judge", "primary", "fresh"]) == 0
+    out = capsys.readouterr()
+    assert "primary judge: fresh" in out.out and "has not been validated yet" in out.out and out.err == ""

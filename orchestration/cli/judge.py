@@ -6,9 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError
+
+if TYPE_CHECKING:
+    from lhl_platform.lexflip.events import JudgeValidated
 
 
 def cmd_judge(args: argparse.Namespace, home: Home) -> int:
@@ -37,23 +41,36 @@ def cmd_judge(args: argparse.Namespace, home: Home) -> int:
     return 0
 
 
-def cmd_judge_primary(args: argparse.Namespace, home: Home) -> int:
+def last_validation(home: Home, judge: str) -> JudgeValidated | None:
+    """The judge's latest result on the dissociation suite (any corpus), or None when it was never validated."""
     from lhl_platform.lexflip.events import JudgeValidated, ValidationEvent
     from lhl_platform.lexflip.validate import validation_stream
-    from lhl_platform.registry import set_primary_judge
 
+    stream = validation_stream(judge)
+    if stream not in home.events.streams():
+        return None
+    results = [e.data_as(JudgeValidated) for e in home.events.read(stream) if e.type == ValidationEvent.VALIDATED]
+    return results[-1] if results else None
+
+
+def cmd_judge_primary(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.registry import get_judge, set_primary_judge
+
+    get_judge(home, args.name)  # an unknown judge is an error naming the judges there are
+    last = last_validation(home, args.name)
+    if last is not None and not last.passed and not args.force:  # every default report would rest on such verdicts
+        raise CliError(f"judge {args.name} failed its last validation on the dissociation suite "
+                       f"({last.suite_version}, {last.items} items): not made primary; validate it again "
+                       f"(`lhl judge validate --judge {args.name}`), choose a judge that passes, or give --force")
     set_primary_judge(home, args.name)
     print(f"primary judge: {args.name} (reports use its verdicts unless --judge says otherwise)")
-    stream = validation_stream(args.name)
-    results = ([e.data_as(JudgeValidated) for e in home.events.read(stream) if e.type == ValidationEvent.VALIDATED]
-               if stream in home.events.streams() else [])
-    if not results:
+    if last is None:
         print(f"note: {args.name} has not been validated yet; `lhl judge validate --judge {args.name}` checks it "
               "reads legal force (reports flag an unvalidated judge)")
-    elif not results[-1].passed:
+    elif not last.passed:
         print(f"warning: {args.name} failed its last validation on the dissociation suite "
-              f"({results[-1].suite_version}, {results[-1].items} items): its verdicts may not read legal force",
-              file=sys.stderr)
+              f"({last.suite_version}, {last.items} items), made primary because of --force: its verdicts may not "
+              "read legal force and reports mark its figures", file=sys.stderr)
     return 0
 
 
@@ -131,6 +148,8 @@ def register(cli: Cli) -> None:
     subs = jd.add_subparsers(dest="judge_command", required=False, metavar="COMMAND")
     primary = cli.add_to(subs, "primary", cmd_judge_primary, "make a registered judge the one reports use by default")
     primary.add_argument("name")
+    primary.add_argument("--force", action="store_true",
+                         help="make it primary even though it failed its last validation (reports mark its figures)")
     validate = cli.add_to(subs, "validate", cmd_judge_validate,
                           "run a judge on the dissociation suite built from the active corpus (exit 2 if it fails)")
     validate.add_argument("--judge", help="registered judge (default: the primary judge)")
