@@ -48,6 +48,8 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
         get_model(home, name)  # an unknown model or judge is an error naming it, dry run or not
     for judge in dict.fromkeys(s.judge for s in settings.values()):
         get_judge(home, judge)
+    if args.judge is not None:
+        _warn_unfit_judge(home, args.judge)
     first = settings[models[0]]
     contracts = select_contracts(home, first.contracts, first.subset)
     if args.contracts is not None and len(contracts) < args.contracts:
@@ -79,6 +81,22 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
               rejudge=rejudge)
     print(f"audit finished in {time.perf_counter() - started:.1f}s; see `lhl report` (or `lhl ui` for lineage)")
     return 0
+
+
+def _warn_unfit_judge(home: Home, judge: str) -> None:
+    """One line on stderr when the judge asked for failed its last validation or has none: the audit runs, but
+    the figures in its scope rest on verdicts not shown to read legal force (reports mark them)."""
+    import sys
+
+    from orchestration.cli.judge import last_validation
+
+    last = last_validation(home, judge)
+    if last is None:
+        print(f"lhl: warning: judge {judge} has not been validated (`lhl judge validate --judge {judge}`); reports "
+              "in its scope mark its figures as resting on an unvalidated judge", file=sys.stderr)
+    elif not last.passed:
+        print(f"lhl: warning: judge {judge} failed its last validation on the dissociation suite "
+              f"({last.suite_version}, {last.items} items); reports in its scope mark its figures", file=sys.stderr)
 
 
 def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: list[str], runs: list[int]) -> int:
