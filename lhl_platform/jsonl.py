@@ -19,6 +19,28 @@ class JsonlError(ValueError):
     """A file that cannot be taken whole; the message names the file and, where it applies, the line."""
 
 
+# The json module's messages, as the clause that follows "not valid JSON: " (each then says where: "at column N").
+_JSON_PROBLEMS = {
+    "Unterminated string starting at": "unterminated string",
+    "Invalid control character at": "a control character inside a string",
+    "Expecting value": "expected a value",
+    "Expecting property name enclosed in double quotes": "expected a property name in double quotes",
+    "Expecting ':' delimiter": "expected ':' after a property name",
+    "Expecting ',' delimiter": "expected ',' between two values",
+    "Extra data": "more text after the JSON value",
+    "Invalid \\escape": "an invalid backslash escape",
+    "Invalid \\uXXXX escape": "an invalid \\uXXXX escape",
+}
+
+
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """What is wrong with a JSON text, as a clause: "unterminated string at column 39" (never "at at")."""
+    message = _JSON_PROBLEMS.get(exc.msg) or exc.msg.removesuffix(" at").removesuffix(" starting")
+    message = message[:1].lower() + message[1:]
+    where = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
+    return f"{message} at {where}"
+
+
 def read_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line; the first line that is not a JSON object raises."""
     if not path.is_file():
@@ -26,7 +48,7 @@ def read_lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise JsonlError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise JsonlError(f"{path}: not UTF-8 text: {exc.reason} at byte {exc.start}") from None
     return parse_lines(text, str(path))
 
 
@@ -38,7 +60,7 @@ def parse_lines(text: str, source: str) -> list[tuple[int, dict[str, Any]]]:
         try:
             value = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise JsonlError(f"{source}: line {number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            raise JsonlError(f"{source}: line {number}: not valid JSON: {json_problem(exc)}") from None
         if not isinstance(value, dict):
             raise JsonlError(f"{source}: line {number}: expected a JSON object, got {type(value).__name__}")
         rows.append((number, value))

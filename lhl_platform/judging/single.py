@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from lhl_platform.domain.taxonomy import canonical_clause_type
-from lhl_platform.jsonl import describe
+from lhl_platform.jsonl import describe, json_problem
 from lhl_platform.judging.engine import parse_verdict
 from lhl_platform.judging.prompts import judge_request
 from lhl_platform.providers.base import ChatModel, safe_complete
@@ -38,7 +38,7 @@ def judge_pairs(model: ChatModel, lines: Iterable[str]) -> list[dict[str, Any]]:
         try:
             pair = Pair.model_validate(json.loads(line))
         except (json.JSONDecodeError, ValidationError) as exc:
-            msg = describe(exc, Pair) if isinstance(exc, ValidationError) else f"not JSON ({exc})"
+            msg = describe(exc, Pair) if isinstance(exc, ValidationError) else f"not valid JSON: {json_problem(exc)}"
             results.append({"line": number, "error": f"line {number}: {msg}"})
             continue
         truth = (pair.truth,) if isinstance(pair.truth, str) else tuple(pair.truth)

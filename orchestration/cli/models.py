@@ -11,13 +11,14 @@ from orchestration.cli.app import Cli, CliError
 
 def cmd_models_add(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.domain.models import ModelSpec, Price
+    from lhl_platform.jsonl import json_problem
     from lhl_platform.registry import add_model
     from orchestration.launch import ensure_partitions, instance_for
 
     try:
         params = json.loads(args.params) if args.params else {}
     except json.JSONDecodeError as exc:
-        raise CliError(f"--params is not a JSON object ({exc.msg} at character {exc.pos})") from None
+        raise CliError(f"--params is not valid JSON: {json_problem(exc)}") from None
     if not isinstance(params, dict):
         raise CliError("--params must be a JSON object")
     if args.monitor:
