@@ -12,6 +12,16 @@ matched 17 of 18 identifications, explanations and fabrications but only 9 of 14
 (over-flag 9 of 14, a fail); it was then revised (sentence ends after abbreviations and bold, follow-on
 questions, asks spelled out after a dash, five cues), so batch 2 is no longer held out either.
 
+In-sample and held out. The set records the families it holds (`case_family`: the seed's worked examples, batch 1,
+batch 2) and which of them each judge's rules were written from (`IN_SAMPLE`, by judge version: all three for the
+cue judge), so its result on them is named in-sample wherever it is reported. The held-out family is
+`data/judge_validation_heldout_v1.jsonl`: 26 responses written by hand from the seed's matching rules (Appendix A.1)
+and the items, not from the cue lexicon: each names, asks about or conditions on the missing elements in other
+words ("roughly how big is the company" for employer_size), or is a throwaway hedge, an adjacent-but-different ask,
+an over-flag or a presumption in other words. It was fixed and hashed (`lhl_platform.judging.heldout`) before any
+judge was run on it, its hash is checked on every load, and no judge is tuned to it: it is held out for every
+judge and scored apart (`heldout_cases`, `validate_heldout`), with the same thresholds. Self-built, like the rest.
+
 Any judge is scored the same way: its two outputs per case (`validation_tasks` gives the tasks to send;
 `score_validation` scores what came back, an unanswered case counting as wrong on everything) are compared
 with the labels, and the judge passes when every criterion reaches its threshold (`THRESHOLDS`) and every
@@ -25,9 +35,11 @@ import functools
 import hashlib
 from collections.abc import Callable, Sequence
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lhl_platform.insufficiency import offline_judge
 from lhl_platform.insufficiency.items import SubTag
 from lhl_platform.insufficiency.scoring import f2_score
 from lhl_platform.insufficiency.selfbuilt import self_built_items
@@ -41,7 +53,12 @@ from lhl_platform.insufficiency.task import (
     element_verdicts,
 )
 from lhl_platform.jsonl import describe, parse_lines
+from lhl_platform.judging.heldout import HeldOutHeader, read_hashed
 from lhl_platform.providers.base import Task
+
+if TYPE_CHECKING:
+    from lhl_platform.domain.models import ModelSpec
+    from lhl_platform.home import Home
 
 VALIDATION_VERSION = "insufficiency-judge-validation-v1"
 VALIDATION_FILE = "judge_validation.jsonl"
@@ -57,6 +74,11 @@ THRESHOLDS: dict[str, float] = {
 MAX_F2_MEAN_ABS_DIFF = 0.10  # per variant case, the F2 the judge's identification gives against the labelled F2
 
 VALIDATION_MODEL = "validation"  # the model name the validation tasks carry (they judge no registered model)
+
+HELDOUT_FILE = "judge_validation_heldout_v1.jsonl"
+FAMILIES = ("seed-worked-examples", "self-built-batch-1", "self-built-batch-2")  # the set's families, in file order
+# The families of the set each judge's rules were written from, by the judge's version (an LLM judge declares none).
+IN_SAMPLE: dict[str, tuple[str, ...]] = {offline_judge.VERSION: FAMILIES}
 
 
 class _Frozen(BaseModel):
@@ -154,6 +176,45 @@ def validation_digest(cases: Sequence[ValidationCase]) -> str:
     return hashlib.sha256("\n".join(c.model_dump_json() for c in cases).encode()).hexdigest()[:16]
 
 
+def case_family(case: ValidationCase) -> str:
+    """The family of a case of the shipped set: the seed's worked examples, batch 1 or batch 2 (by its source)."""
+    if case.source.startswith("seed"):
+        return FAMILIES[0]
+    return FAMILIES[2] if "batch 2" in case.source else FAMILIES[1]
+
+
+class HeldOutCases(_Frozen):
+    header: HeldOutHeader
+    cases: tuple[ValidationCase, ...]
+
+    @property
+    def digest(self) -> str:
+        return self.header.sha256[:16]
+
+
+def parse_heldout(text: str, name: str = HELDOUT_FILE) -> HeldOutCases:
+    """A held-out validation file: its header's hash checked, then every line read as in the shipped set."""
+    header, body = read_hashed(text, name)
+    cases = []
+    for number, row in parse_lines(body, name):
+        where = f"{name}: line {number + 1}"
+        try:
+            spec = CaseSpec.model_validate(row)
+        except ValidationError as exc:
+            raise ValidationFileError(f"{where}: {describe(exc, CaseSpec)}") from None
+        cases.append(_resolve(spec, where))
+    if len({c.case_id for c in cases}) != len(cases):
+        raise ValidationFileError(f"{name}: a case_id is used twice")
+    return HeldOutCases(header=header, cases=tuple(cases))
+
+
+@functools.cache
+def heldout_cases() -> HeldOutCases:
+    """The shipped held-out set, its hash checked (an altered file is refused: `HeldOutError`)."""
+    text = resources.files("lhl_platform.insufficiency").joinpath("data", HELDOUT_FILE).read_text(encoding="utf-8")
+    return parse_heldout(text)
+
+
 def validation_tasks(cases: Sequence[ValidationCase]) -> list[tuple[IdentificationTask, ExplanationSafetyTask | None]]:
     """The judge calls a validation run makes, one pair per case (no explanation call for a base query)."""
     out: list[tuple[IdentificationTask, ExplanationSafetyTask | None]] = []
@@ -211,7 +272,8 @@ def _f2(gold: tuple[str, ...], identified: set[str], claims: int) -> float | Non
 Outputs = tuple[IdentificationOutput | None, ExplanationSafetyOutput | None]
 
 
-def score_validation(cases: Sequence[ValidationCase], outputs: Sequence[Outputs], *, judge: str) -> JudgeValidation:
+def score_validation(cases: Sequence[ValidationCase], outputs: Sequence[Outputs], *, judge: str,
+                     suite_version: str = VALIDATION_VERSION) -> JudgeValidation:
     """Score a judge's outputs (one pair per case, in case order; None where a call failed)."""
     if len(outputs) != len(cases):
         raise ValueError(f"expected one output pair per case: {len(cases)} cases, {len(outputs)} outputs")
@@ -270,7 +332,7 @@ def score_validation(cases: Sequence[ValidationCase], outputs: Sequence[Outputs]
     mad = sum(diffs) / len(diffs) if diffs else None
     passed = (all(c.passed for c in criteria) and not required_failed and mad is not None
               and mad <= MAX_F2_MEAN_ABS_DIFF)
-    return JudgeValidation(suite_version=VALIDATION_VERSION, suite_digest=validation_digest(cases), judge=judge,
+    return JudgeValidation(suite_version=suite_version, suite_digest=validation_digest(cases), judge=judge,
                            cases=len(cases), unanswered=sum(not o.answered for o in outcomes), passed=passed,
                            criteria=criteria, required_failed=required_failed, f2_mean_abs_diff=mad,
                            f2_max_mean_abs_diff=MAX_F2_MEAN_ABS_DIFF, outcomes=tuple(outcomes))
@@ -279,8 +341,8 @@ def score_validation(cases: Sequence[ValidationCase], outputs: Sequence[Outputs]
 JudgeAnswer = Callable[[Task], BaseModel]
 
 
-def validate_judge(answer: JudgeAnswer, *, judge: str,
-                   cases: Sequence[ValidationCase] | None = None) -> JudgeValidation:
+def validate_judge(answer: JudgeAnswer, *, judge: str, cases: Sequence[ValidationCase] | None = None,
+                   suite_version: str = VALIDATION_VERSION) -> JudgeValidation:
     """Run a judge given as an offline model's `answer(task)` over the validation set and score it. A call that
     raises, or answers with the wrong schema, leaves its case unanswered (scored as wrong), not the run failed."""
     chosen = tuple(cases if cases is not None else validation_cases())
@@ -300,4 +362,103 @@ def validate_judge(answer: JudgeAnswer, *, judge: str,
         assert identification is None or isinstance(identification, IdentificationOutput)
         assert explanation is None or isinstance(explanation, ExplanationSafetyOutput)
         outputs.append((identification, explanation))
-    return score_validation(chosen, outputs, judge=judge)
+    return score_validation(chosen, outputs, judge=judge, suite_version=suite_version)
+
+
+# In-sample and held out, as `lhl judge validate` reports them ------------------------------------------------
+
+class FamilyCount(_Frozen):
+    family: str
+    cases: int
+    as_labelled: int
+    in_sample: bool  # the judge's rules were written from this family
+
+
+class HeldOutValidation(_Frozen):
+    """A judge on the held-out set, reported apart from the in-sample result (the same criteria and thresholds)."""
+
+    set: str
+    sha256: str
+    self_built: bool
+    source: str
+    written_from: str
+    in_sample: bool = False  # held out for every judge
+    result: JudgeValidation
+
+
+def families_of(result: JudgeValidation, judge_version: str) -> list[FamilyCount]:
+    """The shipped set's families in a result on it, each named in-sample or not for the judge's version."""
+    family = {c.case_id: case_family(c) for c in validation_cases()}
+    written_from = IN_SAMPLE.get(judge_version, ())
+    return [FamilyCount(family=f, cases=sum(family.get(o.case_id) == f for o in result.outcomes),
+                        as_labelled=sum(family.get(o.case_id) == f and o.as_labelled for o in result.outcomes),
+                        in_sample=f in written_from) for f in FAMILIES]
+
+
+def held_out(result: JudgeValidation, held: HeldOutCases) -> HeldOutValidation:
+    h = held.header
+    return HeldOutValidation(set=h.set, sha256=h.sha256, self_built=h.self_built, source=h.source,
+                             written_from=h.written_from, result=result)
+
+
+def validate_heldout(home: Home, judge: ModelSpec) -> HeldOutValidation:
+    """A registered judge on the held-out set through the call engine, as `validate_insufficiency_judge` runs the
+    shipped set: each case's two calls are recorded (a rerun asks nothing again) and so is each case's outcome,
+    under the held-out set's digest. The result is returned, not recorded as the judge's validation: the report's
+    `judge_validated` check stays on the shipped set."""
+    import asyncio
+
+    from lhl_platform.calls.ledger import CallLedger, Who, recorded_calls
+    from lhl_platform.calls.loop import run_units
+    from lhl_platform.calls.policy import CommitPolicy, stage_writer
+    from lhl_platform.factory import build_model
+    from lhl_platform.insufficiency.events import InsufficiencyEventType, JudgeValidationCase
+    from lhl_platform.insufficiency.stages import VALIDATION_STAGE, JudgeCalls, judge_version, validation_stream
+    from lhl_platform.providers.base import close_model
+
+    held = heldout_cases()
+    cases, digest = held.cases, held.digest
+    chat = build_model(judge, home=home)
+    durable = chat.provider != "offline"
+    stream = validation_stream(judge.name)
+    tag = hashlib.sha256(judge_version(chat).encode()).hexdigest()[:16]
+    tasks = validation_tasks(cases)
+    outputs: list[Outputs] = [(None, None)] * len(cases)
+    errors: list[str | None] = [None] * len(cases)
+
+    async def go() -> JudgeValidation:
+        policy = CommitPolicy(units=8)
+        try:
+            with stage_writer(home.events, stream, policy, durable) as writer:
+                calls = JudgeCalls(judge, chat, CallLedger(judge.name, recorded_calls(home.events, stream),
+                                                           writer.append))
+
+                async def one(index: int) -> None:
+                    identify, explain = tasks[index]
+                    first = await calls.identify(identify, Who(stage=VALIDATION_STAGE, subject=identify.subject(),
+                                                               system="validation", item=identify.item_id))
+                    second = None
+                    if explain is not None:
+                        second = await calls.explain(explain, Who(stage=VALIDATION_STAGE, subject=explain.subject(),
+                                                                  system="validation", item=explain.item_id))
+                    outputs[index] = (first.output, second.output if second is not None else None)
+                    errors[index] = "; ".join(a.reason for a in (first, second) if a is not None and a.failed) or None
+
+                await run_units(writer, list(range(len(cases))), one, concurrency=judge.params.concurrency,
+                                window=policy.window if durable else None)
+                result = score_validation(cases, outputs, judge=judge.name, suite_version=held.header.set)
+                for case, outcome, (first, second), error in zip(cases, result.outcomes, outputs, errors,
+                                                                 strict=True):
+                    writer.append(InsufficiencyEventType.JUDGE_VALIDATION_ITEM, case.case_id,
+                                  f"insufficiency.judge_validation_item:{judge.name}:{digest}:{tag}:{case.case_id}",
+                                  JudgeValidationCase(
+                                      judge=judge.name, suite_digest=digest, case_id=case.case_id,
+                                      identification=first.model_dump(mode="json") if first is not None else None,
+                                      explanation=second.model_dump(mode="json") if second is not None else None,
+                                      as_labelled=outcome.as_labelled, problems=list(outcome.problems),
+                                      error=error))
+                return result
+        finally:
+            await close_model(chat)
+
+    return held_out(asyncio.run(go()), held)

@@ -44,11 +44,15 @@ same), 0 when it is unrelated to the source or reverses its force. Wording, form
 Answer JSON only: {"rating": <number from 0 to 10>}."""
 
 
-def score_request(model: ChatModel, clause_type: str, truth: tuple[str, ...], text: str) -> ModelRequest:
-    """The graded question LexFlip asks a judge about one (source, text) pair. Run 0, as for verdicts."""
+def score_request(model: ChatModel, clause_type: str, truth: tuple[str, ...], text: str, *,
+                  sample: int = 0) -> ModelRequest:
+    """The graded question LexFlip asks a judge about one (source, text) pair. Sample s is asked as run s (the
+    first, run 0, as for verdicts): the same messages under another request key, so k samples are k calls, each
+    recorded."""
     source = "\n".join(f"- {span}" for span in truth)
     messages = (Message(role="system", content=_SCORE),
                 Message(role="user", content=f"Clause type: {clause_type}\nSource:\n{source}\nText:\n{text}"))
-    return ModelRequest(provider=model.provider, model_id=model.model_id, prompt_version=SCORE_PROMPT_VERSION, run=0,
+    return ModelRequest(provider=model.provider, model_id=model.model_id, prompt_version=SCORE_PROMPT_VERSION,
+                        run=sample,
                         params=model.request_params(), messages=messages,
                         task=ScoreTask(clause_type=clause_type, truth=truth, text=text))

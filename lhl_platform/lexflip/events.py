@@ -37,7 +37,8 @@ class JudgeValidationItem(Payload):
 
 class JudgeValidationScore(Payload):
     """A judge's graded score (0-10) of one suite item's truth against one of its three texts: the identical text,
-    the edited one or an unrelated span (LexFlip). `rating` is None when the call gave no usable score."""
+    the edited one or an unrelated span (LexFlip), one of `samples` such scores for an LLM judge (each a recorded
+    call; their mean is the pair's score). `rating` is None when the call gave no usable score."""
 
     judge: str
     suite_digest: str
@@ -45,6 +46,7 @@ class JudgeValidationScore(Payload):
     pair: Literal["identical", "edited", "unrelated"]
     request_key: str
     rating: float | None
+    sample: int = Field(default=0, ge=0)  # which of the k samples averaged for the pair (an LLM scorer's, k = 5)
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)
 
@@ -62,6 +64,9 @@ class JudgeValidated(Payload):
     items: int
     passed: bool
     families: dict[str, dict[str, Any]]
+    in_sample: list[str] = Field(default_factory=list)  # the families the judge's rules were written from
+    samples: int = 1  # graded scores averaged per (item, pair)
+    held_out: dict[str, Any] | None = None  # the result on the held-out set (`HeldOutResult`), reported apart
 
 
 register_events({ValidationEvent.ITEM: JudgeValidationItem, ValidationEvent.SCORE: JudgeValidationScore,

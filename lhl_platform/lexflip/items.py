@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from lhl_platform.domain.models import MismatchType, OracleRow, VerdictLabel
 from lhl_platform.edits.force import KINDS, Family, edit_span
+from lhl_platform.judging import overlap, rubric
 
 SUITE_VERSION = "judge-suite-v2"  # v2: the unrelated family, and a LexFlip score on every item
 _SEEDS = "judge-suite-v1"  # the random draws of v1, so its items are v2's too
@@ -26,6 +27,14 @@ MIN_SUITE_ITEMS = 300  # the size a suite on the full CUAD corpus should reach
 MAX_SPAN_CHARS = 1200  # longer spans make costly LLM items and add nothing to the test
 MIN_SPAN_WORDS = 3
 
+# The families of this suite each judge's rules were written from, by the judge's version (an offline algorithm's
+# version; an LLM judge declares none). rubric's lexicon (`lhl_platform.lexicon`: plain-English equivalents, number
+# words, modal classes, numbering, coordinate order, articles) was written from the same edit list
+# (`lhl_platform.edits.force`) that builds every family here, and revised until it passed, so its result on this
+# suite is in-sample throughout; the overlap control's threshold was set with this suite in view. Their figures on
+# the held-out family (`lhl_platform.lexflip.heldout`) are the ones that say something about text they were not
+# written for.
+IN_SAMPLE: dict[str, tuple[Family, ...]] = {rubric.VERSION: tuple(Family), overlap.VERSION: tuple(Family)}
 
 
 

@@ -6,22 +6,31 @@ mismatch type of the force-changing family often enough (MISMATCH_THRESHOLD).
 The LexFlip view, for any scorer that gives a number (a binary judge's verdict as 0/1, an LLM judge's 0-10 rating, a
 similarity metric): each item's truth is scored against its identical text, the edited text and an unrelated span;
 scores are min-max normalised per scorer over the suite; per family and per kind, `discrimination` is the share of
-items whose identical text scores above the edited one, and `margin` is (score(identical) - score(edited)) /
-(score(identical) - score(unrelated)) averaged over the items where the identical text scores above the unrelated
-one: the share of the identical-to-unrelated range the edit costs. A metric can rank identical highest and unrelated
-lowest and still have a margin near 0 on force-changing edits: it does not read legal force. A judge that reads it
-has a margin near 1 on force-changing edits and near 0 on force-keeping ones.
+items whose identical text scores above the edited one, and the margin is the share of the identical-to-unrelated
+range the edit costs, in two forms: `margin_of_means`, as the seed computes it (Table 1: (mean identical - mean
+edited) / (mean identical - mean unrelated), from the group's mean normalised scores; null when the mean identical
+score is not above the mean unrelated one), and `margin`, the mean over items of (score(identical) -
+score(edited)) / (score(identical) - score(unrelated)), over the items where the identical text scores above the
+unrelated one. The two agree when every item has the same range; they part where ranges differ (a scorer that
+gives some items a narrow range weighs their edits more in the mean of ratios). A metric can rank identical highest
+and unrelated lowest and still have a margin near 0 on force-changing edits: it does not read legal force. A judge
+that reads it has a margin near 1 on force-changing edits and near 0 on force-keeping ones.
+
+In-sample and held out: a result says which of its families the judge's rules were written from (`in_sample`,
+from `lhl_platform.lexflip.items.IN_SAMPLE`); the held-out family (`lhl_platform.lexflip.heldout`) is scored
+apart (`HeldOutResult`), with the same thresholds, and held out for every judge.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from lhl_platform.domain.models import MismatchType, Verdict, VerdictLabel
 from lhl_platform.edits.force import Family
+from lhl_platform.judging.heldout import HeldOutHeader
 from lhl_platform.lexflip.items import SUITE_VERSION, Suite, SuiteItem
 
 MISMATCH_THRESHOLD = 0.70  # share of force-changing items whose mismatch_type must be the expected one
@@ -65,7 +74,8 @@ class LexFlipFigures(_Frozen):
     """The LexFlip view of a group of items (null where nothing was scored)."""
 
     discrimination: float | None = None  # share of scored items whose identical text scores above the edited one
-    margin: float | None = None  # mean share of the identical-to-unrelated range the edit costs
+    margin: float | None = None  # mean over items of the share of the identical-to-unrelated range the edit costs
+    margin_of_means: float | None = None  # the seed's margin: the same share computed from the mean scores
     score_identical: float | None = None  # mean normalised scores of the three pairs
     score_edited: float | None = None
     score_unrelated: float | None = None
@@ -88,6 +98,27 @@ class FamilyResult(LexFlipFigures):
     right_mismatch: float | None
     mismatch_threshold: float | None
     passed: bool
+    in_sample: bool = False  # the judge's rules were written from this family's items (its result says little)
+
+
+class HeldOutResult(_Frozen):
+    """A judge on a held-out set: written apart from every judge's rules, fixed and hashed before any judge was run
+    on it; scored with the same thresholds, reported apart from the in-sample result."""
+
+    set: str
+    sha256: str
+    self_built: bool
+    source: str
+    written_from: str
+    in_sample: bool = False  # held out for every judge
+    items: int
+    passed: bool
+    families: tuple[FamilyResult, ...]
+    kinds: tuple[KindResult, ...]
+    misjudged: tuple[ItemOutcome, ...]  # the cases not judged as expected, with the judge's reason
+
+    def family(self, family: Family | str) -> FamilyResult:
+        return next(f for f in self.families if f.family == Family(family))
 
 
 class ValidationResult(_Frozen):
@@ -98,6 +129,9 @@ class ValidationResult(_Frozen):
     families: tuple[FamilyResult, ...]
     kinds: tuple[KindResult, ...]
     outcomes: tuple[ItemOutcome, ...]
+    in_sample: tuple[Family, ...] = ()  # the families the judge's rules were written from
+    samples: int = 1  # graded scores averaged per (item, pair)
+    held_out: HeldOutResult | None = None
 
     def family(self, family: Family | str) -> FamilyResult:
         return next(f for f in self.families if f.family == Family(family))
@@ -121,9 +155,18 @@ def _lexflip(outcomes: Sequence[ItemOutcome]) -> dict[str, float | None]:
     if not scored:
         return {}
     margins = [(s.identical - s.edited) / (s.identical - s.unrelated) for s in scored if s.identical > s.unrelated]
+    identical = sum(s.identical for s in scored) / len(scored)
+    edited = sum(s.edited for s in scored) / len(scored)
+    unrelated = sum(s.unrelated for s in scored) / len(scored)
     return {"discrimination": sum(s.identical > s.edited for s in scored) / len(scored), "margin": _mean(margins),
-            "score_identical": _mean([s.identical for s in scored]), "score_edited": _mean([s.edited for s in scored]),
-            "score_unrelated": _mean([s.unrelated for s in scored])}
+            "margin_of_means": margin_of_means(identical, edited, unrelated),
+            "score_identical": identical, "score_edited": edited, "score_unrelated": unrelated}
+
+
+def margin_of_means(identical: float, edited: float, unrelated: float) -> float | None:
+    """The seed's margin (Table 1): the share of the identical-to-unrelated range of the mean scores that the edit
+    costs; null when the mean identical score is not above the mean unrelated one (no range to spend)."""
+    return (identical - edited) / (identical - unrelated) if identical > unrelated else None
 
 
 def normalise(scores: Sequence[ItemScores | None]) -> list[ItemScores | None]:
@@ -138,9 +181,12 @@ def normalise(scores: Sequence[ItemScores | None]) -> list[ItemScores | None]:
 
 
 def score_suite(suite: Suite | Sequence[SuiteItem], verdicts: Sequence[Verdict | None], *,
-                scores: Sequence[ItemScores | None] | None = None, judge: str = "") -> ValidationResult:
+                scores: Sequence[ItemScores | None] | None = None, judge: str = "",
+                families: Sequence[Family] | None = None, in_sample: Collection[Family] = ()) -> ValidationResult:
     """Score verdicts given elsewhere (e.g. by an LLM judge through the provider layer), one per item in
-    suite order; None marks an item the judge did not answer, and counts as not as expected."""
+    suite order; None marks an item the judge did not answer, and counts as not as expected. `families` are the
+    families reported (default: all; a held-out set has two); `in_sample` those the judge's rules were written
+    from."""
     items = _items_of(suite)
     if len(verdicts) != len(items) or (scores is not None and len(scores) != len(items)):
         raise ValueError(f"expected one verdict (and score) per item: {len(items)} items, {len(verdicts)} verdicts")
@@ -157,19 +203,19 @@ def score_suite(suite: Suite | Sequence[SuiteItem], verdicts: Sequence[Verdict |
             right_mismatch=(label == item.expected_verdict and mismatch == item.expected_mismatch)
             if item.family is Family.FORCE_CHANGED else None,
             scores=scores[n] if scores is not None else None))
-    families, kinds = [], []
-    for family in Family:
+    results, kinds = [], []
+    for family in families if families is not None else tuple(Family):
         in_family = [o for o in outcomes if o.family is family]
         as_expected = _share([o.as_expected for o in in_family])
         right = _share([bool(o.right_mismatch) for o in in_family]) if family is Family.FORCE_CHANGED else None
         mismatch_threshold = MISMATCH_THRESHOLD if family is Family.FORCE_CHANGED else None
-        families.append(FamilyResult(
+        results.append(FamilyResult(
             family=family, items=len(in_family), unanswered=sum(o.verdict is None for o in in_family),
             as_expected=as_expected, threshold=THRESHOLDS[family], right_mismatch=right,
             mismatch_threshold=mismatch_threshold,
             passed=as_expected is not None and as_expected >= THRESHOLDS[family]
             and (mismatch_threshold is None or (right is not None and right >= mismatch_threshold)),
-            **_lexflip(in_family)))
+            in_sample=family in in_sample, **_lexflip(in_family)))
         for kind in dict.fromkeys(o.kind for o in in_family):
             of_kind = [o for o in in_family if o.kind == kind]
             kinds.append(KindResult(
@@ -178,8 +224,17 @@ def score_suite(suite: Suite | Sequence[SuiteItem], verdicts: Sequence[Verdict |
                 if family is Family.FORCE_CHANGED else None,
                 **_lexflip(of_kind)))
     return ValidationResult(suite_version=suite.version if isinstance(suite, Suite) else SUITE_VERSION, judge=judge,
-                            items=len(items), passed=all(f.passed for f in families),
-                            families=tuple(families), kinds=tuple(kinds), outcomes=tuple(outcomes))
+                            items=len(items), passed=all(f.passed for f in results),
+                            families=tuple(results), kinds=tuple(kinds), outcomes=tuple(outcomes),
+                            in_sample=tuple(f for f in Family if f in in_sample))
+
+
+def held_out_result(header: HeldOutHeader, result: ValidationResult) -> HeldOutResult:
+    """A result on a held-out set (scored by `score_suite` with its families), as reported apart."""
+    return HeldOutResult(set=header.set, sha256=header.sha256, self_built=header.self_built, source=header.source,
+                         written_from=header.written_from, items=result.items, passed=result.passed,
+                         families=result.families, kinds=result.kinds,
+                         misjudged=tuple(o for o in result.outcomes if not o.as_expected))
 
 
 def item_scores(items: Sequence[SuiteItem], scorer: ScoreFn | None) -> list[ItemScores | None] | None:

@@ -3,9 +3,14 @@ does, on a seeded suite built from the active corpus's own annotated spans.
 
 Two single-call stages, both recorded in `judge-validation.judge=<judge>`:
 - the gate: one verdict per item (`judge.validation_item`), scored per family against what the edit implies;
-- the LexFlip view: one graded score per (item, pair), the truth against its identical text, the edited text and an
+- the LexFlip view: graded scores per (item, pair), the truth against its identical text, the edited text and an
   unrelated span (`judge.validation_score`); a similarity metric answers with its similarity, a binary judge with
-  its verdict as 10 or 0, an LLM judge with a 0-10 rating.
+  its verdict as 10 or 0, an LLM judge with a 0-10 rating averaged over k samples (k = 5 by default, as the seed
+  does; each sample is a call of its own, recorded; an offline algorithm is deterministic, so one sample is its
+  mean).
+Both stages run on the generated suite and, apart, on the held-out set (`lexflip.heldout`): hand-written rewrites
+of real CUAD clauses, fixed and hashed before any judge ran on them. The result names the families of the
+generated suite the judge's rules were written from (`items.IN_SAMPLE`) and carries the held-out result apart.
 Every answer is an event keyed by the suite's digest and the item (and pair), so a rerun (after a crash, or to look
 again) never asks a judge twice for one; a failed call is recorded under a key of its own, so the next run asks
 again. The result is an event too (`judge.validated`), which the `judge_validation` stage and the report read.
@@ -31,14 +36,21 @@ from lhl_platform.judging.engine import verdict_of
 from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_request, score_request
 from lhl_platform.judging.task import ScoreOutput
 from lhl_platform.lexflip.events import JudgeValidated, JudgeValidationItem, JudgeValidationScore, ValidationEvent
-from lhl_platform.lexflip.items import DEFAULT_PER_KIND, SuiteItem, build_suite
-from lhl_platform.lexflip.scoring import ItemScores, ValidationResult, score_suite
+from lhl_platform.lexflip.heldout import HELDOUT_FAMILIES, heldout_set
+from lhl_platform.lexflip.items import DEFAULT_PER_KIND, IN_SAMPLE, SuiteItem, build_suite
+from lhl_platform.lexflip.scoring import ItemScores, ValidationResult, held_out_result, score_suite
 from lhl_platform.providers.base import ChatModel, ModelRequest, close_model
 from lhl_platform.registry import get_model
 
 Pair = Literal["identical", "edited", "unrelated"]
 PAIRS: tuple[Pair, ...] = ("identical", "edited", "unrelated")
 COMMIT = CommitPolicy(units=64)
+DEFAULT_SAMPLES = 5  # graded scores averaged per (item, pair) for an LLM judge, as the seed does (k = 5)
+
+
+def default_samples(spec: ModelSpec) -> int:
+    """k: 5 for an LLM judge; 1 for an offline algorithm (deterministic: every sample would be the same)."""
+    return 1 if spec.provider == "offline" else DEFAULT_SAMPLES
 
 
 def validation_stream(judge: str) -> str:
@@ -87,10 +99,16 @@ class VerdictStage:
         self._labelled(writer, item, answer.call, None, answer.reason)
 
 
+def unit_id(item_id: str, pair: str, sample: int) -> str:
+    """A score's id: `item:pair` for the first sample (as before there were samples), `item:pair#s` after it."""
+    return f"{item_id}:{pair}" if sample == 0 else f"{item_id}:{pair}#{sample}"
+
+
 @dataclass(frozen=True)
 class ScoreUnit:
     item: SuiteItem
     pair: Pair
+    sample: int = 0
 
     @property
     def text(self) -> str:
@@ -99,7 +117,7 @@ class ScoreUnit:
 
     @property
     def id(self) -> str:
-        return f"{self.item.item_id}:{self.pair}"
+        return unit_id(self.item.item_id, self.pair, self.sample)
 
 
 @dataclass
@@ -109,7 +127,7 @@ class ScoreStage:
     spec: ModelSpec
     model: ChatModel
     digest: str
-    recorded: dict[str, float]  # unit id -> rating
+    recorded: dict[str, float]  # unit id (with its sample) -> rating
     name: str = "judge-validation-score"
     policy: CommitPolicy = COMMIT
     errors: list[str] = field(default_factory=list)
@@ -118,7 +136,7 @@ class ScoreStage:
         return unit.id in self.recorded
 
     def request(self, unit: ScoreUnit) -> ModelRequest:
-        return score_request(self.model, unit.item.clause_type, unit.item.truth, unit.text)
+        return score_request(self.model, unit.item.clause_type, unit.item.truth, unit.text, sample=unit.sample)
 
     def who(self, unit: ScoreUnit) -> Who:
         return Who(stage=self.name, subject=unit.id, system=self.spec.name, item=unit.item.item_id)
@@ -135,7 +153,7 @@ class ScoreStage:
                else f"validation-score-failed:{self.digest}:{unit.id}:{uuid.uuid4().hex}")
         writer.append(ValidationEvent.SCORE, unit.id, key, JudgeValidationScore(
             judge=self.spec.name, suite_digest=self.digest, item_id=unit.item.item_id, pair=unit.pair,
-            request_key=call.request_key, rating=rating, error=error, usage=call.usage))
+            request_key=call.request_key, rating=rating, error=error, usage=call.usage, sample=unit.sample))
         if rating is not None:
             self.recorded[unit.id] = rating
         else:
@@ -149,7 +167,7 @@ class ScoreStage:
 
 
 def _recorded(log: EventLog, stream: str, digest: str) -> tuple[dict[str, JudgeValidationItem], dict[str, float]]:
-    """What this judge already answered on this suite: verdicts by item, ratings by (item, pair)."""
+    """What this judge already answered on this suite: verdicts by item, ratings by (item, pair, sample)."""
     verdicts: dict[str, JudgeValidationItem] = {}
     ratings: dict[str, float] = {}
     if not (log.root / stream).exists():
@@ -162,21 +180,34 @@ def _recorded(log: EventLog, stream: str, digest: str) -> tuple[dict[str, JudgeV
         elif event.type == ValidationEvent.SCORE:
             score = event.data_as(JudgeValidationScore)
             if score.suite_digest == digest and score.rating is not None:
-                ratings[f"{score.item_id}:{score.pair}"] = score.rating
+                ratings[unit_id(score.item_id, score.pair, score.sample)] = score.rating
     return verdicts, ratings
 
 
-async def _ask(writer: StreamWriter, log: EventLog, stream: str, verdicts: VerdictStage, scores: ScoreStage,
-               items: tuple[SuiteItem, ...]) -> None:
-    durable = verdicts.spec.provider != "offline"
-    ledger = CallLedger(verdicts.spec.name, recorded_calls(log, stream), writer.append)
-    concurrency = verdicts.spec.params.concurrency
+@dataclass(frozen=True)
+class _Run:
+    """One set of items asked: its verdict stage, its score stage and the samples per (item, pair)."""
+
+    verdicts: VerdictStage
+    scores: ScoreStage
+    items: tuple[SuiteItem, ...]
+    samples: int
+
+
+async def _ask(writer: StreamWriter, log: EventLog, stream: str, spec: ModelSpec, model: ChatModel,
+               runs: tuple[_Run, ...]) -> None:
+    durable = spec.provider != "offline"
+    ledger = CallLedger(spec.name, recorded_calls(log, stream), writer.append)
+    concurrency = spec.params.concurrency
     try:
-        await StageRun(verdicts, writer, ledger, verdicts.model).run(items, concurrency=concurrency, durable=durable)
-        units = [ScoreUnit(item, pair) for item in items for pair in PAIRS]
-        await StageRun(scores, writer, ledger, scores.model).run(units, concurrency=concurrency, durable=durable)
+        for run in runs:
+            await StageRun(run.verdicts, writer, ledger, model).run(run.items, concurrency=concurrency,
+                                                                    durable=durable)
+            units = [ScoreUnit(item, pair, sample) for item in run.items for pair in PAIRS
+                     for sample in range(run.samples)]
+            await StageRun(run.scores, writer, ledger, model).run(units, concurrency=concurrency, durable=durable)
     finally:
-        await close_model(verdicts.model)
+        await close_model(model)
 
 
 def _verdict(done: JudgeValidationItem | None) -> Verdict | None:
@@ -185,36 +216,59 @@ def _verdict(done: JudgeValidationItem | None) -> Verdict | None:
     return Verdict(verdict=done.verdict, mismatch_type=done.mismatch_type, reason=done.reason)
 
 
-def _scores(item: SuiteItem, ratings: dict[str, float]) -> ItemScores | None:
-    found = [ratings.get(f"{item.item_id}:{pair}") for pair in PAIRS]
-    if any(r is None for r in found):
-        return None
-    identical, edited, unrelated = (float(r) for r in found if r is not None)
+def mean_scores(item: SuiteItem, ratings: dict[str, float], samples: int) -> ItemScores | None:
+    """An item's scores: per pair, the mean of its `samples` ratings; None unless every sample of every pair was
+    answered (a failed sample is asked again on the next run)."""
+    means: list[float] = []
+    for pair in PAIRS:
+        found = [ratings.get(unit_id(item.item_id, pair, s)) for s in range(samples)]
+        if any(r is None for r in found):
+            return None
+        means.append(sum(float(r) for r in found if r is not None) / samples)
+    identical, edited, unrelated = means
     return ItemScores(identical=identical, edited=edited, unrelated=unrelated)
 
 
-def validate_judge(home: Home, judge: str, *, seed: int = 0, per_kind: int = DEFAULT_PER_KIND) -> ValidationResult:
-    """Run one registered judge on the LexFlip suite of the active corpus and record the result."""
+def validate_judge(home: Home, judge: str, *, seed: int = 0, per_kind: int = DEFAULT_PER_KIND,
+                   samples: int | None = None) -> ValidationResult:
+    """Run one registered judge on the LexFlip suite of the active corpus and, apart, on the held-out set, and
+    record the result. `samples`: graded scores averaged per (item, pair) (default: `default_samples`)."""
     spec = get_model(home, judge)
     if spec.role != "judge":
         raise ValueError(f"{judge!r} is registered as an {spec.role}, not a judge")
+    k = default_samples(spec) if samples is None else samples
+    if k < 1:
+        raise ValueError(f"samples must be at least 1, not {k}")
     corpus_id = active_corpus_id(home)
     suite = build_suite(load_corpus(home, corpus_id).oracle, seed=seed, per_kind=per_kind)
+    held = heldout_set()
     digest = suite.digest()
     model = build_model(spec)
     stream = validation_stream(spec.name)
-    verdicts, ratings = _recorded(home.events, stream, digest)
-    verdict_stage = VerdictStage(spec=spec, model=model, digest=digest, recorded=verdicts)
-    score_stage = ScoreStage(spec=spec, model=model, digest=digest, recorded=ratings)
+    recorded = {d: _recorded(home.events, stream, d) for d in (digest, held.digest)}
+    runs = tuple(_Run(VerdictStage(spec=spec, model=model, digest=d, recorded=recorded[d][0]),
+                      ScoreStage(spec=spec, model=model, digest=d, recorded=recorded[d][1]), items, k)
+                 for d, items in ((digest, suite.items), (held.digest, held.items)))
+    version = _version(model)
+    in_sample = IN_SAMPLE.get(version, ())
     with stage_writer(home.events, stream, COMMIT, durable=spec.provider != "offline") as writer:
-        asyncio.run(_ask(writer, home.events, stream, verdict_stage, score_stage, suite.items))
-        result = score_suite(suite, [_verdict(verdicts.get(i.item_id)) for i in suite.items],
-                             scores=[_scores(i, ratings) for i in suite.items], judge=spec.name)
+        asyncio.run(_ask(writer, home.events, stream, spec, model, runs))
+        suite_run, held_run = runs
+        scored = score_suite(suite, [_verdict(suite_run.verdicts.recorded.get(i.item_id)) for i in suite.items],
+                             scores=[mean_scores(i, suite_run.scores.recorded, k) for i in suite.items],
+                             judge=spec.name, in_sample=in_sample)
+        held_scored = score_suite(held.items, [_verdict(held_run.verdicts.recorded.get(i.item_id)) for i in held.items],
+                                  scores=[mean_scores(i, held_run.scores.recorded, k) for i in held.items],
+                                  judge=spec.name, families=HELDOUT_FAMILIES)
+        result = scored.model_copy(update={"samples": k, "held_out": held_out_result(held.header, held_scored)})
+        assert result.held_out is not None
         families = {f.family.value: f.model_dump(mode="json", exclude={"family"}) for f in result.families}
-        writer.append(ValidationEvent.VALIDATED, spec.name, f"validated:{digest}:{_version(model)}", JudgeValidated(
-            judge=spec.name, judge_model_id=spec.model_id, judge_version=_version(model), corpus_id=corpus_id,
-            suite_version=suite.version, suite_digest=digest, seed=seed, items=result.items, passed=result.passed,
-            families=families))
+        writer.append(ValidationEvent.VALIDATED, spec.name, f"validated:{digest}:{version}:{held.digest}:k={k}",
+                      JudgeValidated(
+                          judge=spec.name, judge_model_id=spec.model_id, judge_version=version, corpus_id=corpus_id,
+                          suite_version=suite.version, suite_digest=digest, seed=seed, items=result.items,
+                          passed=result.passed, families=families, in_sample=[f.value for f in in_sample],
+                          samples=k, held_out=result.held_out.model_dump(mode="json", exclude={"misjudged"})))
     return result
 
 
