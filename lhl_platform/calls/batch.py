@@ -28,7 +28,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from lhl_platform.calls.ledger import Answer
+from lhl_platform.calls.budget import SpendLimitReached, active_limit
+from lhl_platform.calls.ledger import Answer, worst_cost
+from lhl_platform.calls.loop import run_units
 from lhl_platform.calls.single import StageRun
 from lhl_platform.events.log import EventLog
 from lhl_platform.events.payloads import BatchCollected, BatchSubmitted, EventType
@@ -96,6 +98,7 @@ class BatchRun(Generic[U, P]):
     status: Status = field(default=lambda text: None)
     poll: tuple[float, float] | None = None
     tick: Callable[[], None] = field(default=lambda: None)
+    _worst: dict[str, float] = field(default_factory=dict)  # each request's worst case, under a spending limit
 
     @property
     def llm(self) -> LlmModel:
@@ -104,6 +107,8 @@ class BatchRun(Generic[U, P]):
 
     async def execute(self, units: Sequence[U], *, concurrency: int) -> None:
         run, stage, writer, llm = self.run, self.run.stage, self.run.writer, self.llm
+        run.ledger.price_model(llm)
+        limit = active_limit()
         submitted, collected = batches_of(self.log, self.stream)
         wanted: dict[str, tuple[U, ModelRequest]] = {}
         for unit in units:
@@ -129,6 +134,16 @@ class BatchRun(Generic[U, P]):
                         f"{len(held & wanted.keys())} of the {len(wanted)} requests to answer; "
                         "polling, not resubmitting")
         fresh = [key for key in wanted if key not in held]
+        if limit is not None:  # a batch reserves its whole worst case before it is submitted
+            self._worst = {key: worst_cost(llm, run.ledger.pricing, wanted[key][1], batch=True) for key in wanted}
+            for key in held & wanted.keys():  # already submitted: it will cost what it costs
+                limit.in_flight += self._worst[key]
+            fitting = [key for key in fresh if limit.try_reserve(self._worst[key])]
+            if len(fitting) < len(fresh):
+                limit.stop(len(fresh) - len(fitting))
+                self.status(f"spending limit: {len(fitting)} of {len(fresh)} requests fit its worst case and are "
+                            "submitted; the rest are left for a later run")
+            fresh = fitting
         entries = {key: llm.batch_entry(wanted[key][1]) for key in fresh}
         for keys in chunks(fresh, entries, llm):
             batch_id = await llm.submit_batch([entries[k] for k in keys])
@@ -170,7 +185,9 @@ class BatchRun(Generic[U, P]):
                     writer.end_unit()
                 self.tick()
 
-            await asyncio.gather(*(again(unit) for unit in retry))
+            await run_units(writer, retry, run.answer, concurrency=concurrency, progress=lambda *_: self.tick())
+        if limit is not None and limit.stopped:
+            raise SpendLimitReached(limit.line())
 
     @staticmethod
     def _never(call: Any, validated: bool) -> Any:
@@ -190,10 +207,13 @@ class BatchRun(Generic[U, P]):
             unit, request = wanted[key]
             item = results.get(key) or whole or BatchItem(error="the batch returned no result for this request")
             who = stage.who(unit)
+            limit, worst = active_limit(), self._worst.get(key, 0.0)
             if item.reply is not None:
                 response, _ = LlmModel.settle(item.reply, output_schema(request), free_text=request.task.free_text)
                 answer: Answer[P] = run.ledger.settle(request, response, who, functools.partial(stage.parse, unit),
                                                       validated=True, batch_id=job.batch_id)
+                if limit is not None:
+                    limit.settle(worst, answer.call.cost_usd or 0.0)
                 if answer.failed is None:
                     run.settled(unit, answer)
                     writer.end_unit()
@@ -203,6 +223,8 @@ class BatchRun(Generic[U, P]):
                 reason = answer.reason or "unusable answer"
                 call = answer.call
             else:  # no answer at all: nothing was billed, so no call is recorded
+                if limit is not None:
+                    limit.release(worst)
                 reason = item.error
                 call = run.ledger.call_record(request, ModelResponse(error=reason, finish_reason=FinishReason.ERROR),
                                               who, job.batch_id)

@@ -17,11 +17,14 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
+from lhl_platform.calls.budget import LimitRefused, UnknownCost, active_limit, input_bound
+from lhl_platform.domain.models import ModelSpec, PriceOrigin
 from lhl_platform.domain.redaction import redact
 from lhl_platform.events.log import EventLog
 from lhl_platform.events.payloads import EventType, ModelCall
 from lhl_platform.progress import CallTally
 from lhl_platform.providers.base import ChatModel, FinishReason, ModelRequest, ModelResponse, safe_complete
+from lhl_platform.providers.prices import Pricing, pricing_for
 
 T = TypeVar("T")
 Recorder = Callable[[str, str, str, BaseModel], object]
@@ -80,6 +83,38 @@ def _ignore(type_: str, subject: str, key: str, payload: BaseModel) -> None:
     return None
 
 
+_OFFLINE = PriceOrigin(source="offline")
+
+
+def pricing_of(model: ChatModel) -> Pricing | None:
+    """The pricing of the registered model behind a ChatModel (an LLM adapter's spec); None: an offline algorithm,
+    which makes no paid call, or a model with no registration to price it by."""
+    if model.provider == "offline":
+        return None
+    spec = getattr(model, "spec", None)
+    return pricing_for(spec) if isinstance(spec, ModelSpec) else None
+
+
+def worst_cost(model: ChatModel, pricing: Pricing | None, request: ModelRequest, *, batch: bool = False) -> float:
+    """The most one request can cost (see `budget.py`); UnknownCost when the model's cost is unknown."""
+    if model.provider == "offline":
+        return 0.0
+    if pricing is None or not pricing.known:
+        what = pricing.describe() if pricing is not None else f"{model.provider} model {model.model_id!r} is unpriced"
+        raise UnknownCost(f"a spending limit refuses a model of unknown cost: {what}; register its rates "
+                          "(`lhl models add ... --input-price P --output-price P`)")
+    bound = getattr(model, "output_bound", None)
+    out = int(bound(request)) if callable(bound) else int(request.params.get("max_output_tokens") or 8192)
+    n = input_bound(request)
+    worst = pricing.worst(n, out, batch=batch)
+    assert worst is not None
+    if not request.task.free_text and not batch:  # one repair attempt: the request, its reply and the rejection
+        repair = pricing.worst(n + out + 64, out, batch=batch)
+        assert repair is not None
+        worst += repair
+    return worst
+
+
 @dataclass
 class CallLedger:
     """Answers requests from the recorded calls when it can, else calls the model and records the call.
@@ -91,6 +126,13 @@ class CallLedger:
     record: Recorder = _ignore
     fresh: CallTally = field(default_factory=CallTally)
     reused: CallTally = field(default_factory=CallTally)
+    pricing: Pricing | None = None  # the answering model's (set from the model on its first call)
+    offline: bool = False
+
+    def price_model(self, model: ChatModel) -> None:
+        """Cost this ledger's calls at the rates of the registered model behind `model`."""
+        self.offline = model.provider == "offline"
+        self.pricing = pricing_of(model)
 
     async def ask(self, model: ChatModel, request: ModelRequest, who: Who, parse: Parse[T]) -> Answer[T]:
         key = request.key()
@@ -101,11 +143,27 @@ class CallLedger:
                 return Answer(call, parse(call, False), reused=True)
             except Unusable as exc:
                 return Answer(call, None, reused=True, failed="parse", reason=exc.reason)
+        if self.pricing is None and not self.offline:
+            self.price_model(model)
+        limit = None if self.offline else active_limit()
+        worst = 0.0
+        if limit is not None:
+            worst = worst_cost(model, self.pricing, request)
+            if not await limit.reserve(worst):
+                raise LimitRefused
         started = time.perf_counter()
-        response = await safe_complete(model, request)
-        if not response.latency_s:
-            response = response.model_copy(update={"latency_s": time.perf_counter() - started})
-        return self.settle(request, response, who, parse, validated=getattr(model, "validates_output", False) is True)
+        spent = 0.0
+        try:
+            response = await safe_complete(model, request)
+            if not response.latency_s:
+                response = response.model_copy(update={"latency_s": time.perf_counter() - started})
+            answer = self.settle(request, response, who, parse,
+                                 validated=getattr(model, "validates_output", False) is True)
+            spent = answer.call.cost_usd or 0.0
+            return answer
+        finally:
+            if limit is not None:
+                limit.settle(worst, spent)
 
     def settle(self, request: ModelRequest, response: ModelResponse, who: Who, parse: Parse[T], *,
                validated: bool, batch_id: str | None = None) -> Answer[T]:
@@ -130,10 +188,18 @@ class CallLedger:
 
     def call_record(self, request: ModelRequest, response: ModelResponse, who: Who,
                     batch_id: str | None = None) -> ModelCall:
+        if self.offline or request.provider == "offline":
+            cost: float | None = 0.0
+            origin: PriceOrigin | None = _OFFLINE
+        elif self.pricing is None:
+            cost, origin = None, None
+        else:
+            cost, origin = self.pricing.cost(response.usage, batch=batch_id is not None), self.pricing.origin
         return ModelCall(
             request_key=request.key(), subject=who.subject, model=self.model_name, provider=request.provider,
             model_id=request.model_id, prompt_version=request.prompt_version, run=request.run, params=request.params,
             finish_reason=response.finish_reason.value, error=response.error, latency_s=round(response.latency_s, 6),
             usage=response.usage, content=response.content,
             raw_text=response.raw_text[:RAW_TEXT_LIMIT] if response.content is None else "", batch_id=batch_id,
-            stage=who.stage, system=who.system, item=who.item, audit_run=who.run)
+            stage=who.stage, system=who.system, item=who.item, audit_run=who.run,
+            cost_usd=None if cost is None else round(cost, 12), price=origin)

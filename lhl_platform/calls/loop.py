@@ -14,6 +14,7 @@ import gc
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TypeVar
 
+from lhl_platform.calls.budget import LimitRefused, SpendLimitReached, active_limit
 from lhl_platform.events.log import StreamWriter
 
 U = TypeVar("U")
@@ -42,17 +43,29 @@ def _steady_gc() -> Iterator[None]:
 async def run_units(writer: StreamWriter, units: Sequence[U], work: Callable[[U], Awaitable[None]], *,
                     skip: Callable[[U], bool] | None = None, concurrency: int = 4, window: int | None = None,
                     progress: Callable[[int, int], None] | None = None) -> None:
-    """Run `work` on every unit that `skip` does not rule out; `progress(done, total)` after each unit."""
+    """Run `work` on every unit that `skip` does not rule out; `progress(done, total)` after each unit. When the
+    spending limit refuses a call (`budget.py`), no further unit starts, those in flight finish, and the loop ends
+    with SpendLimitReached once their events are appended (the units left have none: a later run does them)."""
     semaphore = asyncio.Semaphore(max(1, concurrency))
     done = 0
+    limit = active_limit()
+    left = 0
 
     async def one(unit: U) -> None:
-        nonlocal done
+        nonlocal done, left
         if skip is None or not skip(unit):
             async with semaphore:
+                if limit is not None and limit.stopped:
+                    left += 1
+                    return
                 if window is not None:  # no new unit while too many finished ones await their commit
                     await writer.room(window)
-                await work(unit)
+                try:
+                    await work(unit)
+                except LimitRefused:
+                    left += 1
+                    writer.end_unit()  # what it recorded before the refusal (a debate's first roles) is kept
+                    return
                 writer.end_unit()
         done += 1
         if progress is not None:
@@ -60,3 +73,6 @@ async def run_units(writer: StreamWriter, units: Sequence[U], work: Callable[[U]
 
     with _steady_gc():
         await asyncio.gather(*(one(u) for u in units))
+    if limit is not None and left:
+        limit.stop(left)
+        raise SpendLimitReached(limit.line())

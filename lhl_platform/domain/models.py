@@ -7,7 +7,7 @@ with pydantic's message naming the offending field.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator, model_validator
 
@@ -150,6 +150,27 @@ class Price(Frozen):
         return self.batch_input_per_mtok / self.input_per_mtok if self.input_per_mtok else 1.0
 
 
+PRICE_RATES = ("input_per_mtok", "output_per_mtok", "cached_input_per_mtok", "cache_write_per_mtok",
+               "batch_input_per_mtok", "batch_output_per_mtok")
+
+
+class PriceOrigin(Frozen):
+    """Where a model's rates come from, recorded with its registration and with the cost of each call.
+
+    `table`: every rate from the maintained price table (its name and version, the table's provider and model id
+    the registered id matched), in force on the day of each call; `registration`: every rate given at `lhl models
+    add`; `registration+table`: the rates named in `given` from the registration, the rest from the table;
+    `offline`: an offline algorithm, which makes no paid call (it costs nothing by construction); `unknown`:
+    neither the table nor the registration prices the model, so its cost is unknown (null, never 0)."""
+
+    source: Literal["table", "registration", "registration+table", "offline", "unknown"]
+    table: str | None = None
+    table_version: str | None = None
+    table_provider: str | None = None
+    table_model: str | None = None
+    given: tuple[str, ...] = ()  # the rates given at registration (Price field names); they override the table's
+
+
 class Usage(BaseModel):
     """Tokens of one model call, as the provider reported them (offline models estimate). `input_tokens` is
     the whole prompt; `cached_tokens` of it were read from the provider's cache and `cache_write_tokens`
@@ -170,6 +191,9 @@ class ModelSpec(Frozen):
     base_url: str | None = None
     params: ModelParams = Field(default_factory=ModelParams)
     price: Price = Field(default_factory=Price)
+    # Where the rates come from (None: registered before the price table; read as the rates registered when any
+    # is non-zero, else the table's). See `lhl_platform.providers.prices`.
+    price_origin: PriceOrigin | None = None
     role: str = Field(default="extractor", pattern=r"^[a-z][a-z0-9_-]{0,31}$",
                       description="what it is for; the model factory knows the roles (a model under test, a judge)")
 

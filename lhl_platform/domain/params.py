@@ -35,6 +35,9 @@ class AuditSettings(BaseModel):
     contracts: int | None = Field(default=None, ge=1, description="only the first N contracts (by id)")
     cadence_hours: float = Field(default=168.0, gt=0, le=24 * 366,
                                  description="recurring audits: hours between two rounds (monitored models)")
+    max_cost_usd: float | None = Field(default=None, gt=0, description="spending limit of one audit round of this "
+                                                                        "model (USD; its judge calls included); "
+                                                                        "None: no limit unless --max-cost says")
 
 
 class ModelParams(BaseModel):

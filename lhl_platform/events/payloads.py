@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lhl_platform.domain.models import ModelSpec, Subset, Usage
+from lhl_platform.domain.models import ModelSpec, PriceOrigin, Subset, Usage
 from lhl_platform.events.kinds import EventPayloadError, check_payload, payload_of, register_events
 
 __all__ = ["AuditScope", "BatchCollected", "BatchSubmitted", "CorpusIngested", "EventPayloadError", "EventType",
@@ -93,6 +93,10 @@ class ModelCall(Payload):
     item: str = ""  # the item whose usage it is (a contract); empty: `subject`
     audit_run: int | None = None  # the audit round whose usage it is, where the request's run differs (a judge's is 0)
     served_model: str | None = None  # the model version the provider says answered, when it says so
+    # What the call cost (USD) at the rates in force when it was made, and where they came from; None: unknown (the
+    # model is priced neither by the table nor by its registration), or recorded before calls were costed.
+    cost_usd: float | None = None
+    price: PriceOrigin | None = None
 
 
 class BatchSubmitted(Payload):

@@ -1,4 +1,4 @@
-"""`lhl models add|list|remove`: the model registry (each extractor is a `model` partition key)."""
+"""`lhl models add|list|prices|remove`: the model registry (each extractor is a `model` partition key)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,15 @@ import json
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError
 
+RATE_FLAGS = {"input_price": "input_per_mtok", "output_price": "output_per_mtok",
+              "cached_input_price": "cached_input_per_mtok", "cache_write_price": "cache_write_per_mtok",
+              "batch_input_price": "batch_input_per_mtok", "batch_output_price": "batch_output_per_mtok"}
+
 
 def cmd_models_add(args: argparse.Namespace, home: Home) -> int:
-    from lhl_platform.domain.models import ModelSpec, Price
+    from lhl_platform.domain.models import ModelSpec
     from lhl_platform.jsonl import json_problem
+    from lhl_platform.providers.prices import registered_price
     from lhl_platform.registry import add_model
     from orchestration.launch import ensure_partitions, instance_for
 
@@ -23,12 +28,13 @@ def cmd_models_add(args: argparse.Namespace, home: Home) -> int:
         raise CliError("--params must be a JSON object")
     if args.monitor:
         params["monitor"] = True
+    # The rates given override the price table's, rate by rate; a model registered without rates is costed at the
+    # table's (recorded with the registration: the table's version and model id), or has an unknown cost.
+    given = {rate: getattr(args, flag) for flag, rate in RATE_FLAGS.items() if getattr(args, flag) is not None}
+    price, origin = registered_price(args.provider, args.model_id, given)
     spec = ModelSpec.model_validate({
         "name": args.name, "provider": args.provider, "model_id": args.model_id, "base_url": args.base_url,
-        "params": params, "role": args.role,
-        "price": Price(input_per_mtok=args.input_price, output_per_mtok=args.output_price,
-                       cached_input_per_mtok=args.cached_input_price, cache_write_per_mtok=args.cache_write_price,
-                       batch_input_per_mtok=args.batch_input_price, batch_output_per_mtok=args.batch_output_price)})
+        "params": params, "role": args.role, "price": price, "price_origin": origin})
     added = add_model(home, spec)
     if spec.role == "extractor":
         instance = instance_for(home)
@@ -37,10 +43,66 @@ def cmd_models_add(args: argparse.Namespace, home: Home) -> int:
         finally:
             instance.dispose()
     print(f"{'registered' if added else 'already registered'}: {spec.name} ({spec.provider}:{spec.model_id})")
+    if origin.source == "unknown":
+        import sys
+
+        print(f"lhl: warning: {spec.name}'s cost is {origin_words(spec)}; its cost figures say unknown and a "
+              "spending limit (--max-cost) refuses it (give --input-price and --output-price)", file=sys.stderr)
+    return 0
+
+
+def origin_words(spec: object) -> str:
+    from lhl_platform.domain.models import ModelSpec
+    from lhl_platform.providers.prices import pricing_for
+
+    assert isinstance(spec, ModelSpec)
+    return pricing_for(spec).describe()
+
+
+def cmd_models_prices(args: argparse.Namespace, home: Home) -> int:
+    """The rates in force for a registered model today, interactive and batch, and where each came from."""
+    from datetime import UTC, datetime
+
+    from lhl_platform.domain.models import PRICE_RATES
+    from lhl_platform.providers.prices import pricing_for, table_version
+    from lhl_platform.registry import get_model
+
+    spec = get_model(home, args.name)
+    pricing = pricing_for(spec)
+    origin = pricing.origin
+    today = datetime.now(UTC).date()
+    print(f"{spec.name} ({spec.provider}:{spec.model_id}): {pricing.describe()}")
+    if not pricing.known:
+        print(f"cost: unknown (null in every cost figure); the price table is genai-prices {table_version()}; "
+              f"give rates with `lhl models add {spec.name} ... --input-price P --output-price P` (remove it first)")
+        return 0
+    interactive, batch = pricing.rates(False, today), pricing.rates(True, today)
+    assert interactive is not None and batch is not None
+    table = f"{origin.table} {origin.table_version}" if origin.table else ""
+    names = {"input_per_mtok": ("input", interactive.input), "output_per_mtok": ("output", interactive.output),
+             "cached_input_per_mtok": ("cached input", interactive.cached_input),
+             "cache_write_per_mtok": ("cache write", interactive.cache_write),
+             "batch_input_per_mtok": ("batch input", batch.input),
+             "batch_output_per_mtok": ("batch output", batch.output)}
+    print(f"rates in force on {today.isoformat()}, USD per million tokens:")
+    for rate in PRICE_RATES:
+        label, value = names[rate]
+        if origin.source == "offline":
+            where = "offline: makes no paid call"
+        elif origin.source == "registration" or rate in origin.given:
+            where = "given at registration"
+        else:
+            where = f"{table} ({origin.table_provider}/{origin.table_model})"
+        tiers = "".join(f"; {r:g} above {start:,} input tokens" for start, r in value.tiers)
+        print(f"  {label:<13} {value.base:>10g}{tiers}  {where}")
+    if origin.table:
+        print(f"table rates are the ones in force on the day of each call (the table keeps their history); rates given "
+              f"at `lhl models add` override them; recorded with the registration: {table}")
     return 0
 
 
 def cmd_models_list(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.providers.prices import pricing_for
     from lhl_platform.registry import list_models
 
     models = list_models(home)
@@ -51,9 +113,10 @@ def cmd_models_list(args: argparse.Namespace, home: Home) -> int:
         explicit = m.params.explicit()
         params = f" params={json.dumps(explicit)}" if explicit else ""
         p = m.price
-        price = "" if p == type(p)() else (
+        source = pricing_for(m).origin.source
+        price = " cost unknown" if source == "unknown" else "" if source == "offline" else (
             f" USD/Mtok in {p.input_per_mtok:g} cached {p.cached_input_per_mtok:g} write {p.cache_write_per_mtok:g}"
-            f" out {p.output_per_mtok:g} batch {p.batch_input_per_mtok:g}/{p.batch_output_per_mtok:g}")
+            f" out {p.output_per_mtok:g} batch {p.batch_input_per_mtok:g}/{p.batch_output_per_mtok:g} ({source})")
         print(f"{m.name:<24} {m.role:<9} {m.provider}:{m.model_id}{extra}{params}{price}")
     return 0
 
@@ -76,17 +139,23 @@ def register(cli: Cli) -> None:
     add.add_argument("--role", choices=["extractor", "judge"], default="extractor")
     add.add_argument("--params", help="JSON object of model parameters (temperature, concurrency, ...)")
     add.add_argument("--monitor", action="store_true", help="include in recurring post-deployment audits")
-    add.add_argument("--input-price", type=float, default=0.0, help="USD per million input tokens")
-    add.add_argument("--output-price", type=float, default=0.0, help="USD per million output tokens")
+    add.add_argument("--input-price", type=float, help="USD per million input tokens (default: the price table's "
+                                                       "rate for the provider and model id, on the day of each call)")
+    add.add_argument("--output-price", type=float, help="USD per million output tokens (default: the price table's)")
     add.add_argument("--cached-input-price", type=float,
-                     help="USD per million input tokens read from the provider's cache (default: the input price)")
+                     help="USD per million input tokens read from the provider's cache (default: the price table's, "
+                          "else the input price)")
     add.add_argument("--cache-write-price", type=float,
                      help="USD per million input tokens written to the cache, as Anthropic charges (default: the "
-                          "input price)")
+                          "price table's, else the input price)")
     add.add_argument("--batch-input-price", type=float,
-                     help="USD per million input tokens through the batch API (default: the input price)")
+                     help="USD per million input tokens through the batch API (default: the price table's, else "
+                          "the input price)")
     add.add_argument("--batch-output-price", type=float,
-                     help="USD per million output tokens through the batch API (default: the output price)")
+                     help="USD per million output tokens through the batch API (default: the price table's, else "
+                          "the output price)")
     cli.add("list", cmd_models_list, "list registered models", "models")
+    pr = cli.add("prices", cmd_models_prices, "the rates in force for a model and where each came from", "models")
+    pr.add_argument("name")
     rm = cli.add("remove", cmd_models_remove, "unregister a model (its history is kept)", "models")
     rm.add_argument("name")

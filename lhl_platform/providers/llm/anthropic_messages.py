@@ -114,6 +114,13 @@ class AnthropicModel(LlmModel):
 
         return await self.batch_operation(read, f"downloading the results of message batch {batch_id}")
 
+    def output_bound(self, request: ModelRequest) -> int:
+        """Extended thinking's budget comes on top of the answer's own limit (see `_kwargs`)."""
+        params = self.params_for(request)
+        effort = params.get("reasoning_effort")
+        extra = THINKING_BUDGET_TOKENS[effort] if effort not in (None, "none") else 0
+        return int(params["max_output_tokens"]) + extra
+
     def classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, anthropic.APIStatusError):
             failure = http_failure(exc.status_code, exc.response.headers, exc.message)

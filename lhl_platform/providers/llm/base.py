@@ -103,6 +103,11 @@ class LlmModel(ABC):
     def params_for(self, request: ModelRequest) -> dict[str, Any]:
         return {**self.spec.params.sampling(), **request.params}
 
+    def output_bound(self, request: ModelRequest) -> int:
+        """At most how many output tokens one round trip can be billed for (a spending limit reserves them):
+        the request's output-token limit; adapters whose thinking comes on top of it add its budget."""
+        return int(self.params_for(request).get("max_output_tokens") or 0)
+
     def too_long(self, request: ModelRequest) -> ModelResponse | None:
         """A recorded failure, without a call, when the request cannot fit the model's context window."""
         params = self.params_for(request)

@@ -33,6 +33,8 @@ from lhl_platform.providers.llm.credentials import api_key
 from lhl_platform.providers.llm.failures import Failure, http_failure
 from lhl_platform.providers.llm.schema import strict_json_schema, wire_schema
 
+MAX_THINKING_TOKENS = 32_768  # the largest thinking budget a Gemini model takes (2.5 Pro)
+
 _ENDED = {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED", "JOB_STATE_EXPIRED",
           "JOB_STATE_PARTIALLY_SUCCEEDED"}
 _REFUSALS = {"SAFETY", "RECITATION", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "IMAGE_SAFETY", "LANGUAGE"}
@@ -142,6 +144,19 @@ class GeminiModel(LlmModel):
 
     async def aclose(self) -> None:
         await self.client.aio.aclose()
+
+    def output_bound(self, request: ModelRequest) -> int:
+        """Thinking tokens are billed as output: a budget of Gemini 2.5 on top of the answer's limit; a thinking
+        level (Gemini 3) or the model's own dynamic thinking, at most the largest budget a Gemini model takes."""
+        params = self.params_for(request)
+        effort = params.get("reasoning_effort")
+        if effort == "none":
+            extra = 0
+        elif effort is not None and self.model_id.startswith("gemini-2.5"):
+            extra = THINKING_BUDGET_TOKENS[effort]
+        else:
+            extra = MAX_THINKING_TOKENS
+        return int(params["max_output_tokens"]) + extra
 
     def classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, errors.APIError):
