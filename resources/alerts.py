@@ -8,19 +8,27 @@ Which hook is used is one setting (`LhlHome.alerts`, env `LHL_ALERTS`):
 * `log` (the default): one warning line on the `lhl.alerts` logger (and so in the run's logs);
 * an `http://` or `https://` URL: a JSON POST to that URL (plus the log line);
 * `package.module:attribute`: a hook of your own, an object with `send(alert)` or a factory returning one.
+
+A command that runs checks in its own process (`lhl audit`) shows the log lines on the terminal with
+`echo_alerts`: only those of the checks it is about (an audit's own suite), each once. Every other suite's
+failing checks are still delivered by the hook and recorded in Dagster; they are just not its news.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import logging
+import sys
 import urllib.request
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 LOG = logging.getLogger("lhl.alerts")
+RECORD_FIELD = "lhl_alert"  # the Alert a hook's log record carries (`extra`), for `echo_alerts` to pick by
 
 
 @dataclass(frozen=True)
@@ -50,7 +58,7 @@ class LogHook:
         self.logger = logger
 
     def send(self, alert: Alert) -> None:
-        self.logger.warning(alert.line())
+        self.logger.warning(alert.line(), extra={RECORD_FIELD: alert})
 
 
 class WebhookHook:
@@ -62,7 +70,7 @@ class WebhookHook:
         self.logger = logger
 
     def send(self, alert: Alert) -> None:
-        self.logger.warning(alert.line())
+        self.logger.warning(alert.line(), extra={RECORD_FIELD: alert})
         data = json.dumps(alert.body(), default=str).encode()
         request = urllib.request.Request(self.url, data=data, method="POST",
                                          headers={"Content-Type": "application/json", "User-Agent": "lhl-alerts"})
@@ -88,3 +96,39 @@ def hook_for(setting: str | None, timeout_s: float = 5.0) -> AlertHook:
     if not hasattr(hook, "send"):
         raise ValueError(f"{text} is not an alert hook (it has no send(alert) method)")
     return hook  # type: ignore[no-any-return]
+
+
+class _Echo(logging.Handler):
+    """Writes the alert lines `keep` accepts, once per (check, asset, partition), and every other record of the
+    alerts logger (a webhook that could not be reached, say); drops the alert lines of other checks."""
+
+    def __init__(self, keep: Callable[[Alert], bool], write: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.keep = keep
+        self.write = write
+        self.seen: set[tuple[str, str, str | None]] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        alert = getattr(record, RECORD_FIELD, None)
+        if isinstance(alert, Alert):
+            key = (alert.check, alert.asset, alert.partition)
+            if key in self.seen or not self.keep(alert):
+                return
+            self.seen.add(key)
+        self.write(record.getMessage())
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def echo_alerts(keep: Callable[[Alert], bool], write: Callable[[str], None] = _stderr) -> Iterator[None]:
+    """Within the block, the alerts logger's lines reach `write` (stderr) for the alerts `keep` accepts, each
+    (check, asset, partition) once, instead of every line Python's last-resort handler would print."""
+    handler = _Echo(keep, write)
+    LOG.addHandler(handler)
+    try:
+        yield
+    finally:
+        LOG.removeHandler(handler)

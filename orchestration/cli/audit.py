@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from lhl_platform.domain.models import Contract
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
-from orchestration.cli.suites import add_suite_option, chosen_suite
+from orchestration.cli.spending import add_max_cost, limited, max_cost, refuse_unknown_cost, registered_limits, scope_of
+from orchestration.cli.suites import CLAUSE, add_suite_option, chosen_suite
 
 if TYPE_CHECKING:
     from lhl_platform.suites.contract import Suite
@@ -36,6 +37,7 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
     models = parse_list(args.models, "models")
     runs = parse_runs(args.runs)
     suite = chosen_suite(args)
+    limit_usd = max_cost(args)
     if suite is not None:
         if args.dry_run:  # never run (and pay for) what was asked to be estimated
             raise CliError(f"--dry-run estimates the clause suite's audit; suite {suite.name} has no estimate yet")
@@ -62,6 +64,8 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
         return _print_estimate(home, models, runs, contracts, first.judge, rejudge)
     for name in dict.fromkeys([*models, *(s.judge for s in settings.values())]):
         build_model(get_model(home, name))  # a missing API key: fail before any work
+    refuse_unknown_cost(home, [*models, *(s.judge for s in settings.values())],
+                        limit_usd is not None or registered_limits(home, models))
     if args.queue and args.batch:
         raise CliError("--batch runs here and waits for the provider; for queued runs set LHL_AUDIT_BATCH=1 in the "
                        "daemon's environment")
@@ -76,9 +80,11 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
         for line in _rejudge_lines(home, models, runs, contracts):
             print(line)
     started = time.perf_counter()
-    with _batch_mode(args.batch):
-        audit(home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge,
-              rejudge=rejudge)
+    with _batch_mode(args.batch), _own_alerts(CLAUSE):
+        stopped = limited(home, limit_usd, scope_of("audit", models, runs), lambda: audit(
+            home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge, rejudge=rejudge))
+    if stopped is not None:
+        return stopped
     print(f"audit finished in {time.perf_counter() - started:.1f}s; see `lhl report` (or `lhl ui` for lineage)")
     return 0
 
@@ -113,6 +119,8 @@ def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: lis
         raise CliError(f"--dry-run estimates the clause suite's audits; suite {suite.name} has no estimate")
     for name in [*models, *([args.judge] if args.judge else [])]:
         build_model(get_model(home, name))  # unknown model or missing API key: fail before any work
+    limit_usd = max_cost(args)
+    refuse_unknown_cost(home, [*models, *([args.judge] if args.judge else [])], limit_usd is not None)
     # --item-set, --judge and --batch go to the stages whose config takes them.
     given = {k: v for k, v in (("item_set", args.item_set), ("judge", args.judge), ("batch", args.batch)) if v}
     overrides = {stage: {k: v for k, v in given.items() if k in suite.stage(stage).config.model_fields}
@@ -125,7 +133,11 @@ def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: lis
         print(f"queued {len(ids)} {suite.name} partition run(s) for the daemon of {home.root} (`lhl daemon`)")
         return 0
     started = time.perf_counter()
-    _run_partitions(home, suite, launches, models, runs, say=print)
+    with _own_alerts(suite.name):
+        stopped = limited(home, limit_usd, scope_of(f"audit --suite {suite.name}", models, runs),
+                          lambda: _run_partitions(home, suite, launches, models, runs, say=print))
+        if stopped is not None:
+            return stopped
     print(f"{suite.name} audit finished in {time.perf_counter() - started:.1f}s; see "
           f"`lhl report --suite {suite.name}`")
     return 0
@@ -146,6 +158,17 @@ def _run_partitions(home: Home, suite: Suite, launches: list[Any], models: list[
             materialize_metrics(home, instance)
     finally:
         instance.dispose()
+
+
+def _own_alerts(suite_name: str) -> contextlib.AbstractContextManager[None]:
+    """While an audit runs, the terminal shows the failing checks of the suite audited, each once: the SQL models
+    and checks after it are every suite's, whose other alerts still go to the hook and to Dagster."""
+    from lhl_platform.suites import get_suite
+    from resources.alerts import echo_alerts
+
+    suite = get_suite(suite_name)
+    own = {(c.name, c.asset) for c in suite.checks} | {(c.name, s.name) for s in suite.stages for c in s.checks}
+    return echo_alerts(lambda alert: (alert.check, alert.asset) in own)
 
 
 @contextlib.contextmanager
@@ -214,6 +237,12 @@ def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: l
     batch = sum(r.batch_cost_usd for r in rows) + judge_cost
     print(f"total: {sum(r.calls for r in rows):,} extraction calls, {sum(r.judge_calls for r in rows):,} judge calls, "
           f"about ${interactive:,.2f} interactive or ${batch:,.2f} with --batch, at registered prices")
+    known, assumed = sum(r.judge_calls_recorded for r in rows), sum(r.judge_calls_assumed for r in rows)
+    basis = ([f"{known:,} for the true positives of recorded extractions that {judge} has not labelled"]
+             if known or not assumed else [])
+    basis += ([f"{assumed:,} for the present clauses of contracts not extracted yet (as if every one were found: "
+               "an upper bound, since only true positives are judged)"] if assumed else [])
+    print(f"judge calls: {'; '.join(basis)}")
     from lhl_platform.registry import get_model
 
     undiscounted = [m for m in models if (p := get_model(home, m).price).input_per_mtok
@@ -325,6 +354,7 @@ def register(cli: Cli) -> None:
                     "--batch); call nothing")
     au.add_argument("--batch", action="store_true", help="for audits that can wait: send LLM requests through the "
                     "providers' batch APIs (batch prices, answered within hours); a stopped run resumes by polling")
+    add_max_cost(au, "the audit (every suite: its model calls and its judge's)")
 
     demo = cli.add("demo", cmd_demo, "offline end-to-end audit of the bundled demo corpus through Dagster")
     demo.add_argument("--runs", type=int, default=2, choices=range(1, 6), metavar="N",
