@@ -37,6 +37,7 @@ from orchestration.ui_guard import LoopbackGuard
 
 LOGGER = "dagster-webserver"
 DAEMON_GRACE_S = 20.0
+MAX_PORT = 65535
 
 
 @contextlib.asynccontextmanager
@@ -80,6 +81,8 @@ def serve(host: str, port: int | None, path_prefix: str, db_statement_timeout: i
     configure_loggers(formatter=log_format, log_level=dagster_log_level.upper())
     logger = logging.getLogger(LOGGER)
     setup_interrupt_handlers()
+    if port is not None and not 0 <= port <= MAX_PORT:  # the OS would take it modulo 65536: another port
+        raise click.BadParameter(f"{port} is not a TCP port (1 to {MAX_PORT})", param_hint="'--port' / '-p'")
     if not port:  # chosen before the guard is built: it checks the port the browser names
         port = find_free_port() if is_port_in_use(host, DEFAULT_WEBSERVER_PORT) else DEFAULT_WEBSERVER_PORT
     with contextlib.ExitStack() as stack:
@@ -95,7 +98,8 @@ def serve(host: str, port: int | None, path_prefix: str, db_statement_timeout: i
             code_server_log_level=code_server_log_level))
         stack.enter_context(_daemon(with_daemon))
         app = create_app_from_workspace_process_context(context, path_prefix, live_data_poll_rate, lifespan=_lifespan)
-        logger.info(f"Serving dagster-webserver (loopback guard on) on http://{host}:{port}{path_prefix} "
+        shown = f"[{host}]" if ":" in host else host
+        logger.info(f"Serving dagster-webserver (loopback guard on) on http://{shown}:{port}{path_prefix} "
                     f"in process {os.getpid()}")
         uvicorn.run(LoopbackGuard(app, host, port), host=host, port=port, log_level=uvicorn_log_level)
 

@@ -61,15 +61,42 @@ def cmd_warehouse_refresh(args: argparse.Namespace, home: Home) -> int:
     return 0
 
 
+PORTS = range(1, 65536)
+
+
+def serving_problem(host: str, port: int) -> str | None:
+    """Why the UI could not serve on host:port (not a TCP port, an unknown host, a port in use), or None. Checked
+    before anything starts, so that the address `lhl ui` prints is the one it serves."""
+    import socket
+
+    if port not in PORTS:
+        return f"--port {port} is not a TCP port: give a number from 1 to 65535 (default 3000)"
+    try:
+        family, kind, proto, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        return f"--host {host}: cannot serve on it ({exc.strerror})"
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a closed port's TIME_WAIT
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            return f"cannot serve on {host}:{port}: {exc.strerror} (give another --port)"
+    return None
+
+
 def cmd_ui(args: argparse.Namespace, home: Home) -> int:
     from orchestration.ui_process import quiet_env, run_process_tree
 
+    problem = serving_problem(args.host, args.port)
+    if problem is not None:
+        raise CliError(problem)  # before the home is touched or any process starts
     home.ensure()
     env = quiet_env({**os.environ, "DAGSTER_HOME": str(home.dagster_dir), "LHL_HOME": str(home.root)})
     # The webserver behind the loopback guard (orchestration/ui_guard.py), with a daemon of its own.
     command = [sys.executable, "-m", "orchestration.webserver", "--with-daemon", "-m", "orchestration.definitions",
                "--host", args.host, "--port", str(args.port)]
-    print(f"Dagster UI for {home.root} on http://{args.host}:{args.port} (Ctrl-C to stop)", flush=True)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Dagster UI for {home.root} on http://{shown}:{args.port} (Ctrl-C to stop)", flush=True)
     # SIGTERM, SIGINT or SIGHUP stops the whole tree (webserver, daemon, code servers); the tree never
     # reads input, and runs in a session of its own, away from the terminal.
     return run_process_tree(command, env=env, stdin=subprocess.DEVNULL)
@@ -88,4 +115,4 @@ def register(cli: Cli) -> None:
             "a refresh)", "warehouse")
     ui = cli.add("ui", cmd_ui, "the Dagster UI for this home (lineage, partitions, checks, schedules)")
     ui.add_argument("--host", default="127.0.0.1")
-    ui.add_argument("--port", type=int, default=3000)
+    ui.add_argument("--port", type=int, default=3000, help="the TCP port, 1 to 65535 (default 3000)")
