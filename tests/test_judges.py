@@ -135,8 +135,10 @@ def test_an_llm_judge_runs_the_same_suite_through_the_provider_and_a_rerun_calls
         again = validate_judge(home, "llm-judge", per_kind=3)
         assert len(server.requests) == calls  # none on the rerun
         verdicts = [s for s in server.requests if not graded(s)]
-        assert len(verdicts) == result.items  # one verdict call per item
-        assert result.items <= calls - len(verdicts) <= 3 * result.items  # and its graded pairs
+        assert result.held_out is not None  # the held-out set is asked too, apart
+        items = result.items + result.held_out.items
+        assert len(verdicts) == items  # one verdict call per item
+        assert items <= calls - len(verdicts) <= 3 * result.samples * items  # and k samples of its graded pairs
     assert not result.passed and result.family("force_changed").as_expected == 0.0
     assert result.family("identical").passed and again == result
     # A judge that rates everything 9 reads no force: no discrimination, no margin spent on any edit.

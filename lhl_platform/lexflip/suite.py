@@ -29,6 +29,10 @@ def _item_sets(home: Home) -> list[ItemSet]:
     return list(seen.values())
 
 
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
 def judge_validation(ctx: StageContext) -> StageResult:
     rows, results, unavailable = [], {}, {}
     for name in judges(ctx.home):
@@ -36,14 +40,17 @@ def judge_validation(ctx: StageContext) -> StageResult:
             result = validate_judge(ctx.home, name)
         except CredentialError as exc:  # a judge that cannot be called here is not validated; the others are
             unavailable[name] = str(exc)
-            rows.append(f"| {name} | - | - | - | - | not validated: {exc} |")
+            rows.append(f"| {name} | - | - | - | - | not validated: {exc} | - | - |")
             continue
         results[name] = result
         share = {f.family.value: f.as_expected for f in result.families}
+        held = {f.family.value: f.as_expected for f in result.held_out.families} if result.held_out else {}
+        tag = " (in-sample)" if result.in_sample else ""
         rows.append(f"| {name} | {result.items} | {share['identical']:.3f} | {share['force_changed']:.3f} | "
-                    f"{share['force_kept']:.3f} | {'yes' if result.passed else 'NO'} |")
-    table = ("| judge | items | identical | force changed | force kept | fit |\n|---|---|---|---|---|---|\n"
-             + "\n".join(rows))
+                    f"{share['force_kept']:.3f} | {'yes' if result.passed else 'NO'}{tag} | "
+                    f"{_num(held.get('force_changed'))} | {_num(held.get('force_kept'))} |")
+    table = ("| judge | items | identical | force changed | force kept | fit | held out: force changed | held out: "
+             "force kept |\n|---|---|---|---|---|---|---|---|\n" + "\n".join(rows))
     primary = primary_judge(ctx.home)
     passed = primary in results and results[primary].passed
     check = CheckOutcome(
@@ -64,8 +71,10 @@ SUITE = Suite(
                 "spans: identical, force-changing, force-keeping and unrelated pairs.",
     stages=(
         Stage("judge_validation", "Every registered judge on the dissociation suite of the active corpus: share "
-              "judged as expected per family (identical, force changed, force kept). LLM judges are called once per "
-              "item ever (answers are events).", judge_validation, kind="score", partitioning="none",
+              "judged as expected per family (identical, force changed, force kept), named in-sample where the "
+              "judge's rules were written from it, and apart on the held-out CUAD rewrites (self-built). LLM judges "
+              "are called once per item ever (answers are events).", judge_validation, kind="score",
+              partitioning="none",
               after=("oracle",), checks=(CheckSpec("primary_judge_validated",
                                                     "the primary judge passes the dissociation suite"),),
               spends=True, group="judges", feeds=("judge.validation_item", "judge.validation_score",

@@ -75,33 +75,126 @@ def cmd_judge_primary(args: argparse.Namespace, home: Home) -> int:
 
 
 def cmd_judge_validate(args: argparse.Namespace, home: Home) -> int:
-    from lhl_platform.lexflip.validate import validate_judge
+    """A judge on its validation set, in-sample and held-out results apart: a clause judge on the LexFlip suite
+    of the active corpus and the held-out CUAD rewrites; an InsufficiencyBench judge (`--suite insufficiency`, the
+    default for the cue judge) on the hand-labelled set and its held-out paraphrases. The exit code is the
+    in-sample gate's, as before; a held-out shortfall is named on stderr."""
+    from lhl_platform.insufficiency.models import CUE_JUDGE
     from lhl_platform.registry import get_judge, primary_judge
 
     judge = args.judge or primary_judge(home)
-    get_judge(home, judge)  # an unknown judge is an error naming the judges there are
-    result = validate_judge(home, judge, seed=args.seed, per_kind=args.per_kind)
+    suite = args.suite or ("insufficiency" if judge == CUE_JUDGE else None)
+    if suite is None:
+        spec = get_judge(home, judge)  # an unknown judge is an error naming the judges there are
+        suite = "insufficiency" if spec.provider == "offline" and spec.model_id == CUE_JUDGE else "lexflip"
+    from lhl_platform.judging.heldout import HeldOutError
+
+    try:
+        if suite == "insufficiency":
+            if args.samples is not None:
+                raise CliError("--samples is LexFlip's (graded scores per pair); InsufficiencyBench asks no scores")
+            return _validate_insufficiency(args, home, judge)
+        get_judge(home, judge)
+        return _validate_lexflip(args, home, judge)
+    except HeldOutError as exc:  # an altered held-out set: refused, in one line
+        raise CliError(str(exc)) from None
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _validate_lexflip(args: argparse.Namespace, home: Home, judge: str) -> int:
+    from lhl_platform.lexflip.validate import validate_judge
+
+    result = validate_judge(home, judge, seed=args.seed, per_kind=args.per_kind, samples=args.samples)
+    held = result.held_out
+    assert held is not None
     if args.format == "json":
-        print(result.model_dump_json(indent=2, exclude={"outcomes"}))
+        body = {"suite": "lexflip", **result.model_dump(mode="json", exclude={"outcomes", "held_out"}),
+                "held_out": {**held.model_dump(mode="json", exclude={"misjudged"}),
+                             "misjudged": [{"item_id": o.item_id, "family": o.family.value, "kind": o.kind,
+                                            "verdict": o.verdict, "mismatch_type": o.mismatch_type,
+                                            "reason": o.reason} for o in held.misjudged]}}
+        print(json.dumps(body, indent=2, ensure_ascii=False))
     else:
-        print(f"judge {judge}: {result.items} items (suite {result.suite_version}, seed {args.seed}) -> "
+        sample = "in-sample" if result.in_sample else "not declared in-sample"
+        print(f"judge {judge}: {result.items} items (suite {result.suite_version}, seed {args.seed}; {sample}: "
+              f"{', '.join(f.value for f in result.in_sample) or 'no family'}) -> "
               f"{'PASSED' if result.passed else 'FAILED'}")
-        for f in result.families:
+        for f in (*result.families, *held.families):
             mismatch = f"; right mismatch_type {f.right_mismatch:.3f} (needs {f.mismatch_threshold:.2f})" \
                 if f.right_mismatch is not None and f.mismatch_threshold is not None else ""
-            share = "-" if f.as_expected is None else f"{f.as_expected:.3f}"
-            print(f"  {f.family.value:<14} {f.items:>4} items  as expected {share} (needs {f.threshold:.2f})"
-                  f"{mismatch}  {'pass' if f.passed else 'FAIL'}")
-        for k in result.kinds:
-            share = "-" if k.as_expected is None else f"{k.as_expected:.3f}"
-            lexflip = (f"  discrimination {k.discrimination:.2f} margin {k.margin:.2f}"
-                       if k.discrimination is not None and k.margin is not None else "")
-            print(f"    {k.family.value:<14} {k.kind:<22} {k.items:>3} items  {share}{lexflip}")
-    if not result.passed:  # a judge unfit to label is a result scripts must not miss
-        failed = ", ".join(f.family.value for f in result.families if not f.passed)
-        print(f"lhl: judge {judge} does not pass the dissociation suite ({failed})", file=sys.stderr)
+            if f is held.families[0]:
+                print(f"  held out ({held.set}, self-built, sha256 {held.sha256[:16]}; {held.items} items, never used "
+                      f"to write or tune a judge) -> {'passes' if held.passed else 'FALLS SHORT'}")
+            tag = " (in-sample)" if f.in_sample else ""
+            print(f"  {f.family.value:<14} {f.items:>4} items  as expected {_share(f.as_expected)} (needs "
+                  f"{f.threshold:.2f}){mismatch}  {'pass' if f.passed else 'FAIL'}{tag}")
+        for k in (*result.kinds, *held.kinds):
+            lexflip = (f"  discrimination {k.discrimination:.2f} margin {k.margin:.2f} (of means "
+                       f"{_share(k.margin_of_means)})" if k.discrimination is not None and k.margin is not None else "")
+            where = "held out" if k in held.kinds else "suite"
+            print(f"    {where:<8} {k.family.value:<14} {k.kind:<22} {k.items:>3} items  {_share(k.as_expected)}"
+                  f"{lexflip}")
+    return _verdict_line(judge, result.passed, [f.family.value for f in result.families if not f.passed],
+                         "the dissociation suite", held.passed, held.set,
+                         [f"{f.family.value} {_share(f.as_expected)}" + (
+                             f", right mismatch_type {_share(f.right_mismatch)}" if f.right_mismatch is not None
+                             and f.mismatch_threshold is not None and f.right_mismatch < f.mismatch_threshold
+                             else "") for f in held.families if not f.passed])
+
+
+def _verdict_line(judge: str, passed: bool, failed: list[str], suite: str, held_passed: bool, held_set: str,
+                  held_failed: list[str]) -> int:
+    """One stderr line when the judge fails its in-sample gate (exit 2) or falls short on the held-out set."""
+    if not passed:  # a judge unfit to label is a result scripts must not miss
+        print(f"lhl: judge {judge} does not pass {suite} ({', '.join(failed)})", file=sys.stderr)
         return 2
+    if not held_passed:
+        print(f"lhl: judge {judge} passes {suite} in-sample only; on the held-out set {held_set} it falls short "
+              f"({', '.join(held_failed)})", file=sys.stderr)
     return 0
+
+
+def _validate_insufficiency(args: argparse.Namespace, home: Home, judge: str) -> int:
+    from lhl_platform.insufficiency.stages import judge_version, resolve_judge, validate_insufficiency_judge
+    from lhl_platform.insufficiency.validation import IN_SAMPLE, families_of, validate_heldout
+
+    spec = resolve_judge(home, judge)
+    from lhl_platform.factory import build_model
+
+    version = judge_version(build_model(spec, home=home))
+    result = validate_insufficiency_judge(home, spec)
+    held = validate_heldout(home, spec)
+    families = families_of(result, version)
+    in_sample = list(IN_SAMPLE.get(version, ()))
+    if args.format == "json":
+        body = {"suite": "insufficiency", **result.model_dump(mode="json", exclude={"outcomes"}),
+                "in_sample": in_sample, "families": [f.model_dump(mode="json") for f in families],
+                "held_out": {**held.model_dump(mode="json", exclude={"result"}),
+                             **held.result.model_dump(mode="json", exclude={"outcomes"}),
+                             "not_as_labelled": [{"case_id": o.case_id, "problems": list(o.problems)}
+                                                 for o in held.result.outcomes if not o.as_labelled]}}
+        print(json.dumps(body, indent=2, ensure_ascii=False))
+    else:
+        sample = "in-sample" if in_sample else "not declared in-sample"
+        for title, r in ((f"{result.suite_version} ({sample}: {', '.join(in_sample) or 'no family'})", result),
+                         (f"held out: {held.set} (self-built, sha256 {held.sha256[:16]}, never used to write or tune a "
+                          "judge)", held.result)):
+            print(f"judge {spec.name}: {r.cases} cases of {title} -> {'PASSED' if r.passed else 'FAILED'}")
+            for c in r.criteria:
+                print(f"  {c.name:<26} {c.agreed:>3} of {c.total:<3} {_share(c.rate)} (needs {c.threshold:.2f})  "
+                      f"{'pass' if c.passed else 'FAIL'}")
+            print(f"  F2 mean abs difference     {_share(r.f2_mean_abs_diff)} (at most {r.f2_max_mean_abs_diff:.2f})")
+            for f in families if r is result else ():
+                print(f"  family {f.family:<22} {f.as_labelled:>3} of {f.cases:<3} cases as labelled"
+                      f"{' (in-sample)' if f.in_sample else ''}")
+    failed = [c.name for c in result.criteria if not c.passed] + list(result.required_failed)
+    held_failed = [f"{c.name} {_share(c.rate)}" for c in held.result.criteria if not c.passed]
+    return _verdict_line(spec.name, result.passed, failed or ["F2 difference too large"],
+                         "the InsufficiencyBench validation set", held.result.passed, held.set,
+                         held_failed or ["F2 difference too large"])
 
 
 def cmd_judge_agree(args: argparse.Namespace, home: Home) -> int:
@@ -156,6 +249,11 @@ def register(cli: Cli) -> None:
     validate.add_argument("--format", choices=["table", "json"], default="table")
     validate.add_argument("--seed", type=int, default=0)
     validate.add_argument("--per-kind", type=int, default=20, help="items per kind of edit (default 20)")
+    validate.add_argument("--suite", choices=["lexflip", "insufficiency"],
+                          help="the validation set: lexflip for a clause judge (default), insufficiency for an "
+                               "InsufficiencyBench judge (the default for the cue judge)")
+    validate.add_argument("--samples", type=int, help="LexFlip: graded scores averaged per pair (default: 5 for an "
+                                                       "LLM judge, as the seed does; 1 for an offline algorithm)")
     agree = cli.add_to(subs, "agree", cmd_judge_agree, "agreement of two judges on the true positives both labelled")
     agree.add_argument("a")
     agree.add_argument("b")
