@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.figures import CATEGORY_ORDER, category_sizes, report_figures
 from lhl_platform.report.marts import RateIntervalRow, RunSpreadRow
-from lhl_platform.report.render import contracts_line, matched_line
+from lhl_platform.report.render import JUDGE_MARKS, contracts_line, judge_legend, judge_validated, matched_line
 from lhl_platform.report.rows import Report
 from lhl_platform.report.stats import INTERVAL_METRICS
 from lhl_platform.warehouse.scope import coverage_statement
@@ -44,12 +44,13 @@ th:first-child, td:first-child, td.text, th.text { text-align: left; }
 td:first-child { white-space: nowrap; }
 tr.group td { background: #fafbfc; font-weight: 600; }
 td.ci { color: var(--muted); white-space: nowrap; }
-td.weak { color: var(--warn); }
+td.weak, p.weak { color: var(--warn); }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 3px 16px; margin: 8px 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
 .note { border-left: 4px solid var(--accent); background: #f3f7fb; padding: 8px 12px; margin: 10px 0; }
 .note.warn { border-color: var(--warn); background: #fdf6ec; }
+.note.banner { border-width: 0 0 0 8px; font-size: 15px; margin: 12px 0 16px; }
 figure { margin: 10px 0 16px; }
 figure svg { max-width: 100%; height: auto; }
 figcaption { color: var(--muted); font-size: 12.5px; }
@@ -218,28 +219,55 @@ def _notes(report: Report) -> str:
     return _section("notes", "How to read this report", "".join(_note(n) for n in notes))
 
 
+def _json_bool(value: bool | None) -> str:
+    return "" if value is None else str(value).lower()
+
+
+def _judge_banner(report: Report) -> str:
+    """First thing on the page when the scope's judge failed its validation or has none: every content figure
+    below rests on its verdicts."""
+    legend = judge_legend(report)
+    if legend is None:
+        return ""
+    status = judge_validated(report)
+    title = "Judge failed its validation." if status is False else "Judge not validated."
+    return (f'<div class="note warn banner" id="judge-banner" data-judge="{escape(report.scope.judge, quote=True)}" '
+            f'data-judge-validated="{_json_bool(status)}"><b>{title}</b> {escape(legend)}</div>')
+
+
 def _leaderboard(report: Report) -> str:
     iv = _intervals(report)
+    status = judge_validated(report)
+    mark = JUDGE_MARKS[status]
+
+    def content(value: float | None, text: str, metric: str) -> Cell:
+        """A figure resting on the judge's verdicts: marked when that judge is not shown fit."""
+        shown = text if value is None or not mark else f"{text} {mark}"
+        return Cell(shown, value, metric, "weak" if mark and value is not None else "")
+
     headers = ["model", "runs", "contracts", "n", "FAR %", "FRR %", "Acc %", "HalTP %", "HalTP 95% CI", "HalGen %",
                "JEq %", "RDI", "RDI 95% CI", "missing rows"]
     rows = []
     for r in report.leaderboard:
         hal = iv.get((r.model, None, None, "hal_tp"))
-        rows.append(({"model": r.model}, [
+        rows.append(({"model": r.model, "judge-validated": _json_bool(status)}, [
             Cell(r.model + (" *" if r.coverage_differs else ""), r.model, "model"),
             Cell(str(r.runs), r.runs, "runs"), Cell(str(r.contracts), r.contracts, "contracts"),
             Cell(str(r.n), r.n, "n"),
             Cell(pct(r.far), r.far, "far"), Cell(pct(r.frr), r.frr, "frr"), Cell(pct(r.acc), r.acc, "acc"),
-            Cell(pct(r.hal_tp), r.hal_tp, "hal_tp"),
+            content(r.hal_tp, pct(r.hal_tp), "hal_tp"),
             Cell(interval(hal.ci_low, hal.ci_high) if hal else "–", css="ci"),
-            Cell(pct(r.hal_gen), r.hal_gen, "hal_gen"), Cell(pct(r.jeq), r.jeq, "jeq"),
-            Cell(signed(r.rdi), r.rdi, "rdi"),
+            content(r.hal_gen, pct(r.hal_gen), "hal_gen"), content(r.jeq, pct(r.jeq), "jeq"),
+            content(r.rdi, signed(r.rdi), "rdi"),
             Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed), css="ci"),
             Cell(str(r.missing_rows), r.missing_rows, "missing_rows")]))
     extra = ""
     if any(r.coverage_differs for r in report.leaderboard):
         extra = ("<p>* coverage differs from the matched cells (see Coverage in the scope section); the composite "
                  "ranks only the systems that cover the matched cells.</p>")
+    legend = judge_legend(report)
+    if legend:
+        extra += f'<p class="weak" data-legend="judge">{escape(legend)}</p>'
     return _section("leaderboard", "Leaderboard (pooled over runs)", table("leaderboard", headers, rows), extra)
 
 
@@ -564,7 +592,8 @@ def render_html(report: Report, checks: Sequence[CheckOutcome] = ()) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
-            f"<header><h1>{escape(title)}</h1><p class=\"lede\">{escape(lede)}</p></header>{nav}"
+            f"<header><h1>{escape(title)}</h1><p class=\"lede\">{escape(lede)}</p>{_judge_banner(report)}</header>"
+            f"{nav}"
             + "".join(body)
             + f"<footer>Generated by <code>lhl report --format html</code>, lhl_platform {escape(version)}. "
               "Self-contained: no script, nothing fetched.</footer></body></html>\n")

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.quality.checks import CheckOutcome
@@ -38,6 +39,33 @@ def _inert(text: str, markdown: bool) -> str:
     return markdown_text(text) if markdown else printable(text)
 
 
+# Beside every content figure (HalTP, HalGen, JEq, RDI) whose judge failed its validation, or has none.
+JUDGE_MARKS: dict[bool | None, str] = {True: "", False: "!", None: "?"}
+
+
+def judge_validated(report: Report) -> bool | None:
+    """The scope's judge on the dissociation suite of the scope's corpus: passed, failed, or None when it was never
+    validated there. Every content figure of the report rests on this one judge's verdicts."""
+    return report.judge_validation[0].passed if report.judge_validation else None
+
+
+def judge_legend(report: Report) -> str | None:
+    """What the marker beside the content figures means, or None when the scope's judge passed its validation."""
+    status, judge = judge_validated(report), report.scope.judge
+    if status:
+        return None
+    how = f"(`lhl judge validate --judge {judge}`, or `--judge` a judge that passes)"
+    if status is False:
+        return (f"{JUDGE_MARKS[False]} judge {judge} FAILED its validation on the dissociation suite: HalTP, HalGen, "
+                f"JEq and RDI rest on verdicts that do not read legal force {how}")
+    return (f"{JUDGE_MARKS[None]} judge {judge} has not been validated on this corpus: HalTP, HalGen, JEq and RDI "
+            f"rest on an unvalidated judge {how}")
+
+
+def _marked(text: str, value: float | None, mark: str) -> str:
+    return text if value is None or not mark else f"{text} {mark}"
+
+
 def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = False) -> str:
     def h(title: str) -> str:
         return f"## {title}" if markdown else f"{title}\n{'=' * len(title)}"
@@ -46,22 +74,32 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
         return _inert(text, markdown)
 
     sc = report.scope
-    partial = [c for c in report.coverage if c.coverage_differs]
+    # systems whose cells differ, or whose TPs the judge labelled only in part: their content figures' cells
+    partial = [c for c in report.coverage if c.coverage_differs or c.judged_tp < c.true_positives]
+    status = judge_validated(report)
+    mark = JUDGE_MARKS[status]
+    judged = {True: "passed its validation", False: f"FAILED its validation; figures marked {mark}",
+              None: f"not validated; figures marked {mark}"}[status]
     out = [h("Scope"), *(f"{'- ' if markdown else ''}{line}" for line in (
         f"corpus:    {t(str(sc.corpus_name))} ({t(str(sc.corpus_id))})",
         f"contracts: {contracts_line(report)}",
         f"matched:   {matched_line(report)}",
         f"runs:      {', '.join(map(str, sc.runs))}" + _runs_asked(report),
-        f"judge:     {t(sc.judge)}",
+        f"judge:     {t(sc.judge)} ({judged})",
         f"models:    {t(', '.join(sc.models))}",
         *(f"coverage:  {t(coverage_statement(c.model_dump(), sc.subset))}" for c in partial))), ""]
     out.append(h("Leaderboard (pooled over runs; rates in %)"))
     out.append(_table(
         ["model", "runs", "contracts", "n", "FAR", "FRR", "Acc", "HalTP", "HalGen", "JEq", "RDI [95% CI]", "missing"],
         [[r.model + (" *" if r.coverage_differs else ""), str(r.runs), str(r.contracts), str(r.n), _pct(r.far),
-          _pct(r.frr), _pct(r.acc), _pct(r.hal_tp), _pct(r.hal_gen), _pct(r.jeq),
-          f"{_signed(r.rdi)} [{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]", str(r.missing_rows)]
+          _pct(r.frr), _pct(r.acc), _marked(_pct(r.hal_tp), r.hal_tp, mark),
+          _marked(_pct(r.hal_gen), r.hal_gen, mark), _marked(_pct(r.jeq), r.jeq, mark),
+          f"{_marked(_signed(r.rdi), r.rdi, mark)} [{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]",
+          str(r.missing_rows)]
          for r in report.leaderboard], markdown))
+    legend = judge_legend(report)
+    if legend:
+        out.append(t(legend))
     if partial:
         out.append("* coverage differs from the matched cells (see coverage above); each row is on the system's own "
                    "cells, and the composite ranks only the systems that cover the matched cells, on those cells")
@@ -138,20 +176,35 @@ def _runs_asked(report: Report) -> str:
     return "" if not asked or asked == report.scope.runs else f" (asked: {', '.join(map(str, asked))})"
 
 
-def render_json(report: Report) -> str:
-    return json.dumps(report.model_dump(mode="json"), indent=2)
+def report_json(report: Report, checks: Sequence[CheckOutcome] | None = None) -> dict[str, Any]:
+    """The report as JSON data: every leaderboard row carries its judge's `judge_validated`, and `checks` (name,
+    passed, detail) follows the sections when they were computed."""
+    out = report.model_dump(mode="json")
+    status = judge_validated(report)
+    for row in out["leaderboard"]:
+        row["judge_validated"] = status
+    if checks is not None:
+        out["checks"] = [{"name": c.name, "passed": c.passed, "detail": c.summary} for c in checks]
+    return out
+
+
+def render_json(report: Report, checks: Sequence[CheckOutcome] | None = None) -> str:
+    return json.dumps(report_json(report, checks), indent=2)
 
 
 def render_csv(report: Report) -> str:
     """One CSV table: every metric row, with a `table` column saying which section it belongs to."""
-    columns = ["table", "model", "run", "category", *METRIC_COLUMNS, "rdi_ci_low", "rdi_ci_high", "missing_rows"]
+    columns = ["table", "model", "run", "category", *METRIC_COLUMNS, "rdi_ci_low", "rdi_ci_high", "missing_rows",
+               "judge_validated"]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
+    # as in the JSON: true, false, or empty when the judge was never validated; one judge for every row
+    status = {True: "true", False: "false", None: ""}[judge_validated(report)]
     for table, rows in (("leaderboard", report.leaderboard), ("per_run", report.per_run),
                         ("typed_profiles", report.typed_profiles)):
         for row in rows:
-            writer.writerow({"table": table, **row.model_dump()})
+            writer.writerow({"table": table, **row.model_dump(), "judge_validated": status})
     return buffer.getvalue()
 
 

@@ -35,8 +35,8 @@ def cmd_report(args: argparse.Namespace, home: Home) -> int:
         return 0
     request = scope_request(args)
     options = {"resamples": args.resamples, "seed": args.seed, "cluster": args.bootstrap == "contract"}
-    if args.format == "json":
-        text = render_json(build_report(home, request, **options))
+    if args.format == "json":  # with the check results, as every other format but csv prints them
+        text = render_json(*build_report_with_checks(home, request, **options))
     elif args.format == "csv":
         text = render_csv(build_report(home, request, **options))
     elif args.format == "html":
