@@ -28,12 +28,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import JSON, BigInteger, DateTime, Integer, delete
+from pydantic import Field as PydanticField
+from sqlalchemy import JSON, BigInteger, DateTime, Integer, Table, delete, inspect
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlmodel import Field, Session, SQLModel, create_engine
 
 from lhl_platform.quality.checks import CheckOutcome
-from lhl_platform.report.marts import COMPUTED, MARTS
+from lhl_platform.report.marts import COMPUTED, MARTS, LeaderboardRow
+from lhl_platform.report.render import judge_validated
 from lhl_platform.report.rows import Report
 
 PASSWORD_ENV = "LHL_PUBLISH_PASSWORD"
@@ -74,6 +76,16 @@ class Publication(SQLModel, table=True):
     level: float
     provenance: list[dict[str, Any]] = Field(sa_type=JSON)
     published_at: datetime = Field(sa_type=DateTime(timezone=True))
+    judge_validated: bool | None = Field(default=None, description="the scope's judge passed (true) or failed "
+                                         "(false) its validation on the dissociation suite; null: never validated")
+
+
+class PublishedLeaderboardRow(LeaderboardRow):
+    """A leaderboard row as published: with its judge's validation, as in `lhl report --format json`."""
+
+    judge_validated: bool | None = PydanticField(
+        default=None, description="the judge behind HalTP, HalGen, JEq and RDI passed (true) or failed (false) its "
+                                  "validation on the dissociation suite; null: never validated")
 
 
 def _table_class(name: str, row: type[BaseModel], publications: str = "publications") -> type[SQLModel]:
@@ -118,7 +130,7 @@ class PublishedCheck(SQLModel, table=True):
     check_metadata: dict[str, Any] = Field(sa_type=JSON)
 
 
-_ROWS: dict[str, type[BaseModel]] = {**MARTS, **COMPUTED}
+_ROWS: dict[str, type[BaseModel]] = {**MARTS, **COMPUTED, "leaderboard": PublishedLeaderboardRow}
 TABLES: dict[str, type[SQLModel]] = {table: _table_class(table, _ROWS[table])
                                      for table in dict.fromkeys(SECTION_TABLES.values())}
 
@@ -164,6 +176,27 @@ class PublishSummary(BaseModel):
     replaced: int
 
 
+def add_missing_columns(engine: Engine, tables: Sequence[Table]) -> list[str]:
+    """Add to tables published by an earlier version the nullable columns they lack (`create_all` creates missing
+    tables, never missing columns), so a database published before a field was added takes the new rows; the
+    earlier rows hold null there. Returns the `table.column` names added."""
+    found = inspect(engine)
+    preparer = engine.dialect.identifier_preparer
+    added = []
+    with engine.begin() as connection:
+        for table in tables:
+            if not found.has_table(table.name):
+                continue
+            present = {c["name"] for c in found.get_columns(table.name)}
+            for column in table.columns:
+                if column.name in present or not column.nullable or column.primary_key:
+                    continue
+                connection.exec_driver_sql(f"ALTER TABLE {preparer.format_table(table)} ADD COLUMN "
+                                           f"{preparer.format_column(column)} {column.type.compile(engine.dialect)}")
+                added.append(f"{table.name}.{column.name}")
+    return added
+
+
 def publish(report: Report, url: str | URL | None, *, engine: Engine | None = None,
             checks: Sequence[CheckOutcome] = ()) -> PublishSummary:
     """Write the report's tables for its scope, and the check results computed with it (`publication_checks`),
@@ -175,9 +208,11 @@ def publish(report: Report, url: str | URL | None, *, engine: Engine | None = No
     sc = report.scope
     boot = report.statistics.bootstrap if report.statistics else None
     try:
-        SQLModel.metadata.create_all(engine, tables=[Publication.__table__,  # type: ignore[attr-defined]
-                                                     PublishedCheck.__table__,  # type: ignore[attr-defined]
-                                                     *(t.__table__ for t in TABLES.values())])  # type: ignore[attr-defined]
+        tables = [Publication.__table__, PublishedCheck.__table__,  # type: ignore[attr-defined]
+                  *(t.__table__ for t in TABLES.values())]  # type: ignore[attr-defined]
+        add_missing_columns(engine, tables)
+        SQLModel.metadata.create_all(engine, tables=tables)
+        status = judge_validated(report)
         counts: dict[str, int] = {}
         replaced = 0
         with Session(engine) as session, session.begin():
@@ -194,12 +229,14 @@ def publish(report: Report, url: str | URL | None, *, engine: Engine | None = No
                 seed=boot.seed if boot else 0, level=boot.level if boot else 0.0,
                 provenance=[s.model_dump(mode="json") for s in (report.provenance.sources if report.provenance
                                                                 else [])],
-                published_at=datetime.now(UTC)))
+                published_at=datetime.now(UTC), judge_validated=status))
             session.flush()
             for section, name in SECTION_TABLES.items():
                 rows = _section_rows(report, section)
                 table = TABLES[name]
-                session.add_all([table.model_validate({**row.model_dump(), "scope_key": key, "row_number": i})
+                judged = {"judge_validated": status} if name == "leaderboard" else {}
+                session.add_all([table.model_validate({**row.model_dump(), **judged, "scope_key": key,
+                                                       "row_number": i})
                                  for i, row in enumerate(rows)])
                 counts[name] = len(rows)
             session.add_all([PublishedCheck(scope_key=key, row_number=i, name=c.name, passed=c.passed,

@@ -27,14 +27,15 @@ def cmd_publish(args: argparse.Namespace, home: Home) -> int:
             from lhl_platform.report.suite_publish import publish_suite
             from lhl_platform.report.suite_report import build_suite_report
 
-            summary = publish_suite(build_suite_report(home, suite, suite_request(args, suite)), suite, url)
+            suite_report = build_suite_report(home, suite, suite_request(args, suite))
+            _refuse_if_strict([(c.name, c.summary) for c in suite_report.checks if not c.passed], args.strict)
+            summary = publish_suite(suite_report, suite, url)
         else:
             report, checks = build_report_with_checks(home, scope_request(args), resamples=args.resamples,
                                                       seed=args.seed, cluster=args.bootstrap == "contract")
             failing = [c for c in checks if not c.passed]
             named = "; ".join(f"{c.name}: {c.summary}" for c in failing)
-            if failing and args.strict:
-                raise CliError(f"not published (--strict): {len(failing)} check(s) fail in this scope: {named}")
+            _refuse_if_strict([(c.name, c.summary) for c in failing], args.strict)
             summary = publish(report, url, checks=checks)
             if failing:  # published with the rows (publication_checks); a reader must not miss them either
                 print(f"lhl: warning: {len(failing)} check(s) fail in this scope, published with the rows in "
@@ -47,6 +48,13 @@ def cmd_publish(args: argparse.Namespace, home: Home) -> int:
     print(f"published scope {summary.scope_key} to {summary.url}: {total} rows ({tables}); "
           f"replaced {summary.replaced} earlier rows of this scope")
     return 0
+
+
+def _refuse_if_strict(failing: list[tuple[str, str]], strict: bool) -> None:
+    """--strict publishes nothing while a check fails (a judge that failed its validation, or has none, among them)."""
+    if failing and strict:
+        named = "; ".join(f"{name}: {summary}" for name, summary in failing)
+        raise CliError(f"not published (--strict): {len(failing)} check(s) fail in this scope: {named}")
 
 
 def register(cli: Cli) -> None:
