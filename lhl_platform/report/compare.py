@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.home import Home
+from lhl_platform.report.render import JUDGE_MARKS
 from lhl_platform.report.stats import CountCube, paired_differences, unlabelled
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES
 from lhl_platform.warehouse.build import read_warehouse
@@ -41,20 +42,35 @@ class Comparison(BaseModel):
     b: str
     scope: PairedScope
     metrics: list[ComparedMetric]
+    judge_validated: bool | None = Field(default=None, description="the scope's judge passed (true) or failed "
+                                         "(false) its validation on the dissociation suite; null: never validated")
 
 
 class NothingToCompare(LookupError):
     pass
 
 
+class UnfitJudge(LookupError):
+    """The scope's judge failed its validation: its content figures are not compared unless asked to."""
+
+
+CONTENT_METRICS = ("hal_tp", "hal_gen", "jeq", "rdi")  # the figures that rest on the judge's verdicts
+
+
 def compare_models(home: Home, a: str, b: str, request: ScopeRequest | None = None, *,
-                   resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> Comparison:
+                   resamples: int = DEFAULT_RESAMPLES, seed: int = 0, force: bool = False) -> Comparison:
     if a == b:
         raise ValueError(f"compare needs two different models, got {a!r} twice")
     base = request or ScopeRequest()
     with read_warehouse(home, base.model_copy(update={"models": (a, b)})) as con:
         check_names(con)  # an unknown model or judge is an error naming it
         scope = resolved_scope(con)
+        validated = con.execute("select passed from judge_validations where judge = ?", [scope.judge]).fetchone()
+        judge_ok = None if validated is None else bool(validated[0])
+        if judge_ok is False and not force:  # before the bootstrap: a difference of such verdicts separates nothing
+            raise UnfitJudge(f"judge {scope.judge} failed its validation on the dissociation suite of corpus "
+                             f"{scope.corpus_name or scope.corpus_id}: its HalTP, HalGen, JEq and RDI are not "
+                             "compared; validate another judge and give `--judge NAME`, or give --force")
         cube = CountCube.read(con)
         absent = [m for m in (a, b) if m not in cube.models]
         if absent:
@@ -73,7 +89,7 @@ def compare_models(home: Home, a: str, b: str, request: ScopeRequest | None = No
     return Comparison(a=a, b=b, scope=PairedScope(**scope.model_dump(), paired_contracts=contracts,
                                                   paired_cells=cells),
                       metrics=[ComparedMetric(metric=r.metric, a=r.a, b=r.b, diff=r.diff, ci_low=r.ci_low,
-                                              ci_high=r.ci_high) for r in rows])
+                                              ci_high=r.ci_high) for r in rows], judge_validated=judge_ok)
 
 
 def render_comparison_json(c: Comparison) -> str:
@@ -92,11 +108,13 @@ def render_comparison_table(c: Comparison, markdown: bool = False) -> str:
     """Rates in % (differences in percentage points), RDI as a signed number."""
     inert = markdown_text if markdown else printable  # model and corpus names come from outside
     headers = ["metric", inert(c.a), inert(c.b), "diff (a - b)", "95% CI", "separated"]
+    mark = JUDGE_MARKS[c.judge_validated]
     rows = []
     for m in c.metrics:
         separated = ("-" if m.ci_low is None or m.ci_high is None
                      else "yes" if m.ci_low > 0 or m.ci_high < 0 else "no")
-        rows.append([m.metric, _fmt(m.metric, m.a), _fmt(m.metric, m.b), _fmt(m.metric, m.diff, True),
+        name = f"{m.metric} {mark}" if mark and m.metric in CONTENT_METRICS else m.metric
+        rows.append([name, _fmt(m.metric, m.a), _fmt(m.metric, m.b), _fmt(m.metric, m.diff, True),
                      f"[{_fmt(m.metric, m.ci_low, True)}, {_fmt(m.metric, m.ci_high, True)}]", separated])
     sc = c.scope
     head = (f"{headers[1]} vs {headers[2]}: paired on {sc.paired_cells} (contract, run) cells over "
@@ -112,4 +130,9 @@ def render_comparison_table(c: Comparison, markdown: bool = False) -> str:
         lines = [head, "", fmt.format(*headers), fmt.format(*("-" * w for w in widths))]
         lines += [fmt.format(*r) for r in rows]
     lines += ["", "separated: the 95% paired contract-cluster interval of the difference excludes 0."]
+    if mark:
+        what = ("FAILED its validation on the dissociation suite (compared because of --force)"
+                if c.judge_validated is False else "has not been validated on this corpus")
+        lines.append(f"{mark} judge {inert(sc.judge)} {what}: {', '.join(CONTENT_METRICS)} rest on its verdicts "
+                     f"(`lhl judge validate --judge {inert(sc.judge)}`).")
     return "\n".join(lines) + "\n"

@@ -20,14 +20,21 @@ def cmd_compare(args: argparse.Namespace, home: Home) -> int:
     suite = chosen_suite(args)
     if suite is not None:
         from lhl_platform.report.suite_compare import compare_in_suite, render_suite_comparison
+        from lhl_platform.report.suite_report import suite_judge_validated
 
-        paired = compare_in_suite(home, suite, args.a, args.b, suite_request(args, suite), resamples=args.resamples,
-                                  seed=args.seed)
+        scoped = suite_request(args, suite)
+        judge, validated = suite_judge_validated(home, suite, scoped)
+        if validated is False and not args.force:  # a difference of such scores separates nothing
+            raise CliError(f"judge {judge} failed its validation in suite {suite.name} (see the judge_validation "
+                           "section of `lhl report --suite`): not compared; give `--judge NAME` a judge that passes, "
+                           "or --force")
+        paired = compare_in_suite(home, suite, args.a, args.b, scoped, resamples=args.resamples, seed=args.seed)
         write_out(render_suite_comparison(paired, args.format), args.out, f"{args.format} comparison")
         return 0
     request = ScopeRequest(corpus=args.corpus, subset=args.subset, judge=args.judge,
                            runs=tuple(parse_runs(args.runs)) if args.runs else None)
-    comparison = compare_models(home, args.a, args.b, request, resamples=args.resamples, seed=args.seed)
+    comparison = compare_models(home, args.a, args.b, request, resamples=args.resamples, seed=args.seed,
+                                force=args.force)
     text = (render_comparison_json(comparison) if args.format == "json"
             else render_comparison_table(comparison, markdown=args.format == "md"))
     write_out(text, args.out, f"{args.format} comparison")
@@ -48,3 +55,5 @@ def register(cli: Cli) -> None:
     p.add_argument("--out", help="write to FILE instead of stdout")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--force", action="store_true",
+                   help="compare even though the scope's judge failed its validation (its figures are marked)")
