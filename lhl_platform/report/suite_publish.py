@@ -11,15 +11,16 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, create_model
+from pydantic import Field as PydanticField
 from sqlalchemy import JSON, DateTime, delete
 from sqlalchemy.engine import URL, Engine
 from sqlmodel import Field as SqlField
 from sqlmodel import Session, SQLModel, create_engine
 
 from lhl_platform import __version__
-from lhl_platform.report.publish import PublishSummary, _table_class, masked, resolve_url
-from lhl_platform.report.suite_report import SuiteReport
+from lhl_platform.report.publish import PublishSummary, _table_class, add_missing_columns, masked, resolve_url
+from lhl_platform.report.suite_report import SuiteReport, judged_suite, with_judge
 from lhl_platform.suites.contract import Suite
 
 
@@ -34,13 +35,20 @@ class SuitePublication(SQLModel, table=True):
     checks: list[dict[str, Any]] = SqlField(sa_type=JSON)
     code_version: str
     published_at: datetime = SqlField(sa_type=DateTime(timezone=True))
+    judge_validated: bool | None = SqlField(default=None, description="the scope's judge passed (true) or failed "
+                                            "(false) its validation; null: never validated, or no judge scores")
 
 
 _TABLES: dict[str, type[SQLModel]] = {}
 
 
-def _publish_table(name: str, row: type[BaseModel]) -> type[SQLModel]:
+def _publish_table(name: str, row: type[BaseModel], judged: bool = False) -> type[SQLModel]:
+    """The section's table; a judged suite's leaderboard with its judge's validation, as in the JSON report."""
     if name not in _TABLES:
+        if judged:
+            row = create_model(f"{row.__name__}Judged", __base__=row, judge_validated=(
+                bool | None, PydanticField(default=None, description="the scope's judge passed (true) or failed "
+                                           "(false) its validation; null: never validated")))
         _TABLES[name] = _table_class(name, row, publications="suite_publications")
     return _TABLES[name]
 
@@ -59,10 +67,13 @@ def publish_suite(report: SuiteReport, suite: Suite, url: str | URL | None, *,
     own = engine is None
     engine = engine or create_engine(target)
     key = suite_scope_key(report)
-    tables = {s.name: _publish_table(s.table or f"{suite.name}_{s.name}", s.row) for s in suite.sections}
+    judged = judged_suite(suite)
+    tables = {s.name: _publish_table(s.table or f"{suite.name}_{s.name}", s.row, judged and s.name == "leaderboard")
+              for s in suite.sections}
     try:
-        SQLModel.metadata.create_all(engine, tables=[SuitePublication.__table__,  # type: ignore[attr-defined]
-                                                     *(t.__table__ for t in tables.values())])  # type: ignore[attr-defined]
+        created = [SuitePublication.__table__, *(t.__table__ for t in tables.values())]  # type: ignore[attr-defined]
+        add_missing_columns(engine, created)
+        SQLModel.metadata.create_all(engine, tables=created)
         counts: dict[str, int] = {}
         replaced = 0
         with Session(engine) as session, session.begin():
@@ -73,11 +84,12 @@ def publish_suite(report: SuiteReport, suite: Suite, url: str | URL | None, *,
             session.add(SuitePublication(
                 scope_key=key, suite=suite.name, scope=report.scope.model_dump(mode="json"),
                 checks=[{"name": c.name, "passed": c.passed, "summary": c.summary} for c in report.checks],
-                code_version=__version__, published_at=datetime.now(UTC)))
+                code_version=__version__, published_at=datetime.now(UTC), judge_validated=report.judge_validated))
             session.flush()
             for name, cls in tables.items():
                 rows: Sequence[BaseModel] = report.sections.get(name, [])
-                session.add_all([cls.model_validate({**r.model_dump(), "scope_key": key, "row_number": i})
+                session.add_all([cls.model_validate({**with_judge(report, name, r.model_dump()), "scope_key": key,
+                                                     "row_number": i})
                                  for i, r in enumerate(rows)])
                 counts[str(cls.__tablename__)] = len(rows)
         return PublishSummary(url=masked(target), scope_key=key, rows=counts, replaced=replaced)

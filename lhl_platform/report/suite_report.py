@@ -10,6 +10,7 @@ row class, NaN as null.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
@@ -34,6 +35,40 @@ class SuiteReport(BaseModel):
     checks: list[CheckOutcome] = Field(default_factory=list)
     notes: dict[str, str] = Field(default_factory=dict)
     titles: dict[str, str] = Field(default_factory=dict)
+    # The scope's judge passed (true) or failed (false) its validation, None when never validated; only for a suite
+    # whose figures a judge scores (it has a `judge_validation` section).
+    judge_validated: bool | None = None
+    judged: bool = False
+
+
+JUDGE_SECTION = "judge_validation"  # a suite whose scores rest on a judge reports its validation in this section
+
+
+def judged_suite(suite: Suite) -> bool:
+    return any(s.name == JUDGE_SECTION for s in suite.sections)
+
+
+def judge_status(rows: Sequence[BaseModel], judge: str | None) -> bool | None:
+    """The judge's validation from its `judge_validation` row: `passed` when `validated` (or when the row has no
+    such flag), else None."""
+    for row in rows:
+        if getattr(row, "judge", None) == judge:
+            passed = getattr(row, "passed", None)
+            return None if passed is None or not getattr(row, "validated", True) else bool(passed)
+    return None
+
+
+def suite_judge_validated(home: Home, suite: Suite,
+                          request: SuiteScopeRequest | None = None) -> tuple[str | None, bool | None]:
+    """The scope's judge and its validation, read without the other sections (`lhl compare --suite` checks it
+    first); (None, None) for a suite no judge scores."""
+    section = next((s for s in suite.sections if s.name == JUDGE_SECTION), None)
+    if section is None:
+        return None, None
+    with read_warehouse(home, request or SuiteScopeRequest(suite=suite.name)) as con:
+        found = con.execute(f"select judge from {suite.name}_scope").fetchone()
+        judge = None if found is None else found[0]
+        return judge, judge_status(section.rows(con), judge)
 
 
 def build_suite_report(home: Home, suite: Suite, request: SuiteScopeRequest | None = None) -> SuiteReport:
@@ -51,15 +86,32 @@ def build_suite_report(home: Home, suite: Suite, request: SuiteScopeRequest | No
         sections = {s.name: [s.row.model_validate({k: nan_to_null(v) for k, v in r.model_dump().items()})
                              for r in s.rows(con)] for s in suite.sections}
         checks = [c.check(con) for c in suite.checks]
+    judged = judged_suite(suite) and scope.judge is not None
     return SuiteReport(suite=suite.name, title=suite.title, scope=scope, sections=sections, checks=checks,
                        notes={s.name: s.note for s in suite.sections if s.note},
-                       titles={s.name: s.title for s in suite.sections})
+                       titles={s.name: s.title for s in suite.sections}, judged=judged,
+                       judge_validated=judge_status(sections[JUDGE_SECTION], scope.judge) if judged else None)
+
+
+def judge_legend(report: SuiteReport) -> str | None:
+    """Why the leaderboard's `judge_validated` is not true: None when the judge passed, or no judge scores."""
+    if not report.judged or report.judge_validated:
+        return None
+    judge = report.scope.judge
+    what = ("FAILED its validation: the figures rest on verdicts it did not show it can give"
+            if report.judge_validated is False else "has not been validated: the figures rest on an unvalidated judge")
+    return f"judge {judge} {what} (see the judge_validation section and check; `--judge` a judge that passes)"
+
+
+def with_judge(report: SuiteReport, name: str, row: dict[str, Any]) -> dict[str, Any]:
+    """A leaderboard row with its judge's validation, in every format."""
+    return {**row, "judge_validated": report.judge_validated} if report.judged and name == "leaderboard" else row
 
 
 def suite_report_json(report: SuiteReport) -> dict[str, Any]:
     out: dict[str, Any] = {"suite": report.suite, "scope": report.scope.model_dump(mode="json")}
     for name, rows in report.sections.items():
-        out[name] = [r.model_dump(mode="json") for r in rows]
+        out[name] = [with_judge(report, name, r.model_dump(mode="json")) for r in rows]
     out["checks"] = [{"name": c.name, "passed": c.passed, "summary": c.summary} for c in report.checks]
     return out
 
@@ -84,7 +136,9 @@ def _scope_lines(report: SuiteReport) -> list[str]:
     sc = report.scope
     lines = [f"suite:     {report.title} ({sc.suite})", f"item set:  {sc.item_set or 'none'} ({sc.items} items)",
              f"runs:      {', '.join(map(str, sc.runs)) or 'none'}", f"models:    {', '.join(sc.models) or 'none'}"]
-    return lines + ([f"judge:     {sc.judge}"] if sc.judge else [])
+    status = ("" if not report.judged else " (passed its validation)" if report.judge_validated
+              else " (FAILED its validation)" if report.judge_validated is False else " (not validated)")
+    return lines + ([f"judge:     {sc.judge}{status}"] if sc.judge else [])
 
 
 def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
@@ -95,8 +149,12 @@ def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
     for name, rows in report.sections.items():
         out.append(h(report.titles.get(name, name)))
         if rows:
-            fields = list(type(rows[0]).model_fields)
-            out.append(_table(fields, [[_text(getattr(r, f)) for f in fields] for r in rows], markdown))
+            shown = [with_judge(report, name, r.model_dump()) for r in rows]
+            fields = list(shown[0])
+            out.append(_table(fields, [[_text(r[f]) for f in fields] for r in shown], markdown))
+            legend = judge_legend(report) if name == "leaderboard" else None
+            if legend:
+                out.append(legend)
         else:
             out.append("(no rows in scope)")
         if report.notes.get(name):
@@ -120,9 +178,10 @@ def render_suite_html(report: SuiteReport, suite: Suite) -> str:
         if section.figure is not None and rows:
             parts.append(_figure(section.figure(rows), section.title, section.name))
         if rows:
-            fields = list(type(rows[0]).model_fields)
-            parts.append(table(section.name, fields, [({}, [Cell(_text(getattr(r, f)), getattr(r, f), f)
-                                                            for f in fields]) for r in rows]))
+            shown = [with_judge(report, section.name, r.model_dump()) for r in rows]
+            fields = list(shown[0])
+            parts.append(table(section.name, fields, [({}, [Cell(_text(r[f]), r[f], f) for f in fields])
+                                                      for r in shown]))
         else:
             parts.append("<p>No rows in scope.</p>")
         if section.note:
@@ -130,9 +189,15 @@ def render_suite_html(report: SuiteReport, suite: Suite) -> str:
         body.append(_section(section.name, section.title, *parts))
     body.append(_checks(report.checks))
     title = f"LegalHalluLens: {report.title}"
+    legend = judge_legend(report)
+    banner = ("" if legend is None else f'<div class="note warn banner" id="judge-banner" data-judge='
+              f'"{escape(str(report.scope.judge), quote=True)}" data-judge-validated="'
+              f'{"" if report.judge_validated is None else "false"}"><b>Judge '
+              f'{"failed its validation" if report.judge_validated is False else "not validated"}.</b> '
+              f'{escape(legend)}</div>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
-            f"<header><h1>{escape(title)}</h1><p class=\"lede\">{escape(suite.description)}</p></header>"
+            f"<header><h1>{escape(title)}</h1><p class=\"lede\">{escape(suite.description)}</p>{banner}</header>"
             + "".join(body) + f"<footer>Generated by <code>lhl report --suite {escape(report.suite)} --format html"
             f"</code>, lhl_platform {escape(__version__)}. Self-contained: no script, nothing fetched.</footer>"
             "</body></html>\n")
