@@ -55,6 +55,8 @@ def describe(exc: BaseException, home: Home, command: str) -> str:
         files = str(exc.filename) + (f" -> {exc.filename2}" if exc.filename2 is not None else "")
         return f"{files}: {exc.strerror or type(exc).__name__}"
     message = _flat(str(exc))
+    if isinstance(exc, OSError) and exc.strerror and message.startswith(f"[Errno {exc.errno}] "):
+        message = exc.strerror  # "[Errno 32] Broken pipe" is the system's way of saying "broken pipe"
     if module == "dagster" and message:
         return f"Dagster instance in {home.dagster_dir}: {_first(str(exc))}"
     if isinstance(exc, EXPECTED + (RuntimeError, OSError)):
