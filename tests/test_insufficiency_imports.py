@@ -54,7 +54,7 @@ def test_a_bad_response_line_is_one_error_naming_it(tmp_path, rows, message):
 def test_judgments_are_read_and_scored_like_judgments_made_here(tmp_path):
     records = parse_judgments(write(tmp_path, [JUDGMENT, BASE_JUDGMENT]), items=ITEMS)
     assert records[0].additional_claims[0].label == "union_membership"
-    (figures,) = leaderboard(ITEMS, records, resamples=50)
+    (figures,) = leaderboard([ITEMS.by_id()["q01a"], ITEMS.by_id()["q01"]], records, resamples=50)
     assert figures.recall == pytest.approx(1 / 3) and figures.precision == 0.5
     assert figures.safety == pytest.approx(2 / 3) and figures.expl_acc == 1.0 and figures.over_flag == 0.0
 

@@ -34,7 +34,8 @@ from orchestration.cli import main
 RESPONDERS = (GOLD_READER, INDISCRIMINATE_HEDGING, PREMATURE_CLOSURE)
 # docs/formats.md section 2, the JSON contract of `lhl report --suite insufficiency --format json`.
 LEADERBOARD_FIELDS = ["model", "judge", "variants", "base_items", "f2", "f2_ci_low", "f2_ci_high", "precision",
-                      "recall", "hedge_rate", "f2_given_hedge", "expl_acc", "safety", "over_flag"]
+                      "recall", "hedge_rate", "f2_given_hedge", "expl_acc", "safety", "over_flag", "complete", "cells",
+                      "judged", "rank", "coverage"]
 CATEGORY_FIELDS = ["model", "category", "gold", "hits", "recall"]
 
 
@@ -84,7 +85,8 @@ def test_the_json_report_follows_the_contract_and_labels_the_self_built_set(home
     assert {"suite", "scope", "leaderboard", "by_category"} <= set(report)
     assert report["scope"]["judge"] == CUE_JUDGE and report["scope"]["models"] == sorted(RESPONDERS)
     assert report["scope"]["items"] == len(self_built_items().items)
-    assert all(list(row) == LEADERBOARD_FIELDS for row in report["leaderboard"])
+    # the contract's fields in order (the report may add the judge's validation beside them)
+    assert all([k for k in row if k != "judge_validated"] == LEADERBOARD_FIELDS for row in report["leaderboard"])
     assert all(list(row) == CATEGORY_FIELDS for row in report["by_category"])
     (item_set,) = report["item_set"]
     assert item_set["self_built"] is True and item_set["provenance"] == "self-built"
@@ -155,6 +157,8 @@ def test_compare_pairs_two_responders_over_the_items(home: Home, capsys) -> None
                "--resamples", "200") == 0
     paired = json.loads(capsys.readouterr().out)
     assert paired["units"] == len(self_built_items().items)
+    # the bootstrap draws base queries (a variant with its base), not items
+    assert paired["cluster"] == "base_id" and paired["clusters"] == len(self_built_items().bases())
     f2 = next(m for m in paired["metrics"] if m["metric"] == "f2")
     assert f2["diff"] == pytest.approx(f2["a"] - f2["b"]) and f2["ci_low"] <= f2["diff"] <= f2["ci_high"]
     assert f2["ci_low"] > 0  # the gold reader beats the hedger on the same items
@@ -190,18 +194,36 @@ def test_imports_are_validated_whole_atomic_and_their_gaps_are_named(home: Home,
     assert not checks["responses_complete"]["passed"]
     assert f"elsewhere run 1 {ids[-1]}" in checks["responses_complete"]["summary"]
     assert not checks["judgments_complete"]["passed"]  # imported, not judged yet
-    assert checks["comparable_scope"]["passed"]  # nothing of the import is judged yet: no figure moves
+    assert f"elsewhere lacks {len(ids)} of {len(ids)}" in checks["comparable_scope"]["summary"]
     coverage = {r["model"]: r for r in report["coverage"]}
     assert coverage["elsewhere"]["missing_responses"] == 2 and coverage["elsewhere"]["judged"] == 0
+    board = {r["model"]: r for r in report["leaderboard"]}
+    assert [r["rank"] for r in report["leaderboard"]] == [1, 2, 3, None]  # listed, not ranked, last
+    assert board["elsewhere"]["f2"] is None and not board["elsewhere"]["complete"]
     # judged here, by the suite's default judge (the model that answered is not registered: nothing calls it)
     assert lhl(home, "insufficiency", "judge", "--models", "elsewhere") == 0
     report = report_json(home, capsys, "--models", "elsewhere")
     checks = {c["name"]: c for c in report["checks"]}
     assert checks["judgments_complete"]["passed"] and not checks["responses_complete"]["passed"]
     (row,) = report["leaderboard"]
-    assert row["variants"] + row["base_items"] == len(ids) - 2 and row["hedge_rate"] == 1.0
+    assert row["variants"] + row["base_items"] == len(ids) - 2 == row["judged"] and row["cells"] == len(ids)
+    # 2 items missing: null figures (not the means of what it has), listed with its coverage, not ranked
+    assert row["complete"] is False and row["rank"] is None
+    assert all(row[f] is None for f in ("f2", "f2_ci_low", "f2_ci_high", "precision", "recall", "hedge_rate",
+                                        "f2_given_hedge", "expl_acc", "safety", "over_flag"))
+    assert "incomplete, 2 missing: figures null, not ranked" in row["coverage"]
+    assert all(r["recall"] is None for r in report["by_category"])
+    for fmt in ("table", "md"):
+        capsys.readouterr()
+        assert lhl(home, "report", "--suite", "insufficiency", "--format", fmt, "--models", "elsewhere") == 0
+        assert "incomplete, 2 missing" in capsys.readouterr().out
     checks = {c["name"]: c for c in report_json(home, capsys)["checks"]}  # beside the responders
     assert not checks["comparable_scope"]["passed"] and "elsewhere lacks 2 of" in checks["comparable_scope"]["summary"]
+    # compared on the items both have, or refused
+    capsys.readouterr()
+    assert lhl(home, "compare", GOLD_READER, "elsewhere", "--suite", "insufficiency", "--format", "json",
+               "--resamples", "50") == 0
+    assert json.loads(capsys.readouterr().out)["units"] == len(ids) - 2
 
 
 def test_imported_judgments_of_a_second_judge_give_agreement_and_are_flagged_unvalidated(home: Home, capsys,

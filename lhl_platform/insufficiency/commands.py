@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from lhl_platform.insufficiency.events import (
     ScopeRecorded,
 )
 from lhl_platform.insufficiency.imports import parse_judgments, parse_responses
-from lhl_platform.insufficiency.items import ItemSet, dump_items, load_items
+from lhl_platform.insufficiency.items import ItemSet, about_item_set, dump_items, load_items
 from lhl_platform.insufficiency.records import ItemJudgment, ItemResponse
 from lhl_platform.insufficiency.selfbuilt import self_built_items
 from lhl_platform.insufficiency.stages import IMPORTS_STREAM
@@ -40,12 +41,15 @@ def _describe(items: ItemSet) -> str:
 
 
 def cmd_ingest(args: argparse.Namespace, home: Home) -> int:
-    items = load_items(Path(args.file), name=args.name) if args.file else self_built_items()
+    if not args.file and (args.name or args.description):
+        print("lhl: --name and --description describe an ingested file; the shipped self-built set has its own",
+              file=sys.stderr)
+        return 2
+    items = (load_items(Path(args.file), name=args.name, description=args.description) if args.file
+             else self_built_items())
     done = ingest_item_set(home, items)
     print(f"{_describe(items)}; {done.new_items} new items recorded; now the active InsufficiencyBench set")
-    if items.self_built:
-        print("note: the self-built set was written for this platform, not the published InsufficiencyBench "
-              "release; every report labels it self-built")
+    print(f"note: {about_item_set(items.provenance, items.name, items.source, items.description)}")
     return 0
 
 
@@ -144,6 +148,8 @@ def _define_ingest(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", nargs="?", help="items in the published format, one a line; default: the shipped "
                                            "self-built set")
     p.add_argument("--name", help="a name for the item set (default: the file's stem)")
+    p.add_argument("--description", help="what the set is (its origin, version, licence), shown in every report; "
+                                         "default: none given")
 
 
 def _define_import(p: argparse.ArgumentParser) -> None:

@@ -10,7 +10,8 @@ Formats (docs/formats.md section 2), one record a line:
 Every line is validated before anything is returned; the first problem is one error naming the file and the
 line: not JSON, a field that cannot be mapped, a missing or mistyped field, an empty response (a missing
 answer is a missing line, never an empty one), the same response twice. Given the item set, each line must
-also name one of its items, and a judgment must judge each of that item's gold elements exactly once. The
+also name one of its items, and a judgment must judge each of that item's gold (required) elements exactly once
+(a verdict on one of its non-required elements is accepted and not scored). The
 caller writes the records atomically (all or nothing); this module only reads.
 """
 
@@ -90,13 +91,16 @@ def parse_responses(path: Path, *, items: ItemSet | None = None) -> tuple[ItemRe
 
 
 def _check_elements(path: Path, number: int, line: JudgmentLine, items: ItemSet) -> None:
-    gold = items.by_id()[line.item_id].gold
+    """Each gold (required) element judged once; a non-required element may be judged too (it is not scored)."""
+    item = items.by_id()[line.item_id]
+    gold, optional = item.gold, set(item.non_required)
     judged = [e.sub_tag for e in line.elements]
-    if sorted(judged) != sorted(gold):
-        missing = [t for t in gold if t not in judged]
-        extra = [t for t in judged if t not in gold or judged.count(t) > 1]
+    missing = [t for t in gold if t not in judged]
+    extra = [t for t in judged if (t not in gold and t not in optional) or judged.count(t) > 1]
+    if missing or extra:
         raise ImportFileError(f"{path}: line {number}: elements must judge each gold element of {line.item_id} once "
-                              f"(missing: {missing or 'none'}; not gold or repeated: {extra or 'none'})")
+                              f"(missing: {missing or 'none'}; not gold or repeated: "
+                              f"{list(dict.fromkeys(extra)) or 'none'})")
 
 
 def parse_judgments(path: Path, *, items: ItemSet | None = None) -> tuple[ItemJudgment, ...]:

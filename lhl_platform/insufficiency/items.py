@@ -1,9 +1,13 @@
 """InsufficiencyBench items and the loader of the published item format (`lhl ingest insufficiency FILE.jsonl`).
 
 An item is a legal query put to the model under test. A **base** item is fully specified (no missing
-elements); a **variant** removes sentences from its base, and its `missing_elements` are the required
-elements no longer supplied, each with a sub-tag, one of eight canonical categories and an attorney-style
-reference explanation (shown to the judge, never to the model under test). The file format, one item a
+elements); a **variant** removes sentences from its base, and its `missing_elements` are the elements no longer
+supplied, each with a sub-tag, one of eight canonical categories, a `required` flag and an attorney-style
+reference explanation (shown to the judge, never to the model under test). Its **gold** is the seed's ground
+truth M_v: the *required* elements only (seed section 3.1). A non-required element is kept and shown as such, but
+it is not gold: naming it is not a hit, leaving it out is not a miss, and the judge is not shown it (so a
+response that claims it missing is an additional claim, as every claimed gap outside M_v is in the seed). A
+variant must record at least one required element. The file format, one item a
 line, is the contract of docs/formats.md section 2:
 
     {"item_id", "base_id", "kind": "base" | "variant", "domain", "jurisdiction", "query",
@@ -106,6 +110,9 @@ class Item(_Frozen):
         else:
             if not self.missing_elements:
                 raise ValueError("a variant must record at least one missing element")
+            if not any(e.required for e in self.missing_elements):
+                raise ValueError("a variant must record at least one required missing element (its gold, the "
+                                 "seed's M_v, holds the required elements only)")
             if self.base_id == self.item_id:
                 raise ValueError("a variant's base_id must name its base item, not itself")
         tags = [e.sub_tag for e in self.missing_elements]
@@ -114,9 +121,19 @@ class Item(_Frozen):
         return self
 
     @property
+    def gold_elements(self) -> tuple[MissingElement, ...]:
+        """The ground truth (the seed's M_v): the required missing elements, in the order recorded."""
+        return tuple(e for e in self.missing_elements if e.required)
+
+    @property
     def gold(self) -> tuple[str, ...]:
-        """The ground-truth missing sub-tags, in the order recorded."""
-        return tuple(e.sub_tag for e in self.missing_elements)
+        """The ground-truth missing sub-tags (required elements only), in the order recorded."""
+        return tuple(e.sub_tag for e in self.gold_elements)
+
+    @property
+    def non_required(self) -> tuple[str, ...]:
+        """Missing elements recorded as not required: shown, never scored as gold."""
+        return tuple(e.sub_tag for e in self.missing_elements if not e.required)
 
     def element(self, sub_tag: str) -> MissingElement:
         return next(e for e in self.missing_elements if e.sub_tag == sub_tag)
@@ -148,6 +165,20 @@ class ItemSet(_Frozen):
 
     def by_id(self) -> dict[str, Item]:
         return {i.item_id: i for i in self.items}
+
+
+SELF_BUILT_NOTE = ("self-built: written for this platform from the seed's construction protocol, not the published "
+                   "InsufficiencyBench release; its figures are not the paper's")
+
+
+def about_item_set(provenance: Provenance | str, name: str, source: str, description: str) -> str:
+    """What a set is, in one line, as every report says it: the shipped set is self-built (and says what that
+    means); an external set is described only by its own name, source and description as given at ingestion."""
+    if str(provenance) == Provenance.SELF_BUILT:
+        return f"{name}, {SELF_BUILT_NOTE}"
+    given = description.strip() or ("no description was given at ingestion "
+                                     "(`lhl ingest insufficiency FILE --description ...`)")
+    return f"{name}, external: ingested from {source}; {given}"
 
 
 class ItemFileError(JsonlError):
@@ -196,9 +227,12 @@ def dump_items(items: tuple[Item, ...]) -> str:
     return "".join(item.model_dump_json() + "\n" for item in items)
 
 
-def load_items(path: Path, *, name: str | None = None) -> ItemSet:
+def load_items(path: Path, *, name: str | None = None, description: str | None = None) -> ItemSet:
     """Load an item file in the published format. A file byte-identical to the shipped self-built set is
-    labelled self-built (so ingesting the exported demo set never passes it off as external data)."""
+    labelled self-built (so ingesting the exported demo set never passes it off as external data). Any other file
+    is an external set, described by what its user gives: its name (default: the file's stem), its source (the
+    file) and its description (empty when none is given; reports then say so, never borrowing the self-built
+    set's)."""
     if not path.is_file():
         raise ItemFileError(f"{path}: no such file")
     data = path.read_bytes()
@@ -214,4 +248,4 @@ def load_items(path: Path, *, name: str | None = None) -> ItemSet:
     if dump_items(items) == dump_items(shipped.items):
         return shipped.model_copy(update={"source": str(path), "sha256": sha})
     return ItemSet(name=name or path.stem, provenance=Provenance.EXTERNAL, source=str(path), sha256=sha,
-                   items=items, description="items loaded from a user-supplied file in the published format")
+                   items=items, description=(description or "").strip())

@@ -2,7 +2,7 @@
 over-flag figure, the checks on its marts and `lhl judge agree A B --suite insufficiency`.
 
 `leaderboard` and `by_category` rows have exactly the fields of docs/formats.md section 2. The marts compute every
-figure as a mean of per-item values (`insufficiency_units`); the F2 interval is the item bootstrap of
+figure as a mean of per-item values (`insufficiency_units`); the F2 interval is the base-query bootstrap of
 `intervals.py`, computed here from the same per-item values with the same seed and key as `scoring.py`, so
 the report and the domain functions give the same numbers.
 """
@@ -19,8 +19,9 @@ from pydantic import BaseModel
 from lhl_platform.home import Home
 from lhl_platform.insufficiency.agreement import JudgeAgreement, judge_agreement
 from lhl_platform.insufficiency.intervals import DEFAULT_RESAMPLES, cluster_mean_interval
+from lhl_platform.insufficiency.items import about_item_set
 from lhl_platform.insufficiency.records import AdditionalClaim, ElementVerdict, ItemJudgment
-from lhl_platform.insufficiency.scoring import CategoryRecall, LeaderboardRow
+from lhl_platform.insufficiency.scoring import CategoryRecall, LeaderboardRow, coverage_statement
 from lhl_platform.insufficiency.store import load_item_set
 from lhl_platform.insufficiency.validation import validation_cases, validation_digest
 from lhl_platform.quality.checks import CheckOutcome
@@ -37,7 +38,9 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = N
 # Row classes --------------------------------------------------------------------------------------------
 
 class InsufficiencyItemSetRow(BaseModel):
-    """`item_set`: the set in scope and its provenance (a self-built set is not the published release)."""
+    """`item_set`: the set in scope and what it is, as recorded at ingestion: the shipped set is self-built (not the
+    published release); an external set has its own name, source and description. Its missing elements, of which
+    the required ones are gold (the seed's M_v) and the others are shown but never scored."""
 
     item_set: str
     name: str
@@ -46,9 +49,13 @@ class InsufficiencyItemSetRow(BaseModel):
     base_items: int
     variants: int
     missing_elements: int
+    gold_elements: int
+    non_required_elements: int
     domains: int
     jurisdictions: int
     source: str
+    description: str
+    about: str  # what the set is, in one line (items.about_item_set)
 
 
 class InsufficiencyCoverageRow(BaseModel):
@@ -93,21 +100,26 @@ class InsufficiencyJudgeValidationRow(BaseModel):
 
 def f2_intervals(con: duckdb.DuckDBPyConnection, judge: str | None,
                  resamples: int = DEFAULT_RESAMPLES) -> dict[str, tuple[float | None, float | None]]:
-    """Per model, the item-bootstrap interval of mean F2 over its variants (an item brings all its runs)."""
+    """Per model, the base-query bootstrap interval of mean F2 over its variants (a base query brings all its
+    variants and their runs)."""
     clusters: dict[str, dict[str, list[float | None]]] = defaultdict(lambda: defaultdict(list))
-    for row in _rows(con, "select model, unit, f2 from insufficiency_units where kind = 'variant'"):
-        clusters[row["model"]][row["unit"]].append(row["f2"])
+    for row in _rows(con, "select model, base_id, f2 from insufficiency_units where kind = 'variant'"):
+        clusters[row["model"]][row["base_id"]].append(row["f2"])
     return {model: cluster_mean_interval(by_item, resamples=resamples, seed=0, key=f"{model}|{judge}|f2")
             for model, by_item in clusters.items()}
 
 
 def leaderboard_rows(con: duckdb.DuckDBPyConnection) -> list[LeaderboardRow]:
+    """The leaderboard mart's rows with their F2 intervals and coverage statements. An incomplete model keeps
+    null figures and no interval (nothing is computed from the responses it happens to have)."""
     judge = _scope_judge(con)
     intervals = f2_intervals(con, judge)
     out = []
     for row in _rows(con, "select * from insufficiency_leaderboard"):
-        low, high = intervals.get(row["model"], (None, None))
-        out.append(LeaderboardRow(**row, f2_ci_low=low, f2_ci_high=high))
+        items, runs = row.pop("items"), row.pop("runs")
+        low, high = intervals.get(row["model"], (None, None)) if row["complete"] else (None, None)
+        out.append(LeaderboardRow(**row, f2_ci_low=low, f2_ci_high=high,
+                                  coverage=coverage_statement(row["judged"], row["cells"], items, runs, row["rank"])))
     return out
 
 
@@ -116,7 +128,9 @@ def category_rows(con: duckdb.DuckDBPyConnection) -> list[CategoryRecall]:
 
 
 def item_set_rows(con: duckdb.DuckDBPyConnection) -> list[InsufficiencyItemSetRow]:
-    return [InsufficiencyItemSetRow(**r) for r in _rows(con, "select * from insufficiency_item_set")]
+    return [InsufficiencyItemSetRow(**r, about=about_item_set(r["provenance"], r["name"], r["source"],
+                                                              r["description"]))
+            for r in _rows(con, "select * from insufficiency_item_set")]
 
 
 def coverage_rows(con: duckdb.DuckDBPyConnection) -> list[InsufficiencyCoverageRow]:
@@ -200,23 +214,18 @@ def judgments_complete(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
 
 
 def comparable_scope(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
-    """Cross-model figures compare like with like only when every model was judged on the same (item, run)
-    responses; this names the models that lack some (their means are over fewer items)."""
-    rows = _rows(con, """
-        with all_cells as (select distinct run, unit from insufficiency_units),
-             models as (select distinct model from insufficiency_units)
-        select m.model, count(*) filter (where u.unit is null) as lacking, count(*) as cells
-        from models m cross join all_cells a
-        left join insufficiency_units u on u.model = m.model and u.run = a.run and u.unit = a.unit
-        group by m.model order by m.model""")
-    lacking = [r for r in rows if r["lacking"]]
+    """Cross-model figures compare like with like only when every model in scope was judged on every (item, run)
+    cell of the scope; this names the models that lack some (incomplete: their figures are null and they are not
+    ranked)."""
+    rows = _rows(con, "select model, cells, judged, complete from insufficiency_completeness order by model")
+    lacking = [r for r in rows if not r["complete"]]
     cells = rows[0]["cells"] if rows else 0
     return CheckOutcome(
         name="comparable_scope", passed=not lacking,
-        description="every model in scope is judged on the same (item, run) responses",
+        description="every model in scope is judged on every (item, run) cell of the scope",
         summary=(f"all {len(rows)} models judged on the same {cells} responses" if not lacking else
-                 "models judged on different responses (their means cover fewer items): " + "; ".join(
-                     f"{r['model']} lacks {r['lacking']} of {r['cells']}" for r in lacking[:10])),
+                 "incomplete models (figures null, not ranked): " + "; ".join(
+                     f"{r['model']} lacks {r['cells'] - r['judged']} of {r['cells']}" for r in lacking[:10])),
         metadata={"models": len(rows), "models_lacking": len(lacking)})
 
 

@@ -82,7 +82,7 @@ def gold_reader(items: ItemSet) -> Callable[[Task], AnswerOutput]:
             return AnswerOutput(text="You have given the facts that decide this question, so I can answer it "
                                      "directly on those facts.")
         lines = ["Before I can answer, I need some facts your question leaves out."]
-        for n, element in enumerate(item.missing_elements, start=1):
+        for n, element in enumerate(item.gold_elements, start=1):  # the gold: required elements only
             name = element.sub_tag.replace("_", " ")
             lines.append(f"{n}. Could you tell me the {name}, which your question leaves open? "
                          f"It matters: {element.explanation}")

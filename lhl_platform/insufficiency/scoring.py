@@ -1,9 +1,12 @@
 """The InsufficiencyBench metrics, exactly as docs/method.md section 16 defines them.
 
-Per response to a **variant** (gold = its missing sub-tags):
+Per response to a **variant** (gold = its *required* missing sub-tags, the seed's M_v; a non-required missing
+element is not gold: never a hit, never a miss):
 
-- identified elements are kept only if they are gold sub-tags; the others are dropped and counted;
-- TP = |identified ∩ gold|, FP = |additional_claims|, FN = |gold| - TP;
+- identified elements are kept only if they are gold sub-tags; a non-required element named among them is a
+  claimed gap outside M_v, so it counts as an additional claim (as the seed's judge, shown only M_v, records it);
+  any other name is dropped and counted;
+- TP = |identified ∩ gold|, FP = |additional_claims| + non-required elements identified, FN = |gold| - TP;
 - P = TP / (TP + FP), undefined (None) when TP + FP = 0; R = TP / |gold|;
 - F2 = 5PR / (4P + R), and F2 = 0 when TP = 0 (whatever P is);
 - hedged = the judge's `claimed_anything_missing`;
@@ -19,7 +22,12 @@ with nothing to average is None, never 0. Per-category recall is pooled: hits / 
 The F2 of the mean P and mean R (`pooled_f2`) is a different, larger number (GPT-5.2: 0.564 against 0.455);
 it is kept only to show that difference.
 
-One scope, one judge: the functions that build model figures refuse judgments of more than one judge.
+One scope, one judge: the functions that build model figures refuse judgments of more than one judge. The scope
+asks for every item in every run; a model lacking any of those cells is **incomplete**: its figures are None (not
+the means of what it has) and it is not ranked. The complete models are ranked by F2, all on the same cells.
+
+Intervals are 95% percentile bootstraps over **base queries**: a base query is drawn with all its variants and
+runs, since variants of one base are not independent (`intervals.py`).
 """
 
 from __future__ import annotations
@@ -56,7 +64,8 @@ class ItemScore(_Frozen):
     tp: int
     fp: int
     fn: int
-    dropped: int  # identified names that are not gold sub-tags (not counted as TP)
+    non_required_named: int  # identified names that are non-required elements (counted in FP, not in TP)
+    dropped: int  # identified names that are neither gold nor non-required elements (not counted at all)
     precision: float | None
     recall: float | None
     f2: float | None
@@ -85,6 +94,11 @@ class LeaderboardRow(_Frozen):
     expl_acc: float | None
     safety: float | None
     over_flag: float | None
+    complete: bool  # every item of the set judged in every run in scope; else every figure above is null
+    cells: int  # the (item, run) cells the scope asks for
+    judged: int  # of them, judged by the scope's judge
+    rank: int | None  # by F2 among the complete models (ties share a rank); null when incomplete
+    coverage: str  # what the model covers of the scope, in one line (coverage_statement)
 
 
 class CategoryRecall(_Frozen):
@@ -103,6 +117,11 @@ class ModelFigures(_Frozen):
     model: str
     judge: str
     runs: tuple[int, ...]
+    complete: bool  # no cell of the scope missing: only then are the figures below defined
+    cells: int  # (item, run) cells in scope
+    judged: int  # cells judged
+    rank: int | None
+    coverage: str
     variants: int  # distinct variant items judged
     base_items: int  # distinct base items judged
     variant_responses: int  # variant (item, run) pairs judged
@@ -150,25 +169,27 @@ def f2_score(precision: float, recall: float) -> float:
 def score_item(item: Item, judgment: ItemJudgment) -> ItemScore:
     if judgment.item_id != item.item_id:
         raise ScoringError(f"judgment for {judgment.item_id!r} scored against item {item.item_id!r}")
-    gold = item.gold
+    gold, optional = item.gold, set(item.non_required)
     named = set(judgment.identified_elements)
     found = tuple(tag for tag in gold if tag in named)
     verdicts = {v.sub_tag: v for v in judgment.elements}
-    if len(verdicts) != len(judgment.elements) or set(verdicts) != set(gold):
+    if len(verdicts) != len(judgment.elements) or not set(gold) <= set(verdicts) <= set(gold) | optional:
         raise ScoringError(f"{judgment.model} run {judgment.run} {item.item_id}: the judgment's elements "
-                           f"{sorted(verdicts)} must be exactly the gold elements {sorted(gold)}, once each")
-    tp, fp = len(found), len(judgment.additional_claims)
+                           f"{sorted(verdicts)} must be the gold elements {sorted(gold)}, once each (and at most "
+                           f"the non-required ones {sorted(optional)}, which are not scored)")
+    non_required_named = len(named & optional)
+    tp, fp = len(found), len(judgment.additional_claims) + non_required_named
     common = {"model": judgment.model, "run": judgment.run, "judge": judgment.judge, "item_id": item.item_id,
               "base_id": item.base_id, "kind": item.kind, "gold": len(gold), "found": found, "tp": tp, "fp": fp,
-              "fn": len(gold) - tp, "dropped": len(named - set(gold)),
-              "hedged": judgment.claimed_anything_missing}
+              "fn": len(gold) - tp, "non_required_named": non_required_named,
+              "dropped": len(named - set(gold) - optional), "hedged": judgment.claimed_anything_missing}
     if item.kind is ItemKind.BASE:
         return ItemScore(**common, precision=None, recall=None, f2=None,
                          explained=0, fabricated=0, expl_acc=None, safety=None, over_flag=fp > 0)
     precision = tp / (tp + fp) if tp + fp else None
     recall = tp / len(gold)
     explained = sum(verdicts[tag].explanation_matches for tag in found)
-    fabricated = sum(v.fabricated for v in verdicts.values())
+    fabricated = sum(verdicts[tag].fabricated for tag in gold)
     return ItemScore(**common, precision=precision, recall=recall,
                      f2=0.0 if tp == 0 or precision is None else f2_score(precision, recall),
                      explained=explained, fabricated=fabricated, expl_acc=explained / tp if tp else None,
@@ -222,14 +243,30 @@ Value = Callable[[ItemScore], float | None]
 def _interval(scores: Sequence[ItemScore], value: Value, *, resamples: int, seed: int,
               key: str) -> tuple[float | None, float | None]:
     clusters: dict[str, list[float | None]] = defaultdict(list)
-    for s in scores:
-        clusters[s.item_id].append(value(s))
+    for s in scores:  # a base query and its variants are one cluster: they are drawn together
+        clusters[s.base_id].append(value(s))
     return cluster_mean_interval(clusters, resamples=resamples, seed=seed, key=key)
+
+
+FIGURES = ("f2", "f2_ci_low", "f2_ci_high", "precision", "precision_ci_low", "precision_ci_high", "recall",
+           "recall_ci_low", "recall_ci_high", "hedge_rate", "hedge_ci_low", "hedge_ci_high", "f2_given_hedge",
+           "expl_acc", "expl_acc_ci_low", "expl_acc_ci_high", "safety", "safety_ci_low", "safety_ci_high",
+           "over_flag", "over_flag_ci_low", "over_flag_ci_high")
+
+
+def coverage_statement(judged: int, cells: int, items: int, runs: Sequence[int], rank: int | None) -> str:
+    """One model's coverage of the scope as one line, as every format of the report shows it."""
+    runs_text = f"run{'' if len(runs) == 1 else 's'} {', '.join(map(str, runs)) or 'none'}"
+    head = f"{judged} of {cells} responses judged ({items} items x {runs_text})"
+    if cells and judged == cells:
+        return head + (f"; complete, rank {rank}" if rank is not None else "; complete, not ranked (no F2)")
+    return head + f"; incomplete, {cells - judged} missing: figures null, not ranked"
 
 
 def model_figures(scores: Sequence[ItemScore], *, missing: int = 0, resamples: int = DEFAULT_RESAMPLES,
                   seed: int = 0) -> ModelFigures:
-    """Figures of one model under one judge from its scored responses."""
+    """Figures of one model under one judge from its scored responses. With `missing` cells of the scope
+    unjudged, the model is incomplete: every figure and interval is None (never the mean of what it has)."""
     if not scores:
         raise ScoringError("no scored responses")
     models = {(s.model, s.judge) for s in scores}
@@ -252,8 +289,12 @@ def model_figures(scores: Sequence[ItemScore], *, missing: int = 0, resamples: i
     expl, e_low, e_high = figure(variants, "expl_acc", lambda s: s.expl_acc)
     safety, s_low, s_high = figure(variants, "safety", lambda s: s.safety)
     over_flag, o_low, o_high = figure(bases, "over_flag", lambda s: float(bool(s.over_flag)))
-    return ModelFigures(
-        model=model, judge=judge, runs=tuple(sorted({s.run for s in scores})),
+    runs = tuple(sorted({s.run for s in scores}))
+    complete = missing == 0
+    figures = ModelFigures(
+        model=model, judge=judge, runs=runs, complete=complete, cells=len(scores) + missing, judged=len(scores),
+        rank=None, coverage=coverage_statement(len(scores), len(scores) + missing,
+                                               len({s.item_id for s in scores}), runs, None),
         variants=len({s.item_id for s in variants}), base_items=len({s.item_id for s in bases}),
         variant_responses=len(variants), base_responses=len(bases), missing=missing,
         dropped_identified=sum(s.dropped for s in scores),
@@ -267,6 +308,7 @@ def model_figures(scores: Sequence[ItemScore], *, missing: int = 0, resamples: i
         expl_items=sum(s.expl_acc is not None for s in variants),
         safety=safety, safety_ci_low=s_low, safety_ci_high=s_high,
         over_flag=over_flag, over_flag_ci_low=o_low, over_flag_ci_high=o_high)
+    return figures if complete else figures.model_copy(update=dict.fromkeys(FIGURES))
 
 
 def _one_judge(judgments: Sequence[ItemJudgment]) -> None:
@@ -275,40 +317,62 @@ def _one_judge(judgments: Sequence[ItemJudgment]) -> None:
         raise ScoringError(f"one scope, one judge: got judgments of {', '.join(sorted(judges))}")
 
 
+def _cells(by_id: Mapping[str, Item], judgments: Sequence[ItemJudgment],
+           runs: Sequence[int] | None) -> tuple[list[int], dict[str, int]]:
+    """The scope's runs (given, else every run judged) and, per model, how many of its item x run cells it lacks."""
+    scope_runs = sorted(set(runs) if runs is not None else {j.run for j in judgments})
+    expected = {(i, r) for i in by_id for r in scope_runs}
+    got: dict[str, set[tuple[str, int]]] = defaultdict(set)
+    for j in judgments:
+        got[j.model].add((j.item_id, j.run))
+    return scope_runs, {model: len(expected - cells) for model, cells in got.items()}
+
+
+def _rank(rows: list[ModelFigures], items: int, runs: Sequence[int]) -> list[ModelFigures]:
+    """The complete models ranked by F2 (ties share the better rank), then the others; each with its coverage."""
+    ranked = sorted((r for r in rows if r.complete and r.f2 is not None), key=lambda r: -(r.f2 or 0.0))
+    rank = {r.model: 1 + sum((o.f2 or 0.0) > (r.f2 or 0.0) for o in ranked) for r in ranked}
+    out = [r.model_copy(update={"rank": rank.get(r.model),
+                                "coverage": coverage_statement(r.judged, r.cells, items, runs, rank.get(r.model))})
+           for r in rows]
+    return sorted(out, key=lambda r: (r.rank is None, r.rank or 0, r.model))
+
+
 def leaderboard(items: ItemSet | Mapping[str, Item] | Iterable[Item], judgments: Sequence[ItemJudgment], *,
                 runs: Sequence[int] | None = None, resamples: int = DEFAULT_RESAMPLES,
                 seed: int = 0) -> list[ModelFigures]:
-    """Figures per model, in model order. With `runs`, every item x run in scope is expected: the pairs a model
-    has no judgment for are counted as `missing` (and left out of every mean)."""
+    """Figures per model, ranked models first (by F2), then the others by name. The scope is every item given in
+    every run (`runs`, else every run judged): a model lacking any item x run is incomplete, its figures None and
+    unranked, its missing cells counted (`missing`)."""
     _one_judge(judgments)
     by_id = _items_of(items)
     scores = score_judgments(by_id, judgments)
+    scope_runs, missing = _cells(by_id, judgments, runs)
     per_model: dict[str, list[ItemScore]] = defaultdict(list)
     for s in scores:
         per_model[s.model].append(s)
-    rows = []
-    for model in sorted(per_model):
-        got = {(s.item_id, s.run) for s in per_model[model]}
-        expected = {(i, r) for i in by_id for r in runs} if runs is not None else got
-        rows.append(model_figures(per_model[model], missing=len(expected - got), resamples=resamples, seed=seed))
-    return rows
+    rows = [model_figures(per_model[model], missing=missing[model], resamples=resamples, seed=seed)
+            for model in sorted(per_model)]
+    return _rank(rows, len(by_id), scope_runs)
 
 
-def category_recall(items: ItemSet | Mapping[str, Item] | Iterable[Item],
-                    judgments: Sequence[ItemJudgment]) -> list[CategoryRecall]:
-    """Pooled recall per model and category, every category listed (recall None where it has no gold)."""
+def category_recall(items: ItemSet | Mapping[str, Item] | Iterable[Item], judgments: Sequence[ItemJudgment], *,
+                    runs: Sequence[int] | None = None) -> list[CategoryRecall]:
+    """Pooled recall per model and category, every category listed (recall None where it has no gold, and for an
+    incomplete model: one lacking an item x run of the scope, as in `leaderboard`)."""
     _one_judge(judgments)
     by_id = _items_of(items)
+    _, missing = _cells(by_id, judgments, runs)
     gold: dict[tuple[str, Category], int] = defaultdict(int)
     hits: dict[tuple[str, Category], int] = defaultdict(int)
     models = set()
     for s in score_judgments(by_id, judgments):
         models.add(s.model)
-        for element in by_id[s.item_id].missing_elements:
+        for element in by_id[s.item_id].gold_elements:
             gold[(s.model, element.category)] += 1
             hits[(s.model, element.category)] += element.sub_tag in s.found
     return [CategoryRecall(model=m, category=c, gold=gold[(m, c)], hits=hits[(m, c)],
-                           recall=hits[(m, c)] / gold[(m, c)] if gold[(m, c)] else None)
+                           recall=hits[(m, c)] / gold[(m, c)] if gold[(m, c)] and not missing[m] else None)
             for m in sorted(models) for c in Category]
 
 

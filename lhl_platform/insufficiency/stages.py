@@ -148,12 +148,13 @@ def items_summary(items: ItemSet) -> dict[str, Any]:
     variants = items.variants()
     categories: dict[str, int] = {}
     for v in variants:
-        for e in v.missing_elements:
+        for e in v.gold_elements:
             categories[str(e.category)] = categories.get(str(e.category), 0) + 1
-    table = "| category | missing elements |\n|---|---|\n" + "\n".join(
+    table = "| category | gold (required) missing elements |\n|---|---|\n" + "\n".join(
         f"| {c} | {n} |" for c, n in sorted(categories.items()))
     return {"item_set_id": items.item_set_id, "name": items.name, "provenance": str(items.provenance),
             "base_items": len(items.bases()), "variants": len(variants),
+            "non_required_elements": sum(len(v.non_required) for v in variants),
             "domains": len({i.domain for i in items.items}),
             "jurisdictions": len({i.jurisdiction for i in items.items}),
             "categories": Markdown(table)}
@@ -449,8 +450,8 @@ def run_judgments(home: Home, model: str, run: int, items: ItemSet, judge: Model
                             return
                     judgment = to_judgment(judge.name, identify, first.output, explain,
                                            second.output if second is not None else None)
-                    gold = set(item.gold)
-                    extra = sum(1 for t in judgment.identified_elements if t not in gold)
+                    known = set(item.gold) | set(item.non_required)
+                    extra = sum(1 for t in judgment.identified_elements if t not in known)
                     dropped += extra
                     writer.append(InsufficiencyEventType.JUDGMENT, item.item_id, key(response), JudgmentRecorded(
                         **judgment.model_dump(), item_set_id=items.item_set_id, judge_model_id=judge.model_id,

@@ -79,16 +79,20 @@ SUITE = Suite(
     sql=SQL_DIR / NAME,
     sections=(
         Section("item_set", "Item set", report.InsufficiencyItemSetRow, report.item_set_rows,
-                note="A self-built set was written for this platform from the seed's construction protocol; it is "
-                     "not the published InsufficiencyBench release, and its figures are not the paper's."),
+                note="`about` says what the set is, as recorded when it was ingested. Gold elements are the "
+                     "required missing elements (the seed's M_v); non-required ones are shown, never scored."),
         Section("leaderboard", "Leaderboard", scoring.LeaderboardRow, report.leaderboard_rows,
                 note="Means of per-item values over the variants (F2, precision over items with TP+FP > 0, recall, "
                      "hedge, ExplAcc over items with an identified element, safety) and over the base queries "
-                     "(over-flag); F2 intervals: 95% item bootstrap. Pooled F2 (of mean P and R) is a different, "
-                     "larger number.",
+                     "(over-flag); gold = the required missing elements. F2 intervals: 95% bootstrap over base "
+                     "queries (a base query is drawn with all its variants and runs: variants of one base are not "
+                     "independent). A model lacking any item x run of the scope is incomplete: null figures, not "
+                     "ranked (`coverage` says what it lacks); the ranked models are scored on the same cells. "
+                     "Pooled F2 (of mean P and R) is a different, larger number.",
                 figure=report.f2_overflag_figure),
         Section("by_category", "Recall by category", scoring.CategoryRecall, report.category_rows,
-                note="Pooled: identified gold elements of the category over its gold elements."),
+                note="Pooled: identified gold (required) elements of the category over its gold elements; null "
+                     "for an incomplete model."),
         Section("coverage", "Coverage, calls and cost", report.InsufficiencyCoverageRow, report.coverage_rows),
         Section("judge_validation", "Judge validation", report.InsufficiencyJudgeValidationRow,
                 report.judge_validation_rows,
@@ -100,8 +104,9 @@ SUITE = Suite(
                   "missing ones and their recorded failure)", report.responses_complete),
         MartCheck("judgments_complete", "insufficiency_missing", "every response in scope has a judgment by the "
                   "scope's judge (names the missing ones)", report.judgments_complete),
-        MartCheck("comparable_scope", "insufficiency_units", "every model in scope is judged on the same (item, "
-                  "run) responses (names the models whose means cover fewer)", report.comparable_scope),
+        MartCheck("comparable_scope", "insufficiency_completeness", "every model in scope is judged on every (item, "
+                  "run) cell of the scope (names the incomplete models: null figures, not ranked)",
+                  report.comparable_scope),
         MartCheck("judge_validated", "insufficiency_judge_validations", "the scope's judge passes the hand-labelled "
                   "validation set (an unvalidated judge is flagged)", report.judge_validated),
     ),
@@ -112,6 +117,7 @@ SUITE = Suite(
              CompareMetric.mean("expl_acc", "expl_acc"), CompareMetric.mean("safety", "safety"),
              CompareMetric.mean("over_flag", "over_flag")),
     units="insufficiency_units",
+    cluster="base_id",  # a variant is drawn with its base query
     offline_models=OFFLINE_MODELS,
     scope=SuiteScope(suite=NAME, cells="insufficiency_cells", judged=True, default_judge=CUE_JUDGE,
                      judgments="int_insufficiency_judgments"),

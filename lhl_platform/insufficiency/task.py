@@ -138,7 +138,8 @@ def answer_task(item: Item) -> AnswerTask:
 
 
 def judge_tasks(item: Item, response: ItemResponse) -> tuple[IdentificationTask, ExplanationSafetyTask | None]:
-    """The judge calls for one response; a base item has no gold elements to explain, so no second call."""
+    """The judge calls for one response; a base item has no gold elements to explain, so no second call. The judge
+    is shown the gold only (the required elements, the seed's M_v), never a non-required element."""
     if response.item_id != item.item_id:
         raise ValueError(f"response is for {response.item_id!r}, not {item.item_id!r}")
     common = {"item_id": item.item_id, "model": response.model, "run": response.run, "query": item.query,
@@ -146,7 +147,7 @@ def judge_tasks(item: Item, response: ItemResponse) -> tuple[IdentificationTask,
     identify = IdentificationTask(missing_elements=item.gold, **common)
     if item.kind is ItemKind.BASE:
         return identify, None
-    references = tuple(ReferenceElement(sub_tag=e.sub_tag, explanation=e.explanation) for e in item.missing_elements)
+    references = tuple(ReferenceElement(sub_tag=e.sub_tag, explanation=e.explanation) for e in item.gold_elements)
     return identify, ExplanationSafetyTask(elements=references, **common)
 
 

@@ -1,6 +1,7 @@
 """`lhl compare A B --suite NAME`: two models paired on the units (contracts, items) and runs both have, with
-unit-cluster bootstrap intervals of their difference. Every draw resamples the shared units once and computes
-each metric on both models' rows of that draw, so a difference's interval reflects the same instances."""
+unit-cluster bootstrap intervals of their difference. Every draw resamples the shared units once (or the suite's
+clusters of them, `Suite.cluster`) and computes each metric on both models' rows of that draw, so a difference's
+interval reflects the same instances."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ class SuiteComparison(BaseModel):
     b: str
     runs: list[int]
     units: int
+    clusters: int  # what the bootstrap draws: units, or groups of them (`cluster`)
+    cluster: str
     resamples: int
     seed: int
     metrics: list[Paired]
@@ -44,8 +47,13 @@ def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: SuiteSco
     shared = sorted(set(by_model[a]) & set(by_model[b]), key=lambda k: (k[0], str(k[1])))
     if not shared:
         raise LookupError(f"{a} and {b} share no unit in scope of suite {suite.name}; audit both on the same items")
-    units = sorted({unit for _, unit in shared}, key=str)
-    cells = {unit: [k for k in shared if k[1] == unit] for unit in units}
+    # The bootstrap draws clusters: a unit, or the units the suite says are not independent (`Suite.cluster`: an
+    # InsufficiencyBench base query with its variants), every shared cell of a drawn cluster coming with it.
+    group = {(row["run"], row["unit"]): row[suite.cluster] if suite.cluster else row["unit"] for row in rows}
+    units = sorted({group[k] for k in shared}, key=str)
+    cells: dict[Any, list[tuple[Any, Any]]] = defaultdict(list)
+    for k in shared:
+        cells[group[k]].append(k)
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, len(units), size=(resamples, len(units)))
     metrics = []
@@ -64,7 +72,8 @@ def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: SuiteSco
         low, high = (float(np.percentile(diffs, 2.5)), float(np.percentile(diffs, 97.5))) if diffs else (None, None)
         metrics.append(Paired(metric=metric.name, a=va, b=vb,
                                     diff=None if va is None or vb is None else va - vb, ci_low=low, ci_high=high))
-    return SuiteComparison(suite=suite.name, a=a, b=b, runs=sorted({r for r, _ in shared}), units=len(units),
+    return SuiteComparison(suite=suite.name, a=a, b=b, runs=sorted({r for r, _ in shared}),
+                           units=len({u for _, u in shared}), clusters=len(units), cluster=suite.cluster or "unit",
                            resamples=resamples, seed=seed, metrics=metrics)
 
 
@@ -76,8 +85,9 @@ def render_suite_comparison(c: SuiteComparison, fmt: str) -> str:
     def num(v: float | None, signed: bool = False) -> str:
         return "-" if v is None else (f"{v:+.3f}" if signed else f"{v:.3f}")
 
+    drawn = "unit-cluster" if c.cluster == "unit" else f"{c.cluster}-cluster ({c.clusters} clusters)"
     head = (f"{c.a} vs {c.b} in suite {c.suite}: paired on {c.units} shared units, runs "
-            f"{', '.join(map(str, c.runs))}; 95% unit-cluster bootstrap ({c.resamples} resamples, seed {c.seed})")
+            f"{', '.join(map(str, c.runs))}; 95% {drawn} bootstrap ({c.resamples} resamples, seed {c.seed})")
     table = _table(["metric", c.a, c.b, "diff", "95% CI"],
                    [[m.metric, num(m.a), num(m.b), num(m.diff, True),
                      f"[{num(m.ci_low, True)}, {num(m.ci_high, True)}]"] for m in c.metrics], fmt == "md")

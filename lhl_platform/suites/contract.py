@@ -240,6 +240,7 @@ class Suite:
     item_sets: Callable[[Home], list[ItemSet]] = field(default=lambda home: [])
     compare: tuple[CompareMetric, ...] = ()
     units: str = ""
+    cluster: str = ""  # a column of `units` whose rows are not independent: the paired bootstrap draws them together
     offline_models: Mapping[str, OfflineEntry] = field(default_factory=dict)
     scope: SuiteScope | None = None  # None: the clause suite's scope (corpus, subset, runs, models, judge)
     agreement: Agreement | None = None  # `lhl judge agree A B --suite NAME`
