@@ -65,6 +65,10 @@ class LimitStopped(BaseModel):
 register_events({LIMIT_REACHED: LimitStopped}, owner=__name__)
 
 
+def usd(amount: float) -> str:
+    return f"${amount:,.4f}" if amount < 1 else f"${amount:,.2f}"
+
+
 def _utf8(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8"))
 
@@ -116,7 +120,7 @@ class SpendLimit:
                 self.in_flight += worst
                 return True
             if self.in_flight <= 0:
-                self.stopped = True
+                self.stop(0)
                 break
             await self._event().wait()  # a call in flight settles, maybe for less than it reserved
         return False
@@ -144,17 +148,21 @@ class SpendLimit:
     def stop(self, left: int) -> None:
         self.stopped = True
         self.left += left
+        if self not in _STOPPED:
+            _STOPPED.append(self)
 
-    def line(self, *, more: str = "") -> str:
+    def line(self, left: int | None = None) -> str:
         """The stop in one line: spent, limit, calls made and left, and how to go on."""
-        return (f"spending limit reached: spent ${self.spent:,.4f} of the ${self.limit_usd:,.2f} limit "
-                f"({self.scope}); {self.calls:,} call(s) made, {self.left:,} unit(s) of work left{more}; run it again "
-                "to go on (recorded calls are not repeated; the limit covers what the new run spends)")
+        return (f"spending limit reached: spent {usd(self.spent)} of the {usd(self.limit_usd)} limit ({self.scope}); "
+                f"{self.calls:,} call(s) made, {self.left if left is None else left:,} left; run it again to go on, "
+                "with --max-cost for what the rest may cost (the calls made are recorded and not repeated)")
 
-    def record(self, log: EventLog) -> None:
+    def record(self, log: EventLog, left: int | None = None) -> None:
         """The stop as an event (once)."""
         if self.recorded or not self.stopped:
             return
+        if left is not None:
+            self.left = left
         self.recorded = True
         at = datetime.now(UTC).isoformat()
         log.append(SPENDING_STREAM, LIMIT_REACHED, self.scope, f"{LIMIT_REACHED}:{self.scope}:{at}",
@@ -164,6 +172,18 @@ class SpendLimit:
 
 _ACTIVE: list[SpendLimit] = []
 _ROUNDS: dict[str, SpendLimit] = {}
+_STOPPED: list[SpendLimit] = []
+
+
+def new_command() -> None:
+    """Forget the limits of an earlier command run in this process (a test runs many)."""
+    _STOPPED.clear()
+    _ROUNDS.clear()
+
+
+def stopped_limit() -> SpendLimit | None:
+    """The last limit that stopped work in this process, if any (a command reports it and exits with its code)."""
+    return _STOPPED[-1] if _STOPPED else None
 
 
 def active_limit() -> SpendLimit | None:

@@ -14,6 +14,7 @@ the partition and its run config; the run config leaves open what the model's re
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from lhl_platform.audit import batch_requested, resolve, run_extraction, run_judging
+from lhl_platform.calls.budget import round_limit
 from lhl_platform.clause.debate import judge_debate, measure_calibration, run_debate
 from lhl_platform.corpus.cuad import load_master_layout
 from lhl_platform.corpus.demo import DEMO_DIR
@@ -166,6 +168,12 @@ def _partition_checks(home: Home, streams: list[str], model: str, run: int, chec
         con.close()
 
 
+def _round_limit(home: Home, model: str, run: int) -> contextlib.AbstractContextManager[object]:
+    """The model's registered spending limit for this audit round (`params.audit.max_cost_usd`), its extraction
+    and judge calls together, unless the command that launched the run set one (`--max-cost`)."""
+    return round_limit(get_model(home, model).params.audit.max_cost_usd, scope=f"{model} run {run}", log=home.events)
+
+
 def _partition(ctx: StageContext) -> tuple[str, int]:
     assert ctx.model is not None and ctx.run is not None, "a (model, run) stage runs on a partition"
     return ctx.model, ctx.run
@@ -226,7 +234,8 @@ def extractions(ctx: StageContext) -> StageResult:
         ctx.log(text)
         bar.status(text)
 
-    summary = run_extraction(home, inputs, run, progress=bar, batch=batch, status=waiting)
+    with _round_limit(home, model, run):
+        summary = run_extraction(home, inputs, run, progress=bar, batch=batch, status=waiting)
     return StageResult(metadata={**summary.metadata(), **_head(home, stream)}, failures=summary.failures[:20],
                        checks=_partition_checks(home, [stream], model, run, [completeness, no_duplicate_instances]))
 
@@ -244,7 +253,9 @@ def judge_verdicts(ctx: StageContext) -> StageResult:
     extra = {} if primary.name == judge.name else {"primary_judge": primary.name}
     if primary.name != judge.name:
         ctx.log(f"judging {model}, run {run} with the primary judge {primary.name}")
-        run_judging(home, model, run, primary, corpus, progress=_bar(primary, f"{model} run {run} ({primary.name}):"))
+        with _round_limit(home, model, run):
+            run_judging(home, model, run, primary, corpus,
+                        progress=_bar(primary, f"{model} run {run} ({primary.name}):"))
     ctx.log(f"judging {model}, run {run} with {judge.name}")
     bar = _bar(judge, f"{model} run {run} judging ({judge.name}):")
 
@@ -252,8 +263,9 @@ def judge_verdicts(ctx: StageContext) -> StageResult:
         ctx.log(text)
         bar.status(text)
 
-    summary = run_judging(home, model, run, judge, corpus, progress=bar,
-                          batch=batch_requested() if config.batch is None else config.batch, status=waiting)
+    with _round_limit(home, model, run):
+        summary = run_judging(home, model, run, judge, corpus, progress=bar,
+                              batch=batch_requested() if config.batch is None else config.batch, status=waiting)
     streams = [extraction_stream(model, run), verdict_stream(model, run)]
     return StageResult(
         metadata={**summary.metadata(), "judge": judge.name, **extra, **_head(home, verdict_stream(model, run))},

@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 from lhl_platform.domain.models import Contract
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
-from orchestration.cli.spending import add_max_cost, limited, max_cost, refuse_unknown_cost, registered_limits, scope_of
+from orchestration.cli.spending import (
+    add_max_cost,
+    extraction_calls_left,
+    limited,
+    max_cost,
+    refuse_unknown_cost,
+    registered_limits,
+    scope_of,
+)
 from orchestration.cli.suites import CLAUSE, add_suite_option, chosen_suite
 
 if TYPE_CHECKING:
@@ -82,7 +90,8 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
     started = time.perf_counter()
     with _batch_mode(args.batch), _own_alerts(CLAUSE):
         stopped = limited(home, limit_usd, scope_of("audit", models, runs), lambda: audit(
-            home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge, rejudge=rejudge))
+            home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge, rejudge=rejudge),
+            left=lambda: extraction_calls_left(home, models, runs, {c.contract_id for c in contracts}))
     if stopped is not None:
         return stopped
     print(f"audit finished in {time.perf_counter() - started:.1f}s; see `lhl report` (or `lhl ui` for lineage)")

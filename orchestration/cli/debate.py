@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError, parse_runs
+from orchestration.cli.spending import add_max_cost, limited, max_cost, refuse_unknown_cost, scope_of
 
 if TYPE_CHECKING:
     from orchestration.runs import Launch
@@ -160,6 +161,8 @@ def cmd_debate(args: argparse.Namespace, home: Home) -> int:
     if spec.provider != "offline":
         build_model(spec)  # a missing API key fails here, before any work
     build_model(judge)
+    limit_usd = max_cost(args)
+    refuse_unknown_cost(home, [spec.name, judge.name], limit_usd is not None)
     ids = {c.contract_id for c in contracts}
     found = baselines(home, args.backbone, runs, ids, active_corpus_id(home))
     missing = [run for run, instances in found.items() if not instances]
@@ -177,7 +180,10 @@ def cmd_debate(args: argparse.Namespace, home: Home) -> int:
               "checks are rebuilt once they have finished")
         return 0
     started = time.perf_counter()
-    launch_debate(home, args.backbone, runs, args.subset, args.config, args.judge)
+    stopped = limited(home, limit_usd, scope_of("debate", [args.backbone], runs),
+                      lambda: launch_debate(home, args.backbone, runs, args.subset, args.config, args.judge))
+    if stopped is not None:
+        return stopped
     report = build_report(home, resamples=200)
     rows = [r for r in report.debate_effects if r.backbone == args.backbone and r.run in runs]
     from lhl_platform.report.render import render_debate_effects
@@ -213,3 +219,4 @@ def register(cli: Cli) -> None:
     db.add_argument("--judge", help="evaluation judge for the debated outputs (default: the primary judge)")
     db.add_argument("--dry-run", action="store_true", help="estimate calls, tokens and cost; call nothing")
     db.add_argument("--queue", action="store_true", help="hand the debate runs to the daemon's queue (`lhl daemon`)")
+    add_max_cost(db, "the debate (its role calls and its judge's)")
