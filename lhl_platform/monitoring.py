@@ -1,9 +1,11 @@
 """Post-deployment drift: does a model's newest audit round still look like its earlier ones?
 
-For every model with at least two runs, the newest run is compared with the earlier runs pooled (the
-baseline), overall and per category, on HalTP and on RDI. Each side gets a 95% bootstrap interval
-(HalTP: binomial resampling of its TPs; RDI: multinomial resampling of its contradictions); the
-metric has drifted when the two intervals do not overlap and each side holds at least MIN_UNITS units.
+For every model with at least two runs the scope's judge labelled, the newest such run is compared with the
+earlier ones pooled (the baseline), overall and per category, on HalTP and on RDI, over the TPs the judge
+labelled. Each side gets a 95% bootstrap interval (HalTP: binomial resampling of its judged TPs; RDI:
+multinomial resampling of its contradictions); the metric has drifted when the two intervals do not overlap and
+each side holds at least MIN_UNITS units. A run whose TPs the judge labelled none of has no content figure: it is
+named as not comparable, never compared as 0; so is a comparison with a null side.
 """
 
 from __future__ import annotations
@@ -29,12 +31,22 @@ class DriftRow(BaseModel):
     newest_low: float | None
     newest_high: float | None
     drifted: bool
+    comparable: bool = True  # both sides have a value: a null side is reported, never compared
+
+
+class UnjudgedRun(BaseModel):
+    """A (model, run) with TPs of which the scope's judge labelled none: no content figure, so not compared."""
+
+    model: str
+    run: int
+    judge: str
+    tp: int
 
 
 def _side(values: dict[str, Any], metric: str, resamples: int, seed: int, key: str
           ) -> tuple[float | None, float | None, float | None]:
     if metric == "hal_tp":
-        n, k = int(values["tp"]), int(values["contradicted"])
+        n, k = int(values["judged"]), int(values["contradicted"])
         low, high = proportion_interval(k, n, resamples=resamples, seed=seed, key=key)
         return (k / n if n else None), low, high
     n = int(values["contradicted"])
@@ -48,7 +60,7 @@ MIN_UNITS = 20
 
 
 def _units(values: dict[str, Any], metric: str) -> int:
-    return int(values["tp"] if metric == "hal_tp" else values["contradicted"])
+    return int(values["judged"] if metric == "hal_tp" else values["contradicted"])
 
 
 def _apart(a_low: float | None, a_high: float | None, b_low: float | None, b_high: float | None) -> bool:
@@ -73,13 +85,22 @@ def drift(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESAMPLES,
             key = f"{model}|{category}|{metric}"
             base = _side(sides[False], metric, resamples, seed, key + "|baseline")
             new = _side(sides[True], metric, resamples, seed, key + "|newest")
+            comparable = base[0] is not None and new[0] is not None
             enough = min(_units(sides[False], metric), _units(sides[True], metric)) >= MIN_UNITS
-            separated = enough and _apart(base[1], base[2], new[1], new[2])
+            separated = comparable and enough and _apart(base[1], base[2], new[1], new[2])
             out.append(DriftRow(model=model, category=category, metric=metric,
                                 baseline_runs=int(sides[True]["n_runs"]) - 1, newest_run=int(sides[True]["newest"]),
                                 baseline=base[0], baseline_low=base[1], baseline_high=base[2],
-                                newest=new[0], newest_low=new[1], newest_high=new[2], drifted=separated))
+                                newest=new[0], newest_low=new[1], newest_high=new[2], drifted=separated,
+                                comparable=comparable))
     return out
+
+
+def unjudged_runs(con: duckdb.DuckDBPyConnection) -> list[UnjudgedRun]:
+    """The runs drift leaves out: TPs in scope, none labelled by the scope's judge (`drift_cells` skips them)."""
+    rows = con.execute("""select model, run, (select judge from scope), tp from metric_cube
+                          where level = 'run' and tp > 0 and judged = 0 order by model, run""").fetchall()
+    return [UnjudgedRun(model=m, run=int(r), judge=str(j), tp=int(t)) for m, r, j, t in rows]
 
 
 # Per (model, run): the model versions the provider said it served. Null until model.call events record

@@ -38,7 +38,7 @@ from lhl_platform.extraction.events import ExtractionEvent
 from lhl_platform.home import Home
 from lhl_platform.judges import judge_agreement as agreement_between
 from lhl_platform.judging.engine import verdict_stream
-from lhl_platform.monitoring import drift, served_model_changes
+from lhl_platform.monitoring import drift, served_model_changes, unjudged_runs
 from lhl_platform.progress import ProgressBar
 from lhl_platform.quality.checks import (
     CheckOutcome,
@@ -412,11 +412,12 @@ def _interval(value: float | None, low: float | None, high: float | None) -> str
 
 def model_drift(ctx: StageContext) -> StageResult:
     with read_warehouse(ctx.home) as con:
-        rows = drift(con)
+        rows, unjudged = drift(con), unjudged_runs(con)
         recorded, changes = served_model_changes(con)
     table = _DRIFT_HEADER + "\n".join(
         f"| {r.model} | {r.category or 'all'} | {r.metric} | {_interval(r.baseline, r.baseline_low, r.baseline_high)}"
-        f" | {_interval(r.newest, r.newest_low, r.newest_high)} (run {r.newest_run}) | {'YES' if r.drifted else ''} |"
+        f" | {_interval(r.newest, r.newest_low, r.newest_high)} (run {r.newest_run}) | "
+        f"{'YES' if r.drifted else '' if r.comparable else 'not comparable'} |"
         for r in rows)
     if not recorded:
         summary = "no model.call event records the served model version yet: nothing to compare"
@@ -433,7 +434,7 @@ def model_drift(ctx: StageContext) -> StageResult:
     return StageResult(metadata={
         "comparisons": len(rows), "drifted": sum(r.drifted for r in rows), "drift": Markdown(table),
         "served_model_calls": recorded, "served_model_changes": len(changes)},
-        checks=[drift_outcome(rows), served])
+        checks=[drift_outcome(rows, unjudged), served])
 
 
 def judge_agreement(ctx: StageContext) -> StageResult:

@@ -8,7 +8,7 @@ from typing import Any
 import duckdb
 
 from lhl_platform.home import Home
-from lhl_platform.monitoring import drift
+from lhl_platform.monitoring import drift, unjudged_runs
 from lhl_platform.quality.checks import CheckOutcome, all_checks, drift_outcome
 from lhl_platform.report.marts import rows_of
 from lhl_platform.report.rows import (
@@ -131,4 +131,4 @@ def build_report_with_checks(home: Home, request: ScopeRequest | None = None, *,
     """The report and the check results, from one read of the warehouse."""
     with read_warehouse(home, request or ScopeRequest()) as con:
         report = report_from(con, resamples=resamples, seed=seed, cluster=cluster)
-        return report, [*all_checks(con), drift_outcome(drift(con))]
+        return report, [*all_checks(con), drift_outcome(drift(con), unjudged_runs(con))]

@@ -281,6 +281,8 @@ class ContractCountsRow(Row):
     fn: int
     tn: int
     judged: int
+    judged_fp: int
+    judged_fn: int
     supported: int
     contradicted: int
     n_extra_condition: int
@@ -326,7 +328,17 @@ class ScopeCoverageRow(Row):
     matched_cells: int
     ranked: bool = Field(description="covers every matched cell: ranked in the cross-model figures")
     coverage_differs: bool = Field(description="its cells differ from the matched cells")
-    own_subset: str | None = Field(description="the smallest stored subset holding every contract it covers")
+    own_scope: bool = Field(description="not ranked, and a scope with its runs ranks it: the scope's contracts, or "
+                                        "`own_subset`'s, where no system covers a cell of its runs it lacks")
+    own_subset: str | None = Field(description="the subset of that scope: the smallest stored subset holding every "
+                                               "contract it covers (the scope's own when its contracts do)")
+    judge: str = Field(description="the scope's judge")
+    true_positives: int = Field(description="TPs of its returned instances in scope")
+    judged_tp: int = Field(description="of those, the TPs the scope's judge labelled: the content figures' TPs")
+    imported_tp: int = Field(description="of the labelled TPs, those with the verdict they were imported with")
+    judged_runs: list[int] = Field(description="runs in which the scope's judge labelled a TP")
+    tp_contracts: int = Field(description="contracts with a TP")
+    judged_contracts: int = Field(description="contracts with a TP the scope's judge labelled")
 
 
 class InstanceRow(Row):
@@ -399,6 +411,8 @@ class MetricCubeRow(Row):
     fn: int
     tn: int
     judged: int
+    judged_fp: int
+    judged_fn: int
     supported: int
     contradicted: int
     n_missing_condition: int
@@ -427,14 +441,14 @@ class RdiUnitRow(Row):
 
 
 class DriftCellRow(Row):
-    """`drift_cells`: a model's newest run against its earlier runs pooled, overall and per category."""
+    """`drift_cells`: a model's newest judged run against its earlier judged runs pooled, overall and per category."""
 
     model: str
     category: str | None
     is_newest: bool
     newest: int
     n_runs: int
-    tp: int
+    judged: int
     contradicted: int
     extra: int
     missing: int

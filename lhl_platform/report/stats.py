@@ -40,25 +40,27 @@ from lhl_platform.stats.bootstrap import LEVEL, _rng, proportion_intervals
 
 # Count columns of `contract_counts`, in this order along the last axis of every count array.
 COUNTS = ("tp", "fp", "fn", "tn", "supported", "contradicted", "n_extra_condition", "n_missing_condition", "n_scope",
-          "judged")
+          "judged", "judged_fp", "judged_fn")
 _C = {name: i for i, name in enumerate(COUNTS)}
 
-# Each rate as (numerator counts, denominator counts); docs/method.md, section 5.
+# Each rate as (numerator counts, denominator counts); docs/method.md, section 5. The content rates take the counts
+# of the cells the scope's judge labelled (`judged` TPs, `judged_fp`, `judged_fn`), as the SQL macros do.
 RATE_PARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "far": (("fp",), ("fp", "tn")),
     "frr": (("fn",), ("fn", "tp")),
     "acc": (("tp", "tn"), ("tp", "fp", "fn", "tn")),
-    "hal_tp": (("contradicted",), ("tp",)),
-    "hal_gen": (("contradicted", "fp"), ("tp", "fp")),
-    "jeq": (("supported",), ("tp", "fn")),
+    "hal_tp": (("contradicted",), ("judged",)),
+    "hal_gen": (("contradicted", "judged_fp"), ("judged", "judged_fp")),
+    "jeq": (("supported",), ("judged", "judged_fn")),
     "p_scope": (("n_scope",), ("contradicted",)),
     "p_missing": (("n_missing_condition",), ("contradicted",)),
     "p_extra": (("n_extra_condition",), ("contradicted",)),
 }
 INTERVAL_METRICS = tuple(RATE_PARTS)
 COMPARED_METRICS = ("hal_tp", "hal_gen", "far", "frr", "acc", "jeq", "rdi")
-# Rates over TPs that need the judge's verdicts: undefined where it labelled none of the TPs (`judged_tp` in SQL).
-CONTENT_METRICS = ("hal_tp", "hal_gen", "jeq")
+# The counts of the judge's cells only, which the content rates take (the rest are counted on every cell).
+CONTENT_COUNTS = ("supported", "contradicted", "n_extra_condition", "n_missing_condition", "n_scope", "judged",
+                  "judged_fp", "judged_fn")
 
 # Composite schemes (docs/method.md, section 9): weights in the order FAR, FRR, Acc, HalGen, JEq.
 COMPOSITE_METRICS = ("far", "frr", "acc", "hal_gen", "jeq")
@@ -89,8 +91,6 @@ def rates(sums: np.ndarray, metrics: Sequence[str] = INTERVAL_METRICS) -> np.nda
             else:
                 num, den = sums @ _combine(RATE_PARTS[metric][0]), sums @ _combine(RATE_PARTS[metric][1])
             defined = den > 0
-            if metric in CONTENT_METRICS:
-                defined &= ~((sums[..., _C["tp"]] > 0) & (sums[..., _C["judged"]] == 0))
             out.append(np.where(defined, num / np.where(den > 0, den, 1), np.nan))
     return np.stack(out, axis=-1)
 
@@ -125,7 +125,8 @@ def _none(value: float) -> float | None:
 @dataclass
 class CountCube:
     """`contract_counts` as a dense array counts[model, run, category, contract, COUNTS], with the audited cells
-    cells[model, run, contract] (a cell may hold no returned instance at all) and the matched cells."""
+    cells[model, run, contract] (a cell may hold no returned instance at all), the cells the scope's judge labelled
+    labelled[model, run, contract] (`judge_cells`) and the matched cells."""
 
     models: list[str]
     runs: list[int]
@@ -134,6 +135,7 @@ class CountCube:
     counts: np.ndarray
     cells: np.ndarray
     matched: np.ndarray
+    labelled: np.ndarray
 
     @classmethod
     def read(cls, con: duckdb.DuckDBPyConnection) -> CountCube:
@@ -158,6 +160,8 @@ class CountCube:
         rows = positions("_lhl_counts t", ("model", "run", "category", "contract_id"),
                          "".join(f", t.{c}::double as {c}" for c in COUNTS))
         scope = positions("audit_scope", ("model", "run", "contract_id"))
+        judged = positions("(select model, run, contract_id from judge_cells where labelled) j",
+                           ("model", "run", "contract_id"))
         matched = positions("matched_cells", ("run", "contract_id"))
         con.execute("drop table temp.main._lhl_counts")
         models, runs = [str(m) for m in labels["model"]], [int(r) for r in labels["run"]]
@@ -172,7 +176,10 @@ class CountCube:
         matched_cells = np.zeros((len(runs), len(contracts)), dtype=bool)
         if len(matched["run"]):
             matched_cells[matched["run"], matched["contract_id"]] = True
-        return cls(models, runs, categories, contracts, counts, cells, matched_cells)
+        labelled = np.zeros_like(cells)
+        if len(judged["model"]):
+            labelled[judged["model"], judged["run"], judged["contract_id"]] = True
+        return cls(models, runs, categories, contracts, counts, cells, matched_cells, labelled)
 
 
 # --- rate intervals ------------------------------------------------------------------------------------------
@@ -253,6 +260,10 @@ def rank_stability(cube: CountCube, composite: list[CompositeRow], *, resamples:
     matched = cube.matched  # (runs, contracts)
     population = np.flatnonzero(matched.any(axis=0))
     per_contract = (cube.counts[index].sum(axis=2) * matched[None, :, :, None]).sum(axis=1)[:, population]
+    if not (cube.labelled[index] | ~matched[None]).all():
+        # as in composite_ranks.sql: content metrics rank only when the judge labelled every matched cell of every
+        # ranked system, else they would rest on different cells; without their counts they drop out like a null
+        per_contract[..., [_C[c] for c in CONTENT_COUNTS]] = 0
     if population.size == 0:
         return [RankStabilityRow(scheme=c.scheme, model=c.model, rank=c.rank, stability=None, mean_rank=None,
                                  resamples=0) for c in composite]
@@ -287,11 +298,14 @@ class Paired:
 def paired_differences(cube: CountCube, a: str, b: str, *, resamples: int, seed: int
                        ) -> tuple[list[Paired], int, int]:
     """Rates of a and b on the (contract, run) cells both have, a - b, and a contract-cluster interval of the
-    difference (both models on the same drawn contracts). Returns the rows, paired contracts and paired cells."""
+    difference (both models on the same drawn contracts). Content rates are paired on the cells of those the judge
+    labelled for both, detection rates on all of them. Returns the rows, paired contracts and paired cells."""
     ia, ib = cube.models.index(a), cube.models.index(b)
     both = cube.cells[ia] & cube.cells[ib]  # (runs, contracts)
     population = np.flatnonzero(both.any(axis=0))
-    sides = [(cube.counts[i].sum(axis=1) * both[:, :, None]).sum(axis=0)[population] for i in (ia, ib)]
+    mask = np.repeat(both[:, :, None], len(COUNTS), axis=2).astype(float)  # (runs, contracts, COUNTS)
+    mask[:, :, [_C[c] for c in CONTENT_COUNTS]] = (both & cube.labelled[ia] & cube.labelled[ib])[:, :, None]
+    sides = [(cube.counts[i].sum(axis=1) * mask).sum(axis=0)[population] for i in (ia, ib)]
     values = [rates(side.sum(axis=0), COMPARED_METRICS) for side in sides]
     if population.size:
         weights = cluster_weights(population.size, resamples, seed, f"compare|{a}|{b}")

@@ -138,9 +138,33 @@ def check_names(con: duckdb.DuckDBPyConnection) -> None:
                          f"in corpus {corpus}: {', '.join(audited) or 'none'}); see `lhl models list`")
 
 
+def judge_statement(row: Mapping[str, Any]) -> str | None:
+    """What the scope's judge labelled of one system's true positives, from its `scope_coverage` row: the content
+    figures (HalTP, HalGen, JEq, RDI) rest on those cells only. None when the system has no TP to label."""
+    tp, judged, judge = row["true_positives"], row["judged_tp"], row["judge"]
+    if not tp:
+        return None
+    imported = row["imported_tp"]
+    who = ("its imported verdicts" if imported == judged else f"judge {judge} and its imported verdicts"
+           ) if imported else f"judge {judge}"
+    if judged == tp:
+        return f"{who} labelled all {tp} true positives"
+    if not judged:
+        return f"{who} labelled none of its {tp} true positives: content figures null"
+    covered, labelled = list(row["runs_covered"] or []), list(row["judged_runs"] or [])
+    where = []
+    if labelled != covered:
+        where.append(f"run{'s' if len(labelled) != 1 else ''} {', '.join(map(str, labelled))} of "
+                     f"{', '.join(map(str, covered))}")
+    if row["judged_contracts"] < row["tp_contracts"]:
+        where.append(f"{row['judged_contracts']} of the {row['tp_contracts']} contracts with one")
+    return f"{who} labelled {judged} of {tp} true positives" + (f": {'; '.join(where)}" if where else "")
+
+
 def coverage_statement(row: Mapping[str, Any], subset: str | None) -> str:
     """One system's coverage of the scope as one line, from its `scope_coverage` row: what the scope asks for, what
-    the system covers and lacks, its missing rows, and whether the cross-model figures rank it."""
+    the system covers and lacks, its missing rows, whether the cross-model figures rank it (else the scope that
+    does), and what the scope's judge labelled of its true positives."""
     asked = row["contracts_asked"]
     what = f"subset {subset} contracts" if subset else "corpus contracts"
     runs_asked, runs_covered = list(row["runs_asked"] or []), list(row["runs_covered"] or [])
@@ -158,11 +182,13 @@ def coverage_statement(row: Mapping[str, Any], subset: str | None) -> str:
         parts.append(f"partial, not ranked: lacks matched cells (the matched set is {row['matched_contracts']} "
                      f"contracts x runs {', '.join(map(str, row['matched_runs']))})" if row["matched_cells"]
                      else "not ranked: no cell is covered by every system")
-        fewer = row["contracts_covered"] < row["matched_contracts"]
-        if row["cells"] and (row["own_subset"] or not fewer):  # where it is seen beside the others: what it covers
-            own = f"--subset {row['own_subset']} " if fewer and row["own_subset"] != subset else ""
+        if row["own_scope"]:  # a scope in which no system covers a cell it lacks, so it is ranked there
+            own = f"--subset {row['own_subset']} " if row["own_subset"] else ""
             parts.append(f"its own scope: `lhl report {own}--runs {','.join(map(str, runs_covered))}`")
         elif row["cells"]:
-            parts.append("no stored subset holds just its contracts (`lhl subset create NAME --contracts FILE` "
+            parts.append("no stored subset of its contracts ranks it (`lhl subset create NAME --contracts FILE` "
                          "stores one for its own scope)")
+    judging = judge_statement(row)
+    if judging:
+        parts.append(judging)
     return f"{row['model']}: " + "; ".join(parts)

@@ -1,16 +1,26 @@
--- depends_on: metric_cube
+-- depends_on: metric_cube, cube_by_cell, matched_cells, scope_coverage
 -- Composite score over the matched cells only (every model on the same instances): rank each metric among
 -- the compared models (FAR, FRR, HalGen lower is better; Acc, JEq higher is better; ties share the average
 -- rank), then take the weighted mean rank per scheme. A metric that is null for any model is dropped from
--- every scheme (weights renormalise); a scheme left with no weight has a null score.
+-- every scheme (weights renormalise); a scheme left with no weight has a null score. The content metrics (HalGen,
+-- JEq) rank only when the scope's judge labelled every matched cell of every ranked system: otherwise each would
+-- rest on different cells, and they are dropped like a null.
 with systems as (
     select model, far, frr, acc, hal_gen, jeq from metric_cube where level = 'model_matched'
+),
+judged_everywhere as (
+    select coalesce(bool_and(c.labelled), false) as complete
+    from cube_by_cell c
+    semi join matched_cells m on m.contract_id = c.contract_id and m.run = c.run
+    where c.model in (select model from scope_coverage where ranked)
 ),
 long as (
     select * from systems unpivot include nulls (value for metric in (far, frr, acc, hal_gen, jeq))
 ),
 usable as (
-    select metric from long group by metric having count(*) = count(value)
+    select metric from long
+    group by metric
+    having count(*) = count(value) and (metric not in ('hal_gen', 'jeq') or (select complete from judged_everywhere))
 ),
 oriented as (
     select l.model, l.metric, case when l.metric in ('acc', 'jeq') then -l.value else l.value end as cost

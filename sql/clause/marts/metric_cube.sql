@@ -2,8 +2,9 @@
 -- Confusion counts and every rate at each reporting grain: model (pooled over runs), run, category, clause type,
 -- run x category (rolled up from `cube_by_clause`), and model over the matched cells only, for cross-model ranks
 -- (from `cube_by_cell`; only the systems that cover the matched cells). Missing rows are counted but excluded from
--- every denominator; a zero denominator gives null, and so does a content rate (HalTP, HalGen, JEq) over TPs none of
--- which the report's judge labelled: no verdict is no evidence.
+-- every denominator; a zero denominator gives null. Detection rates (FAR, FRR, Acc) take every returned instance;
+-- content rates (HalTP, HalGen, JEq, RDI) only the cells the scope's judge labelled (`judged`, `judged_fp`,
+-- `judged_fn`), so a run or contract it never saw is in no content denominator and one it saw none of is null.
 with counts as (
     select
         case
@@ -16,7 +17,8 @@ with counts as (
         model, run, category, clause_type,
         count(distinct run) as runs,
         sum(tp)::bigint as tp, sum(fp)::bigint as fp, sum(fn)::bigint as fn, sum(tn)::bigint as tn,
-        sum(judged)::bigint as judged, sum(supported)::bigint as supported, sum(contradicted)::bigint as contradicted,
+        sum(judged)::bigint as judged, sum(judged_fp)::bigint as judged_fp, sum(judged_fn)::bigint as judged_fn,
+        sum(supported)::bigint as supported, sum(contradicted)::bigint as contradicted,
         sum(n_missing_condition)::bigint as n_missing_condition, sum(n_extra_condition)::bigint as n_extra_condition,
         sum(n_scope)::bigint as n_scope, sum(missing_rows)::bigint as missing_rows
     from cube_by_clause
@@ -27,7 +29,8 @@ with counts as (
         'model_matched', c.model, null, null, null,
         count(distinct c.run),
         sum(c.tp)::bigint, sum(c.fp)::bigint, sum(c.fn)::bigint, sum(c.tn)::bigint,
-        sum(c.judged)::bigint, sum(c.supported)::bigint, sum(c.contradicted)::bigint,
+        sum(c.judged)::bigint, sum(c.judged_fp)::bigint, sum(c.judged_fn)::bigint,
+        sum(c.supported)::bigint, sum(c.contradicted)::bigint,
         sum(c.n_missing_condition)::bigint, sum(c.n_extra_condition)::bigint,
         sum(c.n_scope)::bigint, sum(c.missing_rows)::bigint
     from cube_by_cell c
@@ -37,10 +40,10 @@ with counts as (
 )
 select
     level, model, run, category, clause_type, runs,
-    tp + fp + fn + tn as n, tp, fp, fn, tn, judged, supported, contradicted, n_missing_condition,
-    n_extra_condition, n_scope, missing_rows,
+    tp + fp + fn + tn as n, tp, fp, fn, tn, judged, judged_fp, judged_fn, supported, contradicted,
+    n_missing_condition, n_extra_condition, n_scope, missing_rows,
     far(fp, tn) as far, frr(fn, tp) as frr, acc(tp, fp, fn, tn) as acc,
-    hal_tp(contradicted, judged_tp(tp, judged)) as hal_tp,
-    hal_gen(contradicted, fp, judged_tp(tp, judged)) as hal_gen, jeq(supported, judged_tp(tp, judged), fn) as jeq,
+    hal_tp(contradicted, judged) as hal_tp, hal_gen(contradicted, judged_fp, judged) as hal_gen,
+    jeq(supported, judged, judged_fn) as jeq,
     rdi(n_extra_condition, n_missing_condition, contradicted) as rdi
 from counts

@@ -1,12 +1,15 @@
--- depends_on: instance_outcomes, missing_rows
+-- depends_on: instance_outcomes, missing_rows, judge_cells
 -- partition_by: model, run
 -- Per (model, run, category, contract): the detection and verdict counts of the returned instances and the rows
 -- never returned. The matched composite level of `metric_cube` and `contract_counts` add the matched cells to
--- these counts, so a change of the matched cells never recounts instances.
+-- these counts, so a change of the matched cells never recounts instances. `judged_fp` and `judged_fn` are the
+-- cell's FPs and FNs when it is one of the judge's cells (`judge_cells`), else 0.
 with all_rows as (
-    select model, run, contract_id, category, outcome, verdict, mismatch_type from instance_outcomes
+    select o.model, o.run, o.contract_id, o.category, o.outcome, o.verdict, o.mismatch_type, j.labelled
+    from instance_outcomes o
+    join judge_cells j on j.model = o.model and j.run = o.run and j.contract_id = o.contract_id
     union all
-    select model, run, contract_id, category, null, null, null from missing_rows
+    select model, run, contract_id, category, null, null, null, false from missing_rows
 )
 select
     model, run, category, contract_id,
@@ -15,6 +18,8 @@ select
     count(*) filter (where outcome = 'FN') as fn,
     count(*) filter (where outcome = 'TN') as tn,
     count(*) filter (where outcome = 'TP' and verdict is not null) as judged,
+    count(*) filter (where outcome = 'FP' and labelled) as judged_fp,
+    count(*) filter (where outcome = 'FN' and labelled) as judged_fn,
     count(*) filter (where outcome = 'TP' and verdict = 'supported') as supported,
     count(*) filter (where outcome = 'TP' and verdict = 'contradicted') as contradicted,
     count(*) filter (where outcome = 'TP' and verdict = 'contradicted' and mismatch_type = 'extra_condition')
