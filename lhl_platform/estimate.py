@@ -1,8 +1,11 @@
 """`lhl audit --dry-run`: calls, tokens and cost an audit would spend, before spending anything.
 
 Tokens are estimated at four characters per token; output per extraction call from the model's
-`expected_output_tokens` param (default 1,500); judge calls assume every present clause is detected
-(an upper bound). Work already recorded in the event log is not counted: a re-run would not redo it.
+`expected_output_tokens` param (default 1,500). The judge labels true positives only, so a contract with recorded
+extractions counts the true positives of those extractions that this judge has not labelled yet (the calls it
+would really make); a contract not extracted yet can only count its present clauses, as if every one were found
+(an upper bound), and the estimate says which basis each count has. Work already recorded in the event log is
+not counted: a re-run would not redo it.
 
 Extraction is costed two ways, side by side. Interactive: every call after a partition's first reads the
 instructions (they come first in every request) from the provider's prompt cache, at the cached rate; for
@@ -46,7 +49,9 @@ class Estimate(BaseModel):
     batch_cost_usd: float  # through the provider's batch API
     cached_tokens: int = 0
     cache_write_tokens: int = 0
-    judge_calls: int
+    judge_calls: int  # judge_calls_recorded + judge_calls_assumed
+    judge_calls_recorded: int = 0  # true positives of recorded extractions this judge has not labelled yet
+    judge_calls_assumed: int = 0  # present clauses of contracts not extracted yet: an upper bound
     judge_input_tokens: int
     judge_output_tokens: int
     judge_cost_usd: float
@@ -55,13 +60,17 @@ class Estimate(BaseModel):
     extract_missing_cost_usd: float = 0.0  # what --extract-missing would spend on them (interactive)
 
 
-def recorded_contracts(home: Home, model: str, run: int) -> set[str]:
-    """The contracts the (model, run) partition has recorded any extraction of."""
+def recorded_extractions(home: Home, model: str, run: int) -> list[ExtractionRecorded]:
+    """Every extraction the (model, run) partition has recorded."""
     stream = extraction_stream(model, run)
     if stream not in set(home.events.streams()):
-        return set()
-    return {e.data_as(ExtractionRecorded).contract_id for e in home.events.read(stream)
-            if e.type == ExtractionEvent.RECORDED}
+        return []
+    return [e.data_as(ExtractionRecorded) for e in home.events.read(stream) if e.type == ExtractionEvent.RECORDED]
+
+
+def recorded_contracts(home: Home, model: str, run: int) -> set[str]:
+    """The contracts the (model, run) partition has recorded any extraction of."""
+    return {x.contract_id for x in recorded_extractions(home, model, run)}
 
 
 def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contracts: Sequence[Contract],
@@ -83,7 +92,12 @@ def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contr
             judged = home.events.keys(verdict_stream(name, run))
             todo = [c for c in contracts
                     if not all(instance_key(name, run, c.contract_id, t) in done for t in CLAUSE_TYPES)]
-            recorded = recorded_contracts(home, name, run) if rejudge else set()
+            extracted = recorded_extractions(home, name, run)
+            answers: dict[tuple[str, str], str | None] = {}  # (contract, clause) -> its recorded text, None: absent
+            for x in extracted:
+                answers.setdefault((x.contract_id, x.clause_type), x.text if x.present else None)
+            extracted_contracts = {x.contract_id for x in extracted}
+            recorded = extracted_contracts if rejudge else set()
             skipped: list[Contract] = []
             judged_contracts = list(contracts)
             if recorded:  # re-judging: nothing is extracted; the judge sees the recorded contracts only
@@ -94,21 +108,31 @@ def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contr
             caches = spec.provider in CACHING_PROVIDERS and instructions >= MIN_CACHED_PREFIX and todo
             cached = instructions * (len(todo) - 1) if caches else 0
             written = instructions if caches and spec.provider == "anthropic" else 0
-            judge_calls = judge_in = 0
+            from_records = assumed = judge_in = 0
             for c in judged_contracts:
                 for clause in CLAUSE_TYPES:
                     truth = spans.get((c.contract_id, clause))
-                    if truth and verdict_key(judge, name, run, c.contract_id, clause) not in judged:
-                        judge_calls += 1
-                        messages = judge_messages(clause, truth, " ".join(truth))
-                        judge_in += approx_tokens("".join(m.content for m in messages))
+                    if not truth or verdict_key(judge, name, run, c.contract_id, clause) in judged:
+                        continue
+                    key = (c.contract_id, clause)
+                    if key in answers:  # recorded: a call only for a true positive (found and present)
+                        text = answers[key]
+                        if text is None:
+                            continue
+                        from_records += 1
+                    else:  # not extracted yet: its answer is unknown, so every present clause is counted
+                        text = " ".join(truth)
+                        assumed += 1
+                    judge_in += approx_tokens("".join(m.content for m in judge_messages(clause, truth, text)))
+            judge_calls = from_records + assumed
             judge_out = judge_calls * JUDGE_OUTPUT_TOKENS
             out.append(Estimate(
                 model=name, run=run, calls=len(todo), input_tokens=input_tokens, output_tokens=output_tokens,
                 cost_usd=cost_usd(spec.price, input_tokens, output_tokens, cached, written),
                 batch_cost_usd=cost_usd(spec.price, input_tokens, output_tokens, batch=True),
                 cached_tokens=cached, cache_write_tokens=written,
-                judge_calls=judge_calls, judge_input_tokens=judge_in, judge_output_tokens=judge_out,
+                judge_calls=judge_calls, judge_calls_recorded=from_records, judge_calls_assumed=assumed,
+                judge_input_tokens=judge_in, judge_output_tokens=judge_out,
                 judge_cost_usd=cost_usd(judge_spec.price, judge_in, judge_out), rejudge=bool(recorded),
                 not_extracted=len(skipped),
                 extract_missing_cost_usd=cost_usd(spec.price, sum(prompt_tokens[c.contract_id] for c in skipped),
