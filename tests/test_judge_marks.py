@@ -118,9 +118,9 @@ def test_json_rows_carry_judge_validated_and_the_report_carries_its_checks(home,
     report = json.loads(_report(home, capsys, judge, "json"))
     assert [r["judge_validated"] for r in report["leaderboard"]] == [STATUS[judge]] * 2
     checks = {c["name"]: c for c in report["checks"]}
-    assert all(set(c) == {"name", "passed", "detail"} for c in report["checks"])
+    assert all(set(c) == {"name", "passed", "summary"} for c in report["checks"])
     assert checks["judge_validated"]["passed"] is bool(STATUS[judge])
-    assert judge in checks["judge_validated"]["detail"]
+    assert judge in checks["judge_validated"]["summary"]
     # the same checks the table prints, with the same results
     table = _report(home, capsys, judge, "table")
     printed = {name: result for result, name in re.findall(r"^\[(PASS|FAIL)\] (\S+):", table, re.M)}

@@ -178,13 +178,13 @@ def _runs_asked(report: Report) -> str:
 
 def report_json(report: Report, checks: Sequence[CheckOutcome] | None = None) -> dict[str, Any]:
     """The report as JSON data: every leaderboard row carries its judge's `judge_validated`, and `checks` (name,
-    passed, detail) follows the sections when they were computed."""
+    passed, summary: as the suite reports' JSON and the text formats) follows the sections when computed."""
     out = report.model_dump(mode="json")
     status = judge_validated(report)
     for row in out["leaderboard"]:
         row["judge_validated"] = status
     if checks is not None:
-        out["checks"] = [{"name": c.name, "passed": c.passed, "detail": c.summary} for c in checks]
+        out["checks"] = [{"name": c.name, "passed": c.passed, "summary": c.summary} for c in checks]
     return out
 
 
