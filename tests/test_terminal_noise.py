@@ -129,6 +129,17 @@ def test_the_echo_shows_the_alerts_it_keeps_once_and_every_other_line_of_the_ale
                      "lhl alert: could not deliver to the webhook (ConnectionRefusedError)"]
 
 
+def test_a_clause_audit_keeps_the_clause_comparable_scope_and_not_insufficiency_s_of_the_same_name(capsys):
+    from orchestration.cli.audit import _own_alerts
+
+    theirs = next(c for c in get_suite("insufficiency").checks if c.name == "comparable_scope")
+    with _own_alerts("clause"):
+        for asset in (theirs.asset, "instance_outcomes", "instance_outcomes"):
+            LogHook().send(Alert(check="comparable_scope", asset=asset, partition=None, summary="partial systems"))
+    assert capsys.readouterr().err.splitlines() == [
+        "lhl alert: check comparable_scope failed on instance_outcomes: partial systems"]
+
+
 def test_an_audit_of_contractscrub_prints_its_own_failing_check_once_and_no_clause_alert(tmp_path):
     home = tmp_path / "home"
     # The clause suite fails its checks here: vendor-y lacks the rows of a contract vendor-x covers.
