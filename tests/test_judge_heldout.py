@@ -58,7 +58,7 @@ def _as_expected(judge, family: str) -> float:
 @pytest.mark.parametrize(("name", "judge"), [("rubric", rubric.judge), ("surface", overlap.judge)])
 def test_a_clause_judges_in_sample_and_held_out_results_are_reported_apart(home, capsys, name, judge):
     code, result, err = _validate(home, name, capsys)
-    assert result["suite"] == "lexflip" and result["judge"] == name
+    assert result["suite"] == "lexflip" and result["judge"] == name and result["self_built"] is True
     # The generated suite: every family is in-sample (the judge's rules were written from the edit list).
     assert result["in_sample"] == ["identical", "force_changed", "force_kept", "unrelated"]
     assert all(f["in_sample"] for f in result["families"])
@@ -91,6 +91,7 @@ def test_the_cue_judges_in_sample_and_held_out_results_are_reported_apart(home, 
     held = result["held_out"]
     header = json.loads(CUE_FILE.read_text(encoding="utf-8").splitlines()[0])
     assert held["set"] == held["suite_version"] == header["set"] and held["sha256"] == header["sha256"]
+    assert held["suite_digest"] == header["sha256"][:16] and result["self_built"] is True
     assert held["self_built"] is True and held["in_sample"] is False
     assert held["cases"] == len(insufficiency_validation.heldout_cases().cases) == 26
     # The same figures as the judge run in process on the held-out cases, criterion by criterion.

@@ -446,7 +446,8 @@ def validate_heldout(home: Home, judge: ModelSpec) -> HeldOutValidation:
 
                 await run_units(writer, list(range(len(cases))), one, concurrency=judge.params.concurrency,
                                 window=policy.window if durable else None)
-                result = score_validation(cases, outputs, judge=judge.name, suite_version=held.header.set)
+                result = score_validation(cases, outputs, judge=judge.name, suite_version=held.header.set
+                                          ).model_copy(update={"suite_digest": digest})
                 for case, outcome, (first, second), error in zip(cases, result.outcomes, outputs, errors,
                                                                  strict=True):
                     writer.append(InsufficiencyEventType.JUDGE_VALIDATION_ITEM, case.case_id,

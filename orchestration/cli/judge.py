@@ -111,7 +111,9 @@ def _validate_lexflip(args: argparse.Namespace, home: Home, judge: str) -> int:
     held = result.held_out
     assert held is not None
     if args.format == "json":
-        body = {"suite": "lexflip", **result.model_dump(mode="json", exclude={"outcomes", "held_out"}),
+        # Both sets are self-built: the suite edits the corpus's spans; the held-out set was written by hand.
+        body = {"suite": "lexflip", "self_built": True,
+                **result.model_dump(mode="json", exclude={"outcomes", "held_out"}),
                 "held_out": {**held.model_dump(mode="json", exclude={"misjudged"}),
                              "misjudged": [{"item_id": o.item_id, "family": o.family.value, "kind": o.kind,
                                             "verdict": o.verdict, "mismatch_type": o.mismatch_type,
@@ -119,8 +121,8 @@ def _validate_lexflip(args: argparse.Namespace, home: Home, judge: str) -> int:
         print(json.dumps(body, indent=2, ensure_ascii=False))
     else:
         sample = "in-sample" if result.in_sample else "not declared in-sample"
-        print(f"judge {judge}: {result.items} items (suite {result.suite_version}, seed {args.seed}; {sample}: "
-              f"{', '.join(f.value for f in result.in_sample) or 'no family'}) -> "
+        print(f"judge {judge}: {result.items} items (suite {result.suite_version}, self-built, seed {args.seed}; "
+              f"{sample}: {', '.join(f.value for f in result.in_sample) or 'no family'}) -> "
               f"{'PASSED' if result.passed else 'FAILED'}")
         for f in (*result.families, *held.families):
             mismatch = f"; right mismatch_type {f.right_mismatch:.3f} (needs {f.mismatch_threshold:.2f})" \
@@ -170,7 +172,7 @@ def _validate_insufficiency(args: argparse.Namespace, home: Home, judge: str) ->
     families = families_of(result, version)
     in_sample = list(IN_SAMPLE.get(version, ()))
     if args.format == "json":
-        body = {"suite": "insufficiency", **result.model_dump(mode="json", exclude={"outcomes"}),
+        body = {"suite": "insufficiency", "self_built": True, **result.model_dump(mode="json", exclude={"outcomes"}),
                 "in_sample": in_sample, "families": [f.model_dump(mode="json") for f in families],
                 "held_out": {**held.model_dump(mode="json", exclude={"result"}),
                              **held.result.model_dump(mode="json", exclude={"outcomes"}),
@@ -179,7 +181,8 @@ def _validate_insufficiency(args: argparse.Namespace, home: Home, judge: str) ->
         print(json.dumps(body, indent=2, ensure_ascii=False))
     else:
         sample = "in-sample" if in_sample else "not declared in-sample"
-        for title, r in ((f"{result.suite_version} ({sample}: {', '.join(in_sample) or 'no family'})", result),
+        for title, r in ((f"{result.suite_version} (self-built; {sample}: {', '.join(in_sample) or 'no family'})",
+                          result),
                          (f"held out: {held.set} (self-built, sha256 {held.sha256[:16]}, never used to write or tune a "
                           "judge)", held.result)):
             print(f"judge {spec.name}: {r.cases} cases of {title} -> {'PASSED' if r.passed else 'FAILED'}")
