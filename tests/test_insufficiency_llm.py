@@ -125,7 +125,18 @@ def test_an_llm_under_test_and_an_llm_judge_run_the_suite_through_the_wire_forma
     assert set(board) == {"gpt-warm", "gpt-thinking"} and board["gpt-warm"]["judge"] == "gpt-judge"
     # the judge's made-up tag is dropped and counted, never a true positive
     assert all(r["dropped_identified"] == len(ITEMS.items) - 2 for r in report["coverage"])
-    assert board["gpt-warm"]["expl_acc"] == 0.0 and board["gpt-warm"]["hedge_rate"] == 1.0
+    # a refused and a truncated answer: both models lack 2 items, so they are incomplete (null figures, unranked)
+    assert all(not r["complete"] and r["rank"] is None and r["f2"] is None and r["hedge_rate"] is None
+               and (r["judged"], r["cells"]) == (len(ITEMS.items) - 2, len(ITEMS.items)) for r in board.values())
+    assert "incomplete, 2 missing" in board["gpt-warm"]["coverage"]
+    # the per-item values the judge's answers give are still scored (and shown per response)
+    from lhl_platform.warehouse.build import read_warehouse
+    from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
+
+    with read_warehouse(home, SuiteScopeRequest(suite="insufficiency", judge="gpt-judge")) as con:
+        values = con.execute("select distinct hedge, expl_acc from insufficiency_units where model = 'gpt-warm' "
+                             "and kind = 'variant'").fetchall()
+    assert {h for h, _ in values} == {1.0} and {e for _, e in values if e is not None} == {0.0}
     coverage = {r["model"]: r for r in report["coverage"]}
     assert coverage["gpt-warm"]["response_calls"] == len(ITEMS.items) and coverage["gpt-warm"]["judge_calls"] > 0
 
