@@ -96,6 +96,8 @@ def test_a_judge_that_cannot_be_called_here_is_named_not_validated_and_the_other
     assert result.metadata["not_validated"] == "gemini-judge"
     assert [name for name, _ in result.failures] == ["gemini-judge"] and "GEMINI_API_KEY" in result.failures[0][1]
     assert result.metadata["judges"] >= 1  # the offline rubric judge was validated all the same
+    table = str(result.metadata["validation"])
+    assert "held out: force changed" in table and "| rubric |" in table and "yes (in-sample)" in table
     assert result.checks[0].passed  # the primary judge (rubric) passes
 
 
