@@ -248,10 +248,30 @@ def test_a_missing_call_is_left_out_of_every_count_and_reported():
     row = next(r for r in result.by_category if r.category == "unused_defined_terms")
     assert row.gold == 2 and row.recall == 1.0  # K1's gold is not counted as missed
     assert result.missing_calls == 1 and missing_calls(items, answers) == [(1, "K1", "unused_defined_terms")]
-    # An empty answer is an answer: it misses K1's gold.
+    # One call missing and the system is incomplete: no overall figure (never the mean over what it answered).
+    assert (result.overall.recall, result.overall.precision, result.overall.f1) == (None, None, None)
+    assert result.overall.missing == ("unused_defined_terms",) and result.terms_only_overall.recall is None
+    # An empty answer is an answer: it misses K1's gold, and the system is complete.
     answers[(1, "K1", "unused_defined_terms")] = []
-    row = next(r for r in score(items, answers).by_category if r.category == "unused_defined_terms")
+    complete = score(items, answers)
+    row = next(r for r in complete.by_category if r.category == "unused_defined_terms")
     assert row.gold == 3 and row.fn == 1
+    assert complete.overall.recall == pytest.approx((8 + 2 / 3) / 9) and complete.overall.missing == ()
+
+
+def test_a_whole_category_missing_leaves_no_overall_figure_and_its_other_categories():
+    items = every_category_items()
+    answers = {key: found for key, found in answers_from(items).items() if key[2] != "undefined_capitalized_terms"}
+    result = score(items, answers)
+    assert result.missing_calls == 3 and result.overall.missing == ("undefined_capitalized_terms",)
+    assert (result.overall.recall, result.overall.precision, result.overall.f1) == (None, None, None)
+    assert (result.terms_only_overall.recall, result.terms_only_overall.f1) == (None, None)
+    rows = {r.category: r for r in result.by_category}
+    assert all((rows[c].recall, rows[c].precision, rows[c].f1) == (1.0, 1.0, 1.0) for c in CATEGORY_KEYS
+               if c != "undefined_capitalized_terms")  # the 8 it answered keep their figures
+    assert rows["undefined_capitalized_terms"].recall is None  # nothing answered: nothing measured, never 0
+    by = {i.category: i for i in recall_intervals(items, answers, resamples=50)}
+    assert (by[None].low, by[None].high) == (None, None) and by["defined_terms"].low == 1.0
 
 
 def test_answers_for_a_contract_outside_the_set_are_an_error():

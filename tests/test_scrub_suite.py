@@ -30,8 +30,9 @@ from tests.fakes import Reply, ScriptedServer
 
 MODELS = {"rules": "scrub-rules", "perfect": "scrub-calibrated:perfect", "gpt55": "scrub-calibrated:paper-gpt-5.5",
           "omitter": "scrub-calibrated:omitter"}
-LEADERBOARD = {"model", "runs", "contracts", "recall", "precision", "f1", "recall_ci_low", "recall_ci_high",
-               "terms_only_recall", "terms_only_precision", "terms_only_f1", "missing_calls", "cost_usd"}
+LEADERBOARD = {"model", "rank", "complete", "runs", "contracts", "recall", "precision", "f1", "recall_ci_low",
+               "recall_ci_high", "terms_only_recall", "terms_only_precision", "terms_only_f1", "missing_calls",
+               "missing_categories", "cost_usd"}
 BY_CATEGORY = {"model", "category", "gold", "tp", "fp", "fn", "recall", "precision", "f1"}
 
 
@@ -140,6 +141,8 @@ def test_the_json_report_follows_suites_md(home: Home, capsys) -> None:
     assert len(report["by_category"]) == len(MODELS) * 9
     assert {r["model"] for r in report["leaderboard"]} == set(MODELS)
     assert all(r["runs"] == 1 and r["contracts"] == 4 and r["missing_calls"] == 0 for r in report["leaderboard"])
+    assert all(r["complete"] and r["missing_categories"] == [] for r in report["leaderboard"])
+    assert sorted(r["rank"] for r in report["leaderboard"]) == [1, 2, 3, 4]  # every model complete: all ranked
     assert all(r["cost_usd"] == 0 for r in report["leaderboard"])  # calls were recorded, priced at 0
     assert report["item_set"][0]["provenance"].startswith("self-built")
     sources = {r["category"]: r["gold_source"] for r in report["gold"]}
@@ -248,7 +251,9 @@ def test_findings_imported_whole_and_atomically_a_line_absent_is_a_missing_call(
     report = report_json(home, capsys, "--models", "vendor-x")
     (row,) = report["leaderboard"]
     assert row["missing_calls"] == 4 * 9 - len(lines) and row["cost_usd"] is None  # no call was recorded
-    assert row["recall"] == 1.0  # scored by the same code: the gold as findings
+    assert row["recall"] is None and row["rank"] is None and not row["complete"]  # incomplete: no headline
+    cats = {r["category"]: r for r in report["by_category"]}
+    assert cats["unused_defined_terms"]["recall"] == 1.0  # scored by the same code: the gold as findings
     assert report["usage"][0]["calls"] is None
     check = next(c for c in report["checks"] if c["name"] == "calls_complete")
     assert not check["passed"] and f"{4 * 9 - len(lines)} missing call(s): vendor-x run 1 " in check["summary"]
@@ -326,7 +331,9 @@ def test_an_llms_failures_are_recorded_failures_and_missing_calls(tmp_path: Path
     assert len(scored) == 3 * 8 and all(s.tp == s.gold and s.fp == 0 for s in scored)  # never an empty list
     report = report_json(home, capsys)
     (row,) = report["leaderboard"]
-    assert row["missing_calls"] == 9 + 3 and row["recall"] == 1.0 and row["cost_usd"] > 0
+    assert row["missing_calls"] == 9 + 3 and row["cost_usd"] > 0
+    assert row["recall"] is None and row["missing_categories"] == list(CATEGORY_KEYS)  # incomplete: no headline
+    assert all(r["recall"] == 1.0 for r in report["by_category"] if r["gold"])  # what it answered, it found
     reasons = {(r["contract_id"], r["category"]): r["reason"] for r in report["missing"]}
     assert len(reasons) == 12 and "prompt too long" in reasons[(longest.contract_id, "defined_terms")]
     (usage,) = report["usage"]

@@ -46,9 +46,12 @@ def _pick(cls: type[BaseModel], row: Mapping[str, Any], **extra: Any) -> dict[st
 # Rows -------------------------------------------------------------------------------------------------
 
 class ScrubLeaderboardRow(BaseModel):
-    """`scrub_leaderboard`, one row per model (docs/formats.md section 1)."""
+    """`scrub_leaderboard`, one row per model (docs/formats.md section 1): overall figures only for a complete
+    model, a rank only for a ranked one (`scrub_coverage`)."""
 
     model: str
+    rank: int | None
+    complete: bool
     runs: int
     contracts: int
     recall: float | None
@@ -60,7 +63,24 @@ class ScrubLeaderboardRow(BaseModel):
     terms_only_precision: float | None
     terms_only_f1: float | None
     missing_calls: int
+    missing_categories: list[str]
     cost_usd: float | None
+
+
+class ScrubCoverageRow(BaseModel):
+    """`scrub_coverage`, one row per model: what the scope asked of it and what it answered."""
+
+    model: str
+    runs_asked: list[int]
+    runs_covered: list[int]
+    contracts: int
+    calls_asked: int
+    calls_answered: int
+    missing_calls: int
+    missing_categories: list[str]
+    unanswered_categories: list[str]
+    complete: bool
+    ranked: bool
 
 
 class ScrubCategoryRow(BaseModel):
@@ -162,16 +182,29 @@ class ScrubMissingRow(BaseModel):
     reason: str | None
 
 
+def _runs(runs: Sequence[int] | None) -> str:
+    return "" if runs is None else f" and run in ({', '.join(str(int(r)) for r in runs)})"
+
+
+def _complete(con: duckdb.DuckDBPyConnection, model: str, runs: Sequence[int] | None = None) -> bool:
+    """Whether the model answered every call it was asked in scope (optionally in some runs): only then has it
+    overall figures."""
+    found = con.execute(f"select count(*) from scrub_missing where model = ?{_runs(runs)}", [model]).fetchone()
+    return found is not None and found[0] == 0
+
+
 def _intervals(con: duckdb.DuckDBPyConnection, model: str, runs: Sequence[int] | None = None,
                resamples: int = DEFAULT_RESAMPLES) -> dict[str | None, RecallInterval]:
-    """A model's recall intervals over the contracts it was asked to scrub in scope (optionally some runs)."""
-    where = "" if runs is None else f" and run in ({', '.join(str(int(r)) for r in runs)})"
+    """A model's recall intervals over the contracts it was asked to scrub in scope (optionally some runs); none of
+    the overall recall where it has a missing call."""
+    where = _runs(runs)
     cells = con.execute(f"select unit, category, gold, tp from scrub_units where model = ?{where}", [model]).fetchall()
     contracts = [r[0] for r in con.execute(
         f"select distinct item from scrub_cells where item_set = (select item_set from {SCOPE}) and model = ? "
         f"and run in (select run from {SCOPE_RUNS}){where}", [model]).fetchall()]
     found = cluster_recall_intervals([(str(u), str(c), int(g), int(t)) for u, c, g, t in cells], contracts,
-                                     resamples=resamples, key=f"contractscrub|{model}")
+                                     resamples=resamples, key=f"contractscrub|{model}",
+                                     complete=_complete(con, model, runs))
     return {i.category: i for i in found}
 
 
@@ -182,6 +215,10 @@ def leaderboard_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubLeaderboardRow
         out.append(ScrubLeaderboardRow(**_pick(ScrubLeaderboardRow, row, recall_ci_low=interval.low,
                                                recall_ci_high=interval.high)))
     return out
+
+
+def coverage_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubCoverageRow]:
+    return [ScrubCoverageRow(**_pick(ScrubCoverageRow, r)) for r in _rows(con, "select * from scrub_coverage")]
 
 
 def category_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubCategoryRow]:
@@ -236,10 +273,12 @@ MIN_CONTRACTS = 10  # fewer contracts on a side and the intervals speak of the s
 
 
 def _macro_recall(con: duckdb.DuckDBPyConnection, model: str, runs: Sequence[int]) -> float | None:
-    rows = con.execute(f"select category, gold, predicted, tp from scrub_units where model = ? and run in "
-                       f"({', '.join(str(int(r)) for r in runs)})", [model]).fetchall()
+    rows = con.execute(f"select category, gold, predicted, tp from scrub_units where model = ?{_runs(runs)}",
+                       [model]).fetchall()
+    gaps = [r[0] for r in con.execute(f"select category from scrub_missing where model = ?{_runs(runs)}",
+                                      [model]).fetchall()]
     return overall(pooled([(str(c), int(g), int(p), int(t)) for c, g, p, t in rows],
-                          [c.key for c in CATEGORIES])).recall
+                          [c.key for c in CATEGORIES]), gaps).recall
 
 
 def drift_rows(con: duckdb.DuckDBPyConnection, min_contracts: int = MIN_CONTRACTS) -> list[ScrubDriftRow]:
@@ -364,11 +403,24 @@ def no_recall_drift(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
 
 # Paired compare ----------------------------------------------------------------------------------------
 
+def refuse_incomplete(rows: Sequence[Mapping[str, Any]]) -> None:
+    """One model's rows of `scrub_compare_units` on the units paired: with a missing call among them, a ValueError
+    naming the model and the categories of its missing calls (an incomplete system has no overall figure)."""
+    missing = [r for r in rows if not r["answered"]]
+    if missing:
+        categories = [c for c in CATEGORY_KEYS if any(r["category"] == c for r in missing)]
+        raise ValueError(f"{missing[0]['model']} is incomplete on the contracts and runs compared: "
+                         f"{len(missing)} missing call(s) in {', '.join(categories)}; an incomplete system has no "
+                         "overall figure to compare (its coverage: `lhl report --suite contractscrub`)")
+
+
 def _macro(name: str, figure: str, terms: bool = False) -> CompareMetric:
-    """The overall figure (mean over categories) of the rows drawn, pooled per category as the marts pool."""
+    """The overall figure (mean over categories) of the rows drawn, pooled per category as the marts pool; a model
+    with a missing call among them is refused (`refuse_incomplete`)."""
     categories: list[CategoryKey] = [c.key for c in (TERM_CATEGORIES if terms else CATEGORIES)]
 
     def value(rows: Sequence[Mapping[str, Any]]) -> float | None:
+        refuse_incomplete(rows)
         if terms:
             counts = [(r["category"], r["terms_gold"], r["terms_predicted"], r["terms_tp"]) for r in rows
                       if r["terms_gold"] is not None]

@@ -7,7 +7,10 @@
 3. Per category: R = TP / (TP + FN), P = TP / (TP + FP), F1 = 2TP / (2TP + FP + FN) (the harmonic mean of P
    and R where both exist, and 0 when nothing was found of what exists).
 4. **Overall** = the unweighted mean over the 9 categories of R, of P and of F1 (overall F1 is the mean of the
-   per-category F1s, not the harmonic mean of the overall P and R; not pooled over categories).
+   per-category F1s, not the harmonic mean of the overall P and R; not pooled over categories). It exists only
+   for a complete system, one that answered every call asked of it: with a missing call (a whole category, a
+   contract, one call) the overall figures are None and name the categories of the missing calls, since a mean
+   over what was answered is not a mean over the nine; its per-category figures remain.
 5. **Term-only ablation**: the location fields left out of every tuple, the rest matched the same way, over
    the 8 categories with a term (inconsistent language has none); overall = their mean.
 6. **Distance**: recall of `incorrect_section_references` per bucket of the character distance from the
@@ -18,7 +21,8 @@
 A figure whose denominator is 0 is None, never 0: R of a category without gold, P of a category without
 predictions; an overall mean is over the categories where the figure exists, and names the ones left out.
 A call that is absent (a missing call) is not a prediction: its (run, contract, category) is left out of
-every count and reported as missing; an empty list of findings is an answer that found nothing.
+every count and reported as missing, and its system has no overall figure (4.); an empty list of findings is
+an answer that found nothing.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from lhl_platform.scrub.categories import CATEGORIES, TERM_CATEGORIES, CategoryKey
+from lhl_platform.scrub.categories import CATEGORIES, CATEGORY_KEYS, TERM_CATEGORIES, CategoryKey
 from lhl_platform.scrub.items import Finding, ScrubItem, bucket_names, distance_bucket
 from lhl_platform.scrub.normalize import Key, finding_key
 
@@ -63,6 +67,9 @@ class Overall(_Frozen):
     categories: int = Field(ge=0, description="categories averaged")
     left_out: dict[str, tuple[CategoryKey, ...]] = Field(
         default_factory=dict, description="per figure, the categories where it does not exist (not averaged)")
+    missing: tuple[CategoryKey, ...] = Field(
+        default=(), description="the categories of the system's missing calls: when any, it is incomplete and "
+                                "every overall figure is None")
 
 
 class DistanceBucket(_Frozen):
@@ -96,16 +103,21 @@ def category_score(category: CategoryKey, gold: int, predicted: int, tp: int) ->
                          recall=_ratio(tp, gold), precision=_ratio(tp, predicted), f1=_ratio(2 * tp, 2 * tp + fp + fn))
 
 
-def overall(scores: Sequence[CategoryScore]) -> Overall:
-    """The unweighted mean over categories of R, of P and of F1, each over the categories where it exists."""
+def overall(scores: Sequence[CategoryScore], missing: Iterable[str] = ()) -> Overall:
+    """The unweighted mean over categories of R, of P and of F1, each over the categories where it exists; for
+    a system with missing calls (`missing`: the categories of its missing calls), None: it is incomplete."""
+    gaps = set(missing)
+    if gaps:
+        return Overall(recall=None, precision=None, f1=None, categories=len(scores),
+                       missing=tuple(c for c in CATEGORY_KEYS if c in gaps))
     figures: dict[str, float | None] = {}
     left_out: dict[str, tuple[CategoryKey, ...]] = {}
     for name in ("recall", "precision", "f1"):
         values = [getattr(s, name) for s in scores if getattr(s, name) is not None]
         figures[name] = sum(values) / len(values) if values else None
-        missing = tuple(s.category for s in scores if getattr(s, name) is None)
-        if missing:
-            left_out[name] = missing
+        absent = tuple(s.category for s in scores if getattr(s, name) is None)
+        if absent:
+            left_out[name] = absent
     return Overall(recall=figures["recall"], precision=figures["precision"], f1=figures["f1"], categories=len(scores),
                    left_out=left_out)
 
@@ -242,9 +254,11 @@ def score(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int] = (1
     units = unit_scores(items, answers, runs)
     full = pooled(full_rows(units), [c.key for c in CATEGORIES])
     terms = pooled(term_rows(units), [c.key for c in TERM_CATEGORIES])
-    return ScrubScore(calls=len(units), missing_calls=len(missing_calls(items, answers, runs)), contracts=len(items),
-                      runs=tuple(runs), by_category=tuple(full), overall=overall(full), terms_only=tuple(terms),
-                      terms_only_overall=overall(terms), by_distance=tuple(distance_buckets(units)))
+    missing = missing_calls(items, answers, runs)
+    gaps = [category for _, _, category in missing]
+    return ScrubScore(calls=len(units), missing_calls=len(missing), contracts=len(items), runs=tuple(runs),
+                      by_category=tuple(full), overall=overall(full, gaps), terms_only=tuple(terms),
+                      terms_only_overall=overall(terms, gaps), by_distance=tuple(distance_buckets(units)))
 
 
 def missing_calls(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int] = (1,)) -> list[CallKey]:
@@ -272,17 +286,20 @@ def _rng(seed: int, key: str) -> np.random.Generator:
 def recall_intervals(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int] = (1,), *,
                      resamples: int = DEFAULT_RESAMPLES, seed: int = 0, key: str = "") -> list[RecallInterval]:
     """Contract-cluster bootstrap intervals of the overall recall and of each category's recall (see
-    `cluster_recall_intervals`)."""
+    `cluster_recall_intervals`; none of the overall recall with a missing call)."""
     units = unit_scores(items, answers, runs)
     return cluster_recall_intervals([(u.contract_id, u.category, u.gold, u.tp) for u in units],
-                                    [item.contract_id for item in items], resamples=resamples, seed=seed, key=key)
+                                    [item.contract_id for item in items], resamples=resamples, seed=seed, key=key,
+                                    complete=not missing_calls(items, answers, runs))
 
 
 def cluster_recall_intervals(cells: Iterable[tuple[str, str, int, int]], contracts: Sequence[str], *,
-                             resamples: int = DEFAULT_RESAMPLES, seed: int = 0, key: str = "") -> list[RecallInterval]:
+                             resamples: int = DEFAULT_RESAMPLES, seed: int = 0, key: str = "",
+                             complete: bool = True) -> list[RecallInterval]:
     """Intervals from per-call counts (contract, category, gold, tp), over the given contracts: contracts are drawn
     with replacement (each with all its runs and calls); a resample's overall recall is the mean over the
-    categories with gold in it. `key` (a model's name, say) gives each model its own random stream."""
+    categories with gold in it. `key` (a model's name, say) gives each model its own random stream. Of a system
+    that is not `complete` (a call missing), the overall recall has no interval: it has no overall recall."""
     ordered = sorted(set(contracts))
     categories = [c.key for c in CATEGORIES]
     tp = np.zeros((len(ordered), len(categories)))
@@ -304,7 +321,7 @@ def cluster_recall_intervals(cells: Iterable[tuple[str, str, int, int]], contrac
         recall = np.where(gold_sums > 0, tp_sums / gold_sums, np.nan)
     measured = (~np.isnan(recall)).sum(axis=1)
     macro = np.where(measured > 0, np.nansum(recall, axis=1) / np.maximum(measured, 1), np.nan)
-    out = [_percentile(None, macro, resamples, seed)]
+    out = [_percentile(None, macro if complete else np.full(resamples, np.nan), resamples, seed)]
     out += [_percentile(c, recall[:, j], resamples, seed) for j, c in enumerate(categories)]
     return out
 

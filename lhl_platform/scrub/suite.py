@@ -83,9 +83,16 @@ SUITE = Suite(
                 note="Overall R, P and F1 are unweighted means over the 9 categories of the per-category figures "
                      "(each over the categories where it exists); recall is primary (precision is a lower bound "
                      "where contracts hold defects nobody annotated). Recall interval: 95% contract-cluster "
-                     "bootstrap. A missing call is left out of every figure. " + SELF_BUILT_NOTE),
+                     "bootstrap. A missing call is left out of every count, and its model is incomplete: no "
+                     "overall figures (null, never a mean over what it answered) and no rank; its per-category "
+                     "figures remain (coverage section). Ranked: complete and audited in every run in scope, by "
+                     "overall recall. " + SELF_BUILT_NOTE),
         Section("by_category", "Per category", report.ScrubCategoryRow, report.category_rows,
                 note="Multiset matching of normalised tuples per call, pooled over the contracts and runs in scope."),
+        Section("coverage", "Coverage", report.ScrubCoverageRow, report.coverage_rows,
+                note="Per model: the runs the scope asks for and those it was audited in, the calls asked (nine per "
+                     "contract and run), answered and missing, the categories of its missing calls and those it "
+                     "never answered. Complete: every call asked answered; ranked: complete in every run in scope."),
         Section("recall", "Recall per category with intervals", report.ScrubRecallRow, report.recall_rows,
                 note="95% contract-cluster bootstrap intervals (contracts drawn with replacement, with all their "
                      "runs and calls).", figure=report.recall_figure),
@@ -124,7 +131,7 @@ SUITE = Suite(
     commands=commands.COMMANDS,
     item_sets=_item_sets,
     compare=report.COMPARE,
-    units="scrub_units",
+    units="scrub_compare_units",
     offline_models=OFFLINE_MODELS,
     scope=SuiteScope(suite=NAME, cells="scrub_cells"),
     demo=Demo(
@@ -134,6 +141,6 @@ SUITE = Suite(
                            model_id="scrub-calibrated:paper-gpt-5.5"),
                  "calibration: reads the gold, keeps and invents findings at the paper's GPT-5.5 rates")),
         prepare=_demo_items,
-        columns=("model", "recall", "recall_ci_low", "recall_ci_high", "precision", "f1", "missing_calls"),
+        columns=("model", "rank", "recall", "recall_ci_low", "recall_ci_high", "precision", "f1", "missing_calls"),
         note="overall = mean of the 9 per-category figures"),
 )
