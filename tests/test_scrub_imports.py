@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from lhl_platform.scrub.imports import FindingsImportError, answers_of, findings_line, parse_findings
-from lhl_platform.scrub.items import Finding, GoldFinding, ScrubItem
+from lhl_platform.scrub.categories import CATEGORY_KEYS
+from lhl_platform.scrub.imports import FindingsImportError, answers_of, findings_line, gold_findings, parse_findings
+from lhl_platform.scrub.items import Edit, Finding, GoldFinding, ScrubItem
 from lhl_platform.scrub.scoring import score
 
 ITEMS = [ScrubItem(contract_id=c, text="(self-built test contract)", gold=(
@@ -41,6 +42,11 @@ def test_a_findings_file_is_read_and_scored_by_the_same_code():
     (line(findings=[{"term": "Review Period"}]), "line 2: field findings[0]: Value error, unused_defined_terms needs "
                                                  "field 'location'"),
     (line(findings=[{"term": "X", "location": "1", "page": 3}]), "line 2: field findings[0].page: Extra inputs"),
+    (line(findings=[{"term": "X", "location": "1", "distance": 3}]), "line 2: field findings[0].distance: gold "
+                                                                      "provenance of the release format"),
+    (line(findings=[{"term": "X", "location": "1", "edit": {"start": 0, "end": 1, "original": "x"}}]),
+     "line 2: field findings[0].edit: gold provenance of the release format, not a finding's field; `lhl scrub "
+     "export FILE --as-findings NAME` writes"),
     (line(findings=[{"term": "X", "location": "1", "wrong": "Y"}]), "line 2: field findings[0]: Value error, "
                                                                      "unused_defined_terms has no field 'wrong'"),
     (line(findings=[{"category": "defined_terms", "term": "X", "location": "1"}]),
@@ -71,3 +77,17 @@ def test_findings_lines_round_trip():
     text = findings_line("vendor-x", 2, "K1", "inconsistent_language", findings)
     (call,) = parse_findings(text)
     assert (call.run, call.category, call.findings) == (2, "inconsistent_language", tuple(findings))
+
+
+def test_the_gold_written_as_findings_is_every_call_and_scores_one_where_a_figure_exists():
+    items = [ScrubItem(contract_id="K1", text="(self-built test contract)", gold=(
+        GoldFinding(category="incorrect_section_references", wrong="3", correct="8", location="12.2", distance=40_000,
+                    edit=Edit(start=0, end=4, original="(sel")),
+        GoldFinding(category="unused_defined_terms", term="Review Period", location="7.1"))), ITEMS[1]]
+    calls = parse_findings(gold_findings(items, "gold-check", run=2), "gold.jsonl", items)
+    assert [(c.contract_id, c.category) for c in calls] == [(i.contract_id, k) for i in items for k in CATEGORY_KEYS]
+    assert {c.run for c in calls} == {2} and sum(not c.findings for c in calls) == 2 * 9 - 3  # [] where no gold
+    result = score(items, answers_of(calls, "gold-check"), runs=(2,))
+    assert result.missing_calls == 0 and (result.overall.recall, result.overall.precision, result.overall.f1) == (
+        1.0, 1.0, 1.0)
+    assert [b.recall for b in result.by_distance if b.gold] == [1.0]

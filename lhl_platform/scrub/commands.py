@@ -3,7 +3,9 @@
 - `lhl scrub build --contracts N --seed S`: an item set built by seeded injection from the active corpus, recorded
   (the set, its seed and the verifier's report are events) and made active; the same corpus, N and seed record
   the same bytes;
-- `lhl scrub export FILE.jsonl [--item-set ID]`: a recorded set in the release format, written atomically;
+- `lhl scrub export FILE.jsonl [--item-set ID]`: a recorded set in the release format, written atomically; with
+  `--as-findings NAME [--run N]`, its gold in the findings format instead (every call of the set, as model NAME's
+  answers), which `lhl import findings` reads back as a complete system scoring 1.0;
 - `lhl ingest contractscrub FILE.jsonl`: a release JSONL validated whole (a bad line is one error naming it),
   recorded and made active;
 - `lhl import findings FILE.jsonl [--item-set ID]`: predictions made elsewhere, validated whole against the item
@@ -17,11 +19,14 @@ import argparse
 import hashlib
 from pathlib import Path
 
+from pydantic import BaseModel, Field
+
+from lhl_platform.domain.models import MODEL_NAME_PATTERN, RunNumber
 from lhl_platform.files import write_atomic
 from lhl_platform.home import Home
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.events import ScrubEventType, ScrubFindingsImported, ScrubItemsBuilt, ScrubScope
-from lhl_platform.scrub.imports import parse_findings
+from lhl_platform.scrub.imports import gold_findings, parse_findings
 from lhl_platform.scrub.items import Finding, export_items
 from lhl_platform.scrub.stages import IMPORTS_STREAM, build_set, ingest_file, write_scores
 from lhl_platform.scrub.store import StoredSet, load_set
@@ -65,6 +70,8 @@ def cmd_build(args: argparse.Namespace, home: Home) -> int:
 
 
 def cmd_export(args: argparse.Namespace, home: Home) -> int:
+    if args.as_findings is not None:
+        return _export_findings(args, home)
     stored = load_set(home, args.item_set)
     data = export_items(stored.items)
     summary = stored.summary
@@ -73,6 +80,23 @@ def cmd_export(args: argparse.Namespace, home: Home) -> int:
     write_atomic(Path(args.file), data)
     print(f"wrote {stored.describe()} to {args.file} ({len(data):,} bytes, sha256 "
           f"{hashlib.sha256(data).hexdigest()})")
+    return 0
+
+
+class _Answers(BaseModel):
+    model: str = Field(pattern=MODEL_NAME_PATTERN)
+    run: RunNumber
+
+
+def _export_findings(args: argparse.Namespace, home: Home) -> int:
+    who = _Answers(model=args.as_findings, run=args.run)  # what the import will require of every line
+    model, run = who.model, who.run
+    stored = load_set(home, args.item_set)
+    data = gold_findings(stored.items, model, run)
+    write_atomic(Path(args.file), data)
+    calls = len(stored.items) * len(CATEGORY_KEYS)
+    print(f"wrote the gold of {stored.describe()} to {args.file} as {calls} findings lines of model {model}, run "
+          f"{run} (every call of the set); `lhl import findings {args.file}` scores it")
     return 0
 
 
@@ -126,6 +150,9 @@ def _define_build(p: argparse.ArgumentParser) -> None:
 def _define_export(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="the JSONL file to write (the release format of docs/formats.md section 1)")
     p.add_argument("--item-set", dest="item_set", help="a recorded item set (default: the active one)")
+    p.add_argument("--as-findings", dest="as_findings", metavar="NAME", help="write the set's gold in the findings "
+                   "format of `lhl import findings` instead, as model NAME's answers (every call of the set)")
+    p.add_argument("--run", type=int, default=1, help="with --as-findings: the run the answers are of (default 1)")
 
 
 def _define_ingest(p: argparse.ArgumentParser) -> None:
@@ -140,7 +167,8 @@ def _define_import(p: argparse.ArgumentParser) -> None:
 COMMANDS = (
     Command(("scrub", "build"), "build a ContractScrub item set by seeded defect injection from the active corpus "
             "(self-built: synthetic defects, derived defined terms)", _define_build, cmd_build),
-    Command(("scrub", "export"), "write a recorded ContractScrub item set in the release JSONL format",
+    Command(("scrub", "export"), "write a recorded ContractScrub item set in the release JSONL format (or its gold "
+            "as findings, --as-findings NAME)",
             _define_export, cmd_export),
     Command(("ingest", "contractscrub"), "load a ContractScrub item set in the release JSONL format",
             _define_ingest, cmd_ingest),

@@ -5,11 +5,13 @@ One (model, run, contract, category) a line (docs/formats.md section 1):
     {"model": ..., "run": 1, "contract_id": ..., "category": ..., "findings": [{"term": ..., "location": ...}]}
 
 Each finding has the category's fields (`term`, `location`, `wrong`, `correct`, `location_2`); fields the
-category does not use are absent or null, and a finding may repeat the line's category. The whole file is
-validated before anything is used: the first problem is one error naming its line number and field, and
-nothing is imported. A (model, run, contract, category) absent from the file is a missing call, reported as
-missing and left out of every figure, never read as an empty answer; `"findings": []` is an answer that found
-nothing.
+category does not use are absent or null, and a finding may repeat the line's category. The gold's provenance
+(`edit`, `distance` of the release format) is not a finding's: a finding carrying it is an error naming the
+command that writes a set's gold in this format (`lhl scrub export FILE --as-findings NAME`, `gold_findings`).
+The whole file is validated before anything is used: the first problem is one error naming its line number and
+field, and nothing is imported. A (model, run, contract, category) absent from the file is a missing call,
+reported as missing and left out of every figure, never read as an empty answer; `"findings": []` is an answer
+that found nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from lhl_platform.jsonl import JsonlError, parse_lines
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.items import Finding, ScrubItem
 from lhl_platform.scrub.scoring import Answers
+
+GOLD_ONLY = ("edit", "distance")  # fields of a gold tuple in the release format, never of a finding
 
 
 class FindingsImportError(ValueError):
@@ -62,6 +66,11 @@ def _line(raw: dict[str, Any], number: int, where: str) -> ImportedCall:
     for index, finding in enumerate(findings):
         if not isinstance(finding, dict):
             raise FindingsImportError(f"{where}: field findings[{index}]: expected an object")
+        provenance = next((name for name in GOLD_ONLY if name in finding), None)
+        if provenance is not None:
+            raise FindingsImportError(f"{where}: field findings[{index}].{provenance}: gold provenance of the release "
+                                      "format, not a finding's field; `lhl scrub export FILE --as-findings NAME` "
+                                      "writes an item set's gold as findings")
         if finding.get("category", category) != category:
             raise FindingsImportError(f"{where}: field findings[{index}].category: {finding['category']!r} on a "
                                       f"line of category {category}")
@@ -114,3 +123,11 @@ def findings_line(model: str, run: int, contract_id: str, category: CategoryKey,
     rows = [{name: getattr(f, name) for name in f.fields()} for f in findings]
     return json.dumps({"model": model, "run": run, "contract_id": contract_id, "category": category,
                        "findings": rows}, ensure_ascii=False, separators=(",", ":"))
+
+
+def gold_findings(items: Iterable[ScrubItem], model: str, run: int = 1) -> bytes:
+    """An item set's gold in the findings format, as model `model`'s answers in run `run`: one line per (contract,
+    category), every call of the set (`"findings": []` where the contract has no gold of the category), each
+    gold tuple with its category's fields only. Imported, it scores 1.0 wherever a figure exists."""
+    return "".join(findings_line(model, run, item.contract_id, key, [g for g in item.gold if g.category == key]) + "\n"
+                   for item in items for key in CATEGORY_KEYS).encode("utf-8")
