@@ -94,7 +94,8 @@ def test_compare_json_table_and_markdown(home, capsys):
     args = ["--home", str(home.root), "compare", "sloppy", "careful", "--resamples", "300"]
     assert main([*args, "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"a", "b", "scope", "metrics"} and (out["a"], out["b"]) == ("sloppy", "careful")
+    assert set(out) == {"a", "b", "scope", "metrics", "judge_validated"} and (out["a"], out["b"]) == ("sloppy",
+                                                                                                     "careful")
     assert [m["metric"] for m in out["metrics"]] == ["hal_tp", "hal_gen", "far", "frr", "acc", "jeq", "rdi"]
     assert all(set(m) == {"metric", "a", "b", "diff", "ci_low", "ci_high"} for m in out["metrics"])
     assert out["scope"]["models"] == ["careful", "sloppy"] and out["scope"]["paired_cells"] == 80
