@@ -98,8 +98,8 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
           str(r.missing_rows)]
          for r in report.leaderboard], markdown))
     legend = judge_legend(report)
-    if legend:
-        out.append(t(legend))
+    if legend:  # in Markdown after a blank line: a plain line right under a table is one more row of it
+        out.extend(["", t(legend)] if markdown else [t(legend)])
     if partial:
         out.append("* coverage differs from the matched cells (see coverage above); each row is on the system's own "
                    "cells, and the composite ranks only the systems that cover the matched cells, on those cells")

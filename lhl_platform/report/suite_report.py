@@ -153,8 +153,8 @@ def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
             fields = list(shown[0])
             out.append(_table(fields, [[_text(r[f]) for f in fields] for r in shown], markdown))
             legend = judge_legend(report) if name == "leaderboard" else None
-            if legend:
-                out.append(legend)
+            if legend:  # in Markdown after a blank line: a plain line right under a table is one more row of it
+                out.extend(["", legend] if markdown else [legend])
         else:
             out.append("(no rows in scope)")
         if report.notes.get(name):
