@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lhl_platform.events.log import EventLog
+if TYPE_CHECKING:
+    from lhl_platform.events.log import EventLog
 
 DEFAULT_HOME = ".lhl"
 
@@ -22,6 +24,8 @@ class Home:
 
     @property
     def events(self) -> EventLog:
+        from lhl_platform.events.log import EventLog  # pyarrow: only when the log is read or written
+
         return EventLog(self.root / "events")
 
     @property

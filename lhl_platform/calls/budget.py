@@ -26,11 +26,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from lhl_platform.calls.exit_codes import LIMIT_EXIT_CODE as LIMIT_EXIT_CODE  # the CLI reads it without this module
 from lhl_platform.events.kinds import register_events
 from lhl_platform.events.log import EventLog
 from lhl_platform.providers.base import ModelRequest, Task
 
-LIMIT_EXIT_CODE = 3  # `lhl audit` and `lhl debate` stopped by their spending limit
 SPENDING_STREAM = "spending"
 LIMIT_REACHED = "spend.limit_reached"
 FRAMING_TOKENS = 1024  # a request's framing beyond its messages and schema (roles, tool definitions, templates)

@@ -6,7 +6,10 @@ offline models to the model factory; the Dagster layer, the report and the comma
 
 from __future__ import annotations
 
-from lhl_platform.suites.contract import Suite
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lhl_platform.suites.contract import Suite
 
 _SUITES: dict[str, Suite] = {}
 

@@ -15,9 +15,8 @@ import argparse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-import duckdb
 from pydantic import BaseModel, ConfigDict
 
 from lhl_platform.domain.models import ModelSpec
@@ -26,6 +25,9 @@ from lhl_platform.home import Home
 from lhl_platform.progress import Progress
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.warehouse.suite_scope import SuiteScope, SuiteScopeRequest
+
+if TYPE_CHECKING:
+    import duckdb
 
 Partitioning = Literal["model_run", "model", "none"]
 StageKind = Literal["items", "solve", "score", "mitigate", "profile", "derived"]

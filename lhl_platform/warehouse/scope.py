@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 class ScopeError(LookupError):

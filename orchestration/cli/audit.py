@@ -9,7 +9,6 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from lhl_platform.domain.models import Contract
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
 from orchestration.cli.spending import (
@@ -24,6 +23,7 @@ from orchestration.cli.spending import (
 from orchestration.cli.suites import CLAUSE, add_suite_option, chosen_suite
 
 if TYPE_CHECKING:
+    from lhl_platform.domain.models import Contract
     from lhl_platform.suites.contract import Suite
 
 DEMO_MODELS = (

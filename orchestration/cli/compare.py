@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from lhl_platform.home import Home
-from lhl_platform.warehouse.scope import ScopeRequest
 from orchestration.cli.app import Cli, CliError, parse_runs, write_out
 from orchestration.cli.suites import add_suite_option, chosen_suite, suite_request
 
@@ -31,6 +30,8 @@ def cmd_compare(args: argparse.Namespace, home: Home) -> int:
         paired = compare_in_suite(home, suite, args.a, args.b, scoped, resamples=args.resamples, seed=args.seed)
         write_out(render_suite_comparison(paired, args.format), args.out, f"{args.format} comparison")
         return 0
+    from lhl_platform.warehouse.scope import ScopeRequest
+
     request = ScopeRequest(corpus=args.corpus, subset=args.subset, judge=args.judge,
                            runs=tuple(parse_runs(args.runs)) if args.runs else None)
     comparison = compare_models(home, args.a, args.b, request, resamples=args.resamples, seed=args.seed,

@@ -7,12 +7,12 @@ import argparse
 from typing import TYPE_CHECKING
 
 from lhl_platform.home import Home
-from lhl_platform.warehouse.scope import ScopeRequest
 from orchestration.cli.app import Cli, CliError, parse_list, parse_runs, write_out
 from orchestration.cli.suites import add_suite_option, chosen_suite, suite_request
 
 if TYPE_CHECKING:
     from lhl_platform.suites.contract import Suite
+    from lhl_platform.warehouse.scope import ScopeRequest
 
 
 def cmd_report(args: argparse.Namespace, home: Home) -> int:
@@ -71,6 +71,8 @@ def _suite_report(args: argparse.Namespace, home: Home, suite: Suite) -> str:
 
 
 def scope_request(args: argparse.Namespace) -> ScopeRequest:
+    from lhl_platform.warehouse.scope import ScopeRequest
+
     return ScopeRequest(corpus=args.corpus, subset=args.subset, judge=args.judge,
                         runs=tuple(parse_runs(args.runs)) if args.runs else None,
                         models=tuple(parse_list(args.models, "models")) if args.models else None)

@@ -8,13 +8,18 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
-from lhl_platform.calls.budget import LIMIT_EXIT_CODE, SpendLimit, new_command, spending_limit, stopped_limit
 from lhl_platform.home import Home
 from orchestration.cli.app import CliError
 
+if TYPE_CHECKING:
+    from lhl_platform.calls.budget import SpendLimit
+
 
 def add_max_cost(parser: argparse.ArgumentParser, what: str) -> None:
+    from lhl_platform.calls.exit_codes import LIMIT_EXIT_CODE
+
     parser.add_argument("--max-cost", type=float, metavar="USD",
                         help=f"spending limit of {what} in USD, never passed whatever the concurrency (each call "
                              "reserves its worst case first); stopped by it, the command says so and exits with "
@@ -55,6 +60,8 @@ def registered_limits(home: Home, models: Iterable[str]) -> bool:
 
 @contextlib.contextmanager
 def command_limit(limit_usd: float | None, scope: str) -> Iterator[SpendLimit | None]:
+    from lhl_platform.calls.budget import new_command, spending_limit
+
     new_command()
     with spending_limit(limit_usd, scope=scope) as limit:
         yield limit
@@ -63,6 +70,8 @@ def command_limit(limit_usd: float | None, scope: str) -> Iterator[SpendLimit | 
 def stop_code(home: Home, left: Callable[[], int] | None = None) -> int | None:
     """When a spending limit stopped what this process ran: the stop recorded as an event, the one line on stderr
     (`left()`: the calls the command has left, when it can count them), and the limit's exit code; else None."""
+    from lhl_platform.calls.budget import LIMIT_EXIT_CODE, stopped_limit
+
     limit = stopped_limit()
     if limit is None:
         return None
