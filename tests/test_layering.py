@@ -27,7 +27,7 @@ LAYERS: list[set[str]] = [
     {"suites"},  # the suite contract and the registered suites
     {"report"},  # the clause report and the generic suite report
     {"clause", "lexflip", "scrub", "insufficiency"},  # the suites, each in its own package; none imports another
-    {"catalog"},  # the application assembled: every suite registered
+    {"catalog", "catalog_commands"},  # the application assembled: every suite registered; its commands declared
 ]
 # What each outer package may import (besides the standard library and third parties).
 OUTER: dict[str, set[str]] = {

@@ -106,6 +106,20 @@ def test_the_toy_compare_pairs_the_two_models_on_their_shared_contracts(home: Ho
     assert precision["ci_low"] <= precision["diff"] <= precision["ci_high"]
 
 
+
+def test_the_toy_commands_register_in_the_command_tree_and_run(home: Home, capsys) -> None:
+    # A suite registered at run time (not declared in lhl_platform.catalog_commands) adds its commands whole.
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as help_exit:
+        main(["toy", "--help"])
+    assert help_exit.value.code == 0 and "how many contracts a model named the parties of" in capsys.readouterr().out
+    assert main(["--home", str(home.root), "toy", "named", "toy-a"]) == 0
+    assert capsys.readouterr().out == "toy-a: parties named in 12 contracts\n"
+    with pytest.raises(SystemExit) as error_exit:
+        main(["--home", str(home.root), "toy", "named"])  # its own arguments are parsed
+    assert error_exit.value.code == 2 and "model" in capsys.readouterr().err
+
+
 def test_the_toy_publishes_its_sections_with_the_scope(home: Home, tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'toy.db'}"
     assert main(["--home", str(home.root), "publish", url, "--suite", "toy"]) == 0

@@ -1,8 +1,10 @@
 """`lhl`: one command tree, one module per command group; each command calls plain domain functions.
 
 Every command takes `--home DIR` (env `LHL_HOME`, default `./.lhl`). Exit code 0 on success; on failure a
-one-line reason on stderr and a non-zero code. Heavy imports happen inside commands so that `lhl --help`
-and `lhl report` start quickly.
+one-line reason on stderr and a non-zero code. The tree is built from light modules: heavy imports happen inside
+commands, a suite's commands load when a command line reaches them, and the application (every suite
+registered, `lhl_platform.catalog`) is assembled only when a command runs, so `lhl --help` starts quickly
+(benchmarks/startup.py).
 """
 
 from __future__ import annotations
@@ -10,14 +12,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-import lhl_platform.catalog  # noqa: F401  (the application assembled: every suite registered)
-from orchestration.cli import audit, compare, corpus, debate, judge, models, ops, publish, report, schedule, suites
 from orchestration.cli.app import Cli, CliError
 
 __all__ = ["Cli", "CliError", "build_cli", "main"]
 
 
 def build_cli() -> Cli:
+    from orchestration.cli import audit, compare, corpus, debate, judge, models, ops, publish, report, schedule, suites
+
     cli = Cli()
     for group in (corpus, models, audit, debate, report, compare, publish, judge, ops, schedule, suites):
         group.register(cli)

@@ -1,10 +1,17 @@
-"""The command tree's frame: parser, command groups, `--home`, and one-line errors with exit codes."""
+"""The command tree's frame: parser, command groups, `--home`, and one-line errors with exit codes.
+
+Commands whose arguments live in a module not yet loaded (a suite's) are declared by their first word
+(`Cli.declare`): the module is imported when a command line reaches that word, so `lhl --help` loads none of them.
+A command that runs gets the application assembled first (`lhl_platform.catalog`: every suite's event types,
+SQL and models registered before it reads or writes the home); help and argument errors exit before that.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from lhl_platform.domain.redaction import install_log_redaction
 from lhl_platform.files import OutputError, write_atomic
@@ -16,6 +23,22 @@ Command = Callable[[argparse.Namespace, Home], int]
 HOME_HELP = "home folder (env LHL_HOME, default ./.lhl)"
 
 
+class _DeclaredSubParsers(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """Sub-commands some of whose arguments are defined on use: before a command line enters word W, the
+    loaders declared for W run (each adds its commands), once."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.loaders: dict[str, list[Callable[[], None]]] = {}
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if isinstance(values, list) and values:
+            for load in self.loaders.pop(values[0], []):
+                load()
+        super().__call__(parser, namespace, values, option_string)
+
+
 class CliError(Exception):
     """A failure to report as one line on stderr."""
 
@@ -25,7 +48,8 @@ class Cli:
         self.parser = argparse.ArgumentParser(
             prog="lhl", description="LegalHalluLens: typed hallucination audits of contract clause extraction.")
         self.parser.add_argument("--home", help=HOME_HELP)
-        self.commands = self.parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+        self.commands = self.parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                                   action=_DeclaredSubParsers)
         self.groups: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
 
     def group(self, name: str, help: str) -> argparse._SubParsersAction[argparse.ArgumentParser]:
@@ -37,6 +61,13 @@ class Cli:
     def add(self, name: str, func: Command, help: str, group: str | None = None) -> argparse.ArgumentParser:
         return self.add_to(self.groups[group] if group else self.commands, name, func, help)
 
+    def declare(self, group: str, help: str, load: Callable[[], None]) -> None:
+        """Commands of group `lhl GROUP ...` (made here with `help` unless it exists) that `load` adds when a
+        command line reaches GROUP."""
+        self.group(group, help)
+        assert isinstance(self.commands, _DeclaredSubParsers)
+        self.commands.loaders.setdefault(group, []).append(load)
+
     def add_to(self, where: argparse._SubParsersAction[argparse.ArgumentParser], name: str, func: Command,
                help: str) -> argparse.ArgumentParser:
         p = where.add_parser(name, help=help, description=help)
@@ -46,6 +77,8 @@ class Cli:
 
     def run(self, argv: Sequence[str] | None = None) -> int:
         args = self.parser.parse_args(argv)
+        import lhl_platform.catalog  # noqa: F401  (the application assembled before a command reads the home)
+
         home = Home.resolve(getattr(args, "home", None))
         install_log_redaction()  # log records of this process (Dagster's included) are redacted too
         with guarded_output():

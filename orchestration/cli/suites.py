@@ -8,13 +8,14 @@ function.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
 
 if TYPE_CHECKING:
-    from lhl_platform.suites.contract import Suite
+    from lhl_platform.suites.contract import Command, Suite
     from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
 
 CLAUSE = "clause"
@@ -74,13 +75,27 @@ def cmd_suites(args: argparse.Namespace, home: Home) -> int:
 
 
 def register(cli: Cli) -> None:
+    """The suites' commands: those of the catalog's suites declared (`lhl_platform.catalog_commands`: their module
+    is imported when a command line reaches one of their groups), those of a suite registered at run time added
+    from `Suite.commands`."""
+    from lhl_platform.catalog_commands import DECLARED
     from lhl_platform.suites import suites
 
     cli.add("suites", cmd_suites, "the suites the platform runs, their item sets and commands")
+    declared = {d.suite for d in DECLARED}
+    for d in DECLARED:
+        for word in d.words:
+            cli.declare(word, f"{word} commands of the {d.title} suite", lambda d=d, word=word: add_commands(
+                cli, d.title, [c for c in d.load() if c.path[0] == word]))
     for suite in suites():
-        for command in suite.commands:
-            *group, name = command.path
-            if group:
-                cli.group(group[0], f"{group[0]} commands of the {suite.title} suite")
-            p = cli.add(name, command.handler, command.help, group=group[0] if group else None)
-            command.define(p)
+        if suite.name not in declared:
+            add_commands(cli, suite.title, suite.commands)
+
+
+def add_commands(cli: Cli, title: str, commands: Sequence[Command]) -> None:
+    for command in commands:
+        *group, name = command.path
+        if group:
+            cli.group(group[0], f"{group[0]} commands of the {title} suite")
+        p = cli.add(name, command.handler, command.help, group=group[0] if group else None)
+        command.define(p)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,10 +18,12 @@ from lhl_platform.domain.models import Contract
 from lhl_platform.events.log import StreamWriter
 from lhl_platform.events.payloads import ModelCall
 from lhl_platform.factory import build_model
+from lhl_platform.home import Home
 from lhl_platform.progress import CallTally
 from lhl_platform.providers.base import ChatModel, ModelRequest, close_model
 from lhl_platform.registry import get_model
 from lhl_platform.suites.contract import (
+    Command,
     CompareMetric,
     Job,
     Section,
@@ -132,6 +135,18 @@ class ToyRow(SQLModel):
     cost_usd: float
 
 
+def _define_named(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", help="a model the toy suite audited")
+
+
+def cmd_named(args: argparse.Namespace, home: Home) -> int:
+    """`lhl toy named MODEL`: how many contracts the model named the parties of (read from the log, so the toy
+    event types must be registered when it runs)."""
+    named = [e.data_as(PartiesNamed) for e in home.events.read() if e.type == "toy.named"]
+    print(f"{args.model}: parties named in {sum(n.model == args.model for n in named)} contracts")
+    return 0
+
+
 SUITE = Suite(
     name="toy",
     title="Party names (toy)",
@@ -154,4 +169,6 @@ SUITE = Suite(
     units="toy_units",
     offline_models=OFFLINE_MODELS,  # type: ignore[arg-type]
     scope=SuiteScope(suite="toy", cells="toy_cells"),
+    commands=(Command(("toy", "named"), "how many contracts a model named the parties of", _define_named,
+                      cmd_named),),
 )
