@@ -5,9 +5,10 @@ switches them without the UI.
 
 * `model_registry_sensor` keeps the `model` partitions in step with the registry.
 * `recurring_audit_sensor` audits every model registered with `params.monitor`, each on its own cadence
-  (`params.audit.cadence_hours`) and with its own audit settings (judge, subset or contracts): a due model
-  gets the next audit round (`run` key; schedules cannot add partitions, hence a sensor), through the same
-  launch request as `lhl audit`.
+  (`params.audit.cadence_hours`) and with its own audit settings (judge, subset or contracts, and the spending
+  limit of a round, `params.audit.max_cost_usd`, which the round's extraction and judge calls honour together:
+  `lhl_platform.calls.budget`): a due model gets the next audit round (`run` key; schedules cannot add
+  partitions, hence a sensor), through the same launch request as `lhl audit`.
 * `metrics_refresh_sensor` rebuilds the SQL models, checks and drift once partitions have landed that are
   newer than them, whoever launched those partitions (CLI, sensor, UI backfill), after in-flight partition
   runs have finished.
@@ -96,7 +97,7 @@ def model_registry_sensor(context: SensorEvaluationContext, lhl: LhlHome) -> Sen
         default_status=DefaultSensorStatus.STOPPED,
         description="Post-deployment monitoring: audits each model registered with params.monitor=true once its "
                     "cadence (params.audit.cadence_hours, default weekly) has passed, in a new audit round, with "
-                    "its registered audit settings (judge, subset). Enable with `lhl schedule enable "
+                    "its registered audit settings (judge, subset, spending limit). Enable with `lhl schedule enable "
                     "recurring_audit_sensor`.")
 def recurring_audit_sensor(context: SensorEvaluationContext, lhl: LhlHome) -> SensorResult:
     home = lhl.home()

@@ -137,7 +137,7 @@ class BatchRun(Generic[U, P]):
         if limit is not None:  # a batch reserves its whole worst case before it is submitted
             self._worst = {key: worst_cost(llm, run.ledger.pricing, wanted[key][1], batch=True) for key in wanted}
             for key in held & wanted.keys():  # already submitted: it will cost what it costs
-                limit.in_flight += self._worst[key]
+                limit.hold(self._worst[key])
             fitting = [key for key in fresh if limit.try_reserve(self._worst[key])]
             if len(fitting) < len(fresh):
                 limit.stop(len(fresh) - len(fitting))

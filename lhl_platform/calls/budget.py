@@ -96,6 +96,7 @@ class SpendLimit:
         self.scope, self.source = scope, source
         self.spent = 0.0
         self.in_flight = 0.0
+        self.reservations = 0  # counted apart from their sum, which float rounding never brings back to exactly 0
         self.calls = 0
         self.left = 0
         self.stopped = False
@@ -118,8 +119,9 @@ class SpendLimit:
         while not self.stopped:
             if self.fits(worst):
                 self.in_flight += worst
+                self.reservations += 1
                 return True
-            if self.in_flight <= 0:
+            if self.reservations == 0:
                 self.stop(0)
                 break
             await self._event().wait()  # a call in flight settles, maybe for less than it reserved
@@ -130,11 +132,18 @@ class SpendLimit:
         if self.stopped or not self.fits(worst):
             return False
         self.in_flight += worst
+        self.reservations += 1
         return True
+
+    def hold(self, worst: float) -> None:
+        """Count a cost already committed (a batch job submitted by an earlier run, being polled)."""
+        self.in_flight += worst
+        self.reservations += 1
 
     def settle(self, worst: float, cost: float, calls: int = 1) -> None:
         """A call (or a batch's calls) ended: its reservation becomes what it cost."""
-        self.in_flight = max(self.in_flight - worst, 0.0)
+        self.reservations = max(self.reservations - 1, 0)
+        self.in_flight = max(self.in_flight - worst, 0.0) if self.reservations else 0.0
         self.spent += cost
         self.calls += calls
         if self._settled is not None:
