@@ -14,7 +14,7 @@ The suite's domain core, plain Python without Dagster:
 - `normalize`, `scoring`: normalisation and scoring exactly as docs/method.md section 15;
 - `task`: the per-(contract, category) task, its strict output schemas and its messages;
 - `offline`: the rule-based scrubber and the calibration tool;
-- `imports`: `lhl import findings`;
+- `imports`: `lhl import findings`, and a set's gold written in its format (`gold_findings`);
 - `events`: the payloads the suite records (`EVENT_PAYLOADS`, registered with the log on import).
 
 The suite as the platform runs it (`suite.SUITE`, registered in `lhl_platform.catalog`):
@@ -22,7 +22,8 @@ The suite as the platform runs it (`suite.SUITE`, registered in `lhl_platform.ca
 - `store`: item sets as events (built or ingested; the active one);
 - `stages`: the items, findings (one call per contract and category through the call engine) and scores stages;
 - `models`: the offline models the factory builds (`scrub-rules`, `scrub-calibrated:<profile>`);
-- `report`: the report's rows, the recall figure, the checks, the compare metrics and drift;
+- `report`: the report's rows (a model's coverage; overall figures and a rank only when complete), the recall
+  figure, the checks, the compare metrics (refusing an incomplete model) and drift;
 - `commands`: `lhl scrub build`, `lhl scrub export`, `lhl ingest contractscrub`, `lhl import findings`;
 - `suite`: the `Suite` description; its SQL is `sql/scrub/`.
 """

@@ -3,7 +3,9 @@ contract-cluster recall intervals computed here from the per-call counts (`scori
 the same code `scoring.score` uses), the per-category recall figure, the checks on the marts, the metrics
 `lhl compare` pairs, and the drift of a model's newest run (monitoring).
 
-The leaderboard and per-category rows carry exactly the fields of docs/formats.md section 1.
+The leaderboard, coverage and per-category rows carry exactly the fields of docs/formats.md section 1; a model
+with a missing call is incomplete (`scrub_coverage`): no overall figure, interval or rank, its per-category rows
+kept.
 """
 
 from __future__ import annotations
