@@ -432,7 +432,8 @@ def model_drift(ctx: StageContext) -> StageResult:
         metadata={"calls_recording_it": recorded, "models_changed": len(changes),
                   "changes": "; ".join(f"{c['model']}: {c['earlier']} -> {c['newest']}" for c in changes)})
     return StageResult(metadata={
-        "comparisons": len(rows), "drifted": sum(r.drifted for r in rows), "drift": Markdown(table),
+        "comparisons": sum(r.comparable for r in rows), "drifted": sum(r.drifted for r in rows),
+        "not_comparable": sum(not r.comparable for r in rows), "unjudged_runs": len(unjudged), "drift": Markdown(table),
         "served_model_calls": recorded, "served_model_changes": len(changes)},
         checks=[drift_outcome(rows, unjudged), served])
 
