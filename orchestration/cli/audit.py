@@ -237,15 +237,22 @@ def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: l
                      if r.not_extracted else ""))
     print(f"{'model':<20} {'run':>3} {'calls':>7} {'input tok':>12} {'output tok':>11} {'interactive':>12} "
           f"{'--batch':>10}  {'judge calls':>11} {'judge cost':>10}")
+    unknown = _unknown_cost(home, [*models, judge])  # named, never costed as 0
+
+    def usd(value: float, model: str) -> str:
+        return "unknown" if model in unknown else f"${value:,.2f}"
+
     for r in rows:
         print(f"{r.model:<20} {r.run:>3} {r.calls:>7,} {r.input_tokens:>12,} {r.output_tokens:>11,} "
-              f"{f'${r.cost_usd:,.2f}':>12} {f'${r.batch_cost_usd:,.2f}':>10}  {r.judge_calls:>11,} "
-              f"{f'${r.judge_cost_usd:,.2f}':>10}")
+              f"{usd(r.cost_usd, r.model):>12} {usd(r.batch_cost_usd, r.model):>10}  {r.judge_calls:>11,} "
+              f"{usd(r.judge_cost_usd, judge):>10}")
     judge_cost = sum(r.judge_cost_usd for r in rows)
     interactive = sum(r.cost_usd for r in rows) + judge_cost
     batch = sum(r.batch_cost_usd for r in rows) + judge_cost
     print(f"total: {sum(r.calls for r in rows):,} extraction calls, {sum(r.judge_calls for r in rows):,} judge calls, "
-          f"about ${interactive:,.2f} interactive or ${batch:,.2f} with --batch, at registered prices")
+          f"about ${interactive:,.2f} interactive or ${batch:,.2f} with --batch, at registered prices"
+          + (f", without the unknown cost of {', '.join(sorted(unknown))} (`lhl models prices NAME`)" if unknown
+             else ""))
     known, assumed = sum(r.judge_calls_recorded for r in rows), sum(r.judge_calls_assumed for r in rows)
     basis = ([f"{known:,} for the true positives of recorded extractions that {judge} has not labelled"]
              if known or not assumed else [])
@@ -261,6 +268,14 @@ def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: l
               "registered, so the --batch column uses the interactive rates without cache hits (register "
               "--batch-input-price and --batch-output-price to compare)")
     return 0
+
+
+def _unknown_cost(home: Home, names: list[str]) -> set[str]:
+    """The models neither the price table nor their registration prices."""
+    from lhl_platform.providers.prices import pricing_for
+    from lhl_platform.registry import get_model
+
+    return {n for n in names if not pricing_for(get_model(home, n)).known}
 
 
 def cmd_demo(args: argparse.Namespace, home: Home) -> int:
