@@ -135,9 +135,11 @@ def cmd_import_findings(args: argparse.Namespace, home: Home) -> int:
                 if (c.model, c.run) == (model, run)}
             write_scores(writer, stored.items, stored.item_set, model, run, answers, "imported")
     expected = len(pairs) * len(ids) * len(CATEGORY_KEYS)
+    absent = expected - len(calls)
     print(f"imported {len(calls)} calls of {len(pairs)} (model, run) pair(s) on {stored.describe()} ({new} new); "
-          f"{expected - len(calls)} of {expected} expected calls are absent and reported as missing; see "
-          "`lhl report --suite contractscrub`")
+          f"{absent} of {expected} expected calls are absent and reported as missing"
+          + (" (a model with a missing call is incomplete: no overall figure, no rank)" if absent else "")
+          + "; see `lhl report --suite contractscrub`")
     return 0
 
 
