@@ -118,6 +118,10 @@ def test_a_model_neither_the_table_nor_its_registration_prices_has_an_unknown_co
         refusal = capsys.readouterr().err.strip()
         assert len(refusal.splitlines()) == 1 and "refuses local, whose cost is unknown" in refusal
         assert server.count() == 0
+        assert main(["--home", root, "audit", "--models", "local", "--dry-run"]) == 0
+        estimate = capsys.readouterr().out
+        row = next(line for line in estimate.splitlines() if line.startswith("local "))
+        assert row.split()[5:7] == ["unknown", "unknown"] and "without the unknown cost of local" in estimate
         assert main(["--home", root, "audit", "--models", "local,lexical"]) == 0
         assert server.count() == 12
     home = Home.resolve(root)
