@@ -3,8 +3,10 @@
 Importing this module registers each suite's event types with the log (its modules register them when they are
 imported), its SQL folder with the warehouse and its offline models with the model factory; the Dagster code
 location, the report and the command tree read the registered suites (`lhl_platform.suites.suites`). The entry
-points (the `lhl` command, the Dagster code location, the tests) import it before anything else. A new suite is
-one line here.
+points import it before anything else: the Dagster code location and the tests on import, the `lhl` command when a
+command runs (before it reads or writes the home; its help and argument errors load no suite). A new suite is one
+line here, plus, when it adds commands, one declaration in `lhl_platform.catalog_commands` (the command tree is
+built from that light module, and tests/test_lazy_cli.py checks that the two agree).
 """
 
 from __future__ import annotations
