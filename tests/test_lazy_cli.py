@@ -80,7 +80,8 @@ def test_the_declared_commands_are_the_catalog_suites_commands() -> None:
         assert set(d.words) == {c.path[0] for c in suite.commands}
 
 
-def test_declared_commands_load_when_their_group_is_reached_and_run(tmp_path: Path, capsys) -> None:
+def test_declared_commands_load_when_their_group_is_reached_and_run(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     cli = build_cli()
     group = cli.groups["insufficiency"]
     assert group.choices == {}  # declared, not loaded: `lhl --help` needs only the group's name

@@ -8,7 +8,7 @@ function.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from lhl_platform.home import Home
@@ -16,6 +16,7 @@ from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
 
 if TYPE_CHECKING:
     from lhl_platform.suites.contract import Command, Suite
+    from lhl_platform.suites.declared import DeclaredCommands
     from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
 
 CLAUSE = "clause"
@@ -85,11 +86,17 @@ def register(cli: Cli) -> None:
     declared = {d.suite for d in DECLARED}
     for d in DECLARED:
         for word in d.words:
-            cli.declare(word, f"{word} commands of the {d.title} suite", lambda d=d, word=word: add_commands(
-                cli, d.title, [c for c in d.load() if c.path[0] == word]))
+            cli.declare(word, f"{word} commands of the {d.title} suite", _loader(cli, d, word))
     for suite in suites():
         if suite.name not in declared:
             add_commands(cli, suite.title, suite.commands)
+
+
+def _loader(cli: Cli, declared: DeclaredCommands, word: str) -> Callable[[], None]:
+    def load() -> None:  # when a command line reaches `lhl WORD`: the module defining the commands is imported
+        add_commands(cli, declared.title, [c for c in declared.load() if c.path[0] == word])
+
+    return load
 
 
 def add_commands(cli: Cli, title: str, commands: Sequence[Command]) -> None:
