@@ -24,6 +24,8 @@ class Tick:
     failures: int = 0
     cache_write_tokens: int = 0
     batch: bool = False
+    cost_usd: float | None = None  # what the calls cost as recorded (None: price the tokens at the bar's rates)
+    unpriced: int = 0  # calls whose cost is unknown (the model is priced neither by the table nor its registration)
 
 
 Progress = Callable[[Tick], None]
@@ -40,8 +42,18 @@ class CallTally:
     failures: list[tuple[str, str]] = field(default_factory=list)
     cache_write_tokens: int = 0
     batch: bool = False  # the calls went through a provider's batch API (priced at its batch rates)
+    cost_usd: float = 0.0  # the recorded cost of the calls whose cost is known
+    unpriced: int = 0  # calls whose cost is unknown
+    costed: bool = False  # whether the calls counted came with their recorded cost
 
-    def count(self, usage: Usage) -> None:
+    def count(self, usage: Usage, cost: float | None | bool = False) -> None:
+        """Count a call; `cost` its recorded cost (None: unknown; False: not given)."""
+        if cost is None:
+            self.unpriced += 1
+            self.costed = True
+        elif cost is not False:
+            self.cost_usd += float(cost)
+            self.costed = True
         self.calls += 1
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
@@ -55,7 +67,8 @@ class CallTally:
 
     def tick(self, done: int, total: int) -> Tick:
         return Tick(done, total, self.calls, self.input_tokens, self.output_tokens, self.cached_tokens,
-                    len(self.failures), self.cache_write_tokens, self.batch)
+                    len(self.failures), self.cache_write_tokens, self.batch,
+                    self.cost_usd if self.costed else None, self.unpriced)
 
 
 def cost_usd(price: Price, input_tokens: int, output_tokens: int, cached_tokens: int = 0,
@@ -114,11 +127,13 @@ class ProgressBar:
     def line(self, tick: Tick) -> str:
         elapsed = time.monotonic() - self.started
         eta = self.eta(tick)
-        spend = cost_usd(self.price, tick.input_tokens, tick.output_tokens, tick.cached_tokens,
-                         tick.cache_write_tokens, tick.batch)
+        spend = tick.cost_usd if tick.cost_usd is not None else cost_usd(
+            self.price, tick.input_tokens, tick.output_tokens, tick.cached_tokens, tick.cache_write_tokens, tick.batch)
+        money = ("cost unknown" if tick.unpriced and tick.unpriced >= tick.calls else
+                 f"${spend:.2f} + unknown for {tick.unpriced} calls" if tick.unpriced else f"${spend:.2f}")
         tokens = tick.input_tokens + tick.output_tokens
         return (f"{self.label} {tick.done}/{tick.total} | {tick.calls} calls | {tokens / 1000:.1f}k tok "
-                f"({tick.cached_tokens / 1000:.1f}k cached) | ${spend:.2f} | "
+                f"({tick.cached_tokens / 1000:.1f}k cached) | {money} | "
                 f"{'failed ' + str(tick.failures) + ' | ' if tick.failures else ''}"
                 + (f"done in {elapsed:.0f}s" if tick.done >= tick.total
                    else "ETA ..." if eta is None else f"ETA {eta:.0f}s"))

@@ -140,3 +140,18 @@ def test_a_model_neither_the_table_nor_its_registration_prices_has_an_unknown_co
     assert main(["--home", root, "models", "list"]) == 0
     listed = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
     assert listed["local"].endswith("cost unknown")
+
+
+def test_the_progress_line_shows_the_recorded_cost_and_names_an_unknown_one():
+    from lhl_platform.domain.models import Usage
+    from lhl_platform.progress import CallTally, ProgressBar
+
+    bar = ProgressBar("m run 1:")
+    priced, unknown, mixed = CallTally(), CallTally(), CallTally()
+    priced.count(Usage(input_tokens=1000, output_tokens=100), 0.25)
+    unknown.count(Usage(input_tokens=1000, output_tokens=100), None)
+    mixed.count(Usage(input_tokens=1000, output_tokens=100), 0.25)
+    mixed.count(Usage(input_tokens=1000, output_tokens=100), None)
+    assert "| $0.25 |" in bar.line(priced.tick(1, 2))
+    assert "| cost unknown |" in bar.line(unknown.tick(1, 2)) and "$" not in bar.line(unknown.tick(1, 2))
+    assert "| $0.25 + unknown for 1 calls |" in bar.line(mixed.tick(2, 2))

@@ -168,9 +168,9 @@ class CallLedger:
     def settle(self, request: ModelRequest, response: ModelResponse, who: Who, parse: Parse[T], *,
                validated: bool, batch_id: str | None = None) -> Answer[T]:
         """Record a call the model answered (interactively or in a batch job) and parse its answer."""
-        self.fresh.count(response.usage)
         key = request.key()
         call = self.call_record(request, response, who, batch_id)
+        self.fresh.count(response.usage, call.cost_usd)
         if response.error is not None or response.finish_reason is not FinishReason.STOP:
             self.record(EventType.MODEL_CALL_FAILED, call.subject, _failed_key(key, batch_id), call)
             return Answer(call, None, reused=False, failed="call",
