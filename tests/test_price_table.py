@@ -140,6 +140,14 @@ def test_a_model_neither_the_table_nor_its_registration_prices_has_an_unknown_co
     assert main(["--home", root, "models", "list"]) == 0
     listed = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
     assert listed["local"].endswith("cost unknown")
+    # The report: the unknown model's cost is null (shown as unknown), the offline one's 0.
+    assert main(["--home", root, "report", "--format", "json", "--resamples", "20"]) == 0
+    usage = {u["model"]: u for u in json.loads(capsys.readouterr().out)["usage"]}
+    assert usage["local"]["cost_usd"] is None and usage["local"]["extraction_cost_usd"] is None
+    assert usage["local"]["input_tokens"] > 0 and usage["lexical"]["cost_usd"] == 0.0
+    for fmt in ("table", "html"):
+        assert main(["--home", root, "report", "--format", fmt, "--resamples", "20"]) == 0
+        assert "unknown" in capsys.readouterr().out
 
 
 def test_the_progress_line_shows_the_recorded_cost_and_names_an_unknown_one():

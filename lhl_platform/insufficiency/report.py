@@ -72,8 +72,8 @@ class InsufficiencyCoverageRow(BaseModel):
     dropped_identified: int
     response_calls: int
     judge_calls: int
-    response_cost_usd: float
-    judge_cost_usd: float
+    response_cost_usd: float | None  # None: a call of unknown cost (its model priced by neither table nor user)
+    judge_cost_usd: float | None
 
 
 class InsufficiencyJudgeValidationRow(BaseModel):

@@ -504,7 +504,7 @@ def _usage(report: Report) -> str:
                                                                      "input_tokens"),
         Cell(f"{u.cached_tokens:,}", u.cached_tokens, "cached_tokens"),
         Cell(f"{u.output_tokens:,}", u.output_tokens, "output_tokens"),
-        Cell(f"${u.cost_usd or 0:.2f}", u.cost_usd, "cost_usd")]) for u in report.usage]
+        Cell("unknown" if u.cost_usd is None else f"${u.cost_usd:.2f}", u.cost_usd, "cost_usd")]) for u in report.usage]
     return _section("usage", "Usage and cost", table("usage", ["model", "run", "extraction calls", "judge calls",
                                                               "input tokens", "cached tokens", "output tokens",
                                                               "cost (USD)"], rows))

@@ -1,7 +1,7 @@
 -- depends_on: int_usage, audit_scope, scope
 -- partition_by: model, run
--- Calls, tokens and cost per (model, run) for the contracts in scope, each call priced at the registered rates of
--- the model that answered it (`int_call_costs`). Judge calls count for the report's judge only, so auditing with a
+-- Calls, tokens and cost per (model, run) for the contracts in scope, each call at its cost (`int_call_costs`; a total
+-- with a call of unknown cost is unknown). Judge calls count for the report's judge only, so auditing with a
 -- second judge never changes the default report.
 with calls as (
     select u.*
@@ -16,9 +16,9 @@ select
     sum(input_tokens) as input_tokens,
     sum(output_tokens) as output_tokens,
     sum(cached_tokens) as cached_tokens,
-    sum(cost_usd) filter (where stage = 'extraction') as extraction_cost_usd,
-    sum(cost_usd) filter (where stage = 'judge') as judge_cost_usd,
-    sum(cost_usd) as cost_usd
+    cost_total(cost_usd, stage = 'extraction') as extraction_cost_usd,
+    cost_total(cost_usd, stage = 'judge') as judge_cost_usd,
+    cost_total(cost_usd, true) as cost_usd
 from calls
 group by model, run
 order by model, run

@@ -23,9 +23,9 @@ usage as (
            count(*) filter (where stage = 'insufficiency-responses') as response_calls,
            count(*) filter (where stage in ('insufficiency-identify', 'insufficiency-explain')
                                   and model = (select judge from insufficiency_scope)) as judge_calls,
-           sum(cost_usd) filter (where stage = 'insufficiency-responses') as response_cost_usd,
-           sum(cost_usd) filter (where stage in ('insufficiency-identify', 'insufficiency-explain')
-                                   and model = (select judge from insufficiency_scope)) as judge_cost_usd
+           cost_total(cost_usd, stage = 'insufficiency-responses') as response_cost_usd,
+           cost_total(cost_usd, stage in ('insufficiency-identify', 'insufficiency-explain')
+                                and model = (select judge from insufficiency_scope)) as judge_cost_usd
     from int_call_costs
     where stage in ('insufficiency-responses', 'insufficiency-identify', 'insufficiency-explain')
       and run in (select run from insufficiency_scope_runs)
@@ -36,7 +36,9 @@ select c.model, c.runs, c.cells, c.cells - coalesce(m.missing_responses, 0) as r
        coalesce(j.judged, 0) as judged, coalesce(m.missing_judgments, 0) as missing_judgments,
        coalesce(j.dropped_identified, 0) as dropped_identified,
        coalesce(u.response_calls, 0) as response_calls, coalesce(u.judge_calls, 0) as judge_calls,
-       coalesce(u.response_cost_usd, 0) as response_cost_usd, coalesce(u.judge_cost_usd, 0) as judge_cost_usd
+       -- no call made cost nothing; a call of unknown cost leaves the total unknown (null)
+       case when coalesce(u.response_calls, 0) = 0 then 0 else u.response_cost_usd end as response_cost_usd,
+       case when coalesce(u.judge_calls, 0) = 0 then 0 else u.judge_cost_usd end as judge_cost_usd
 from cells c
 left join missing m using (model)
 left join judged j using (model)

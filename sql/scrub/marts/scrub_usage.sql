@@ -11,7 +11,7 @@ with keys as (
 ),
 calls as (
     select c.system as model, count(*) as calls, count(*) filter (where not c.completed) as failed_calls,
-           sum(c.cost_usd) as cost_usd, sum(c.latency_s) as seconds
+           cost_total(c.cost_usd, true) as cost_usd, sum(c.latency_s) as seconds
     from int_call_costs c
     semi join keys k on k.model = c.system and k.run = c.run and k.request_key = c.request_key
     where c.stage = 'scrub'
