@@ -140,7 +140,8 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     out.append(_table(["model", "run", "extraction calls", "judge calls", "input tok", "cached tok", "output tok",
                        "cost"],
                       [[u.model, str(u.run), str(u.extraction_calls), str(u.judge_calls), f"{u.input_tokens:,}",
-                        f"{u.cached_tokens:,}", f"{u.output_tokens:,}", "unknown" if u.cost_usd is None else f"${u.cost_usd:.2f}"]
+                        f"{u.cached_tokens:,}", f"{u.output_tokens:,}",
+                        "unknown" if u.cost_usd is None else f"${u.cost_usd:.2f}"]
                        for u in report.usage], markdown))
     out.append("")
     if report.debate_effects:
