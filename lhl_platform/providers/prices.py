@@ -145,10 +145,10 @@ def table_price(provider: str, model_id: str, day: date) -> Price | None:
 
 def origin_for(provider: str, model_id: str, given: tuple[str, ...]) -> PriceOrigin:
     """Where a registration's rates come from, given the rates named at `lhl models add`."""
-    if provider == "offline":
-        return PriceOrigin(source="offline", given=given)
-    found = _table_model(provider, model_id)
     given = tuple(r for r in PRICE_RATES if r in given)
+    if provider == "offline":  # no paid call: free, unless its owner gave rates (to cost a stand-in, say)
+        return PriceOrigin(source="registration" if given else "offline", given=given)
+    found = _table_model(provider, model_id)
     if found is None or table_rates(provider, model_id, datetime.now(UTC).date(), False) is None:
         return PriceOrigin(source="registration" if given else "unknown", given=given)
     table_provider, model = found
