@@ -12,6 +12,9 @@ Layout under `<home>/events/`:
 Each writer holds an exclusive lock on its stream, so Dagster can run partitions in parallel
 processes (one stream per partition) while DuckDB only ever reads the segments. Every read goes
 through the manifests and checks the segments' hashes first (`integrity.py`).
+
+Where a commit goes is the store's (`store.py`): this folder (the default), or a shared store of immutable
+objects and PostgreSQL manifests that many machines append to, of which this folder is then a local mirror.
 """
 
 from __future__ import annotations
@@ -44,11 +47,9 @@ from lhl_platform.events.encoding import encode_payload
 from lhl_platform.events.integrity import (
     INGEST_STREAM,
     STREAM_PATTERN,
-    STREAMS_INDEX,
     DamagedLogError,
     HashCache,
     SegmentEntry,
-    append_manifest,
     check_corpora,
     check_stream,
     file_sha256,
@@ -56,19 +57,20 @@ from lhl_platform.events.integrity import (
     read_manifest,
     read_streams,
     rel,
-    repair_manifest_log,
     stream_head_of,
-    write_manifest,
 )
 from lhl_platform.events.kinds import check_payload
 from lhl_platform.events.model import EVENT_COLUMNS, GENESIS, Event
 from lhl_platform.events.payloads import CorpusIngested, EventType
+from lhl_platform.events.store import FOLDER, SegmentStore, StreamMoved, configured_store
 
 __all__ = ["SCHEMA", "STREAM_PATTERN", "DamagedLogError", "EventLog", "SegmentEntry", "StreamWriter",
            "checked_segments", "file_sha256", "read_manifest", "stream_head"]
 
 SCHEMA = pa.schema([(name, pa.int64() if name == "seq" else pa.string()) for name in EVENT_COLUMNS])
 _SEQ, _CHAIN = EVENT_COLUMNS.index("seq"), EVENT_COLUMNS.index("chain_hash")
+_KEY = EVENT_COLUMNS.index("idempotency_key")
+_MOVED_RETRIES = 1000  # a writer that loses this many races in a row for one commit gives up
 _VERSION = _json_str(__version__)
 
 
@@ -106,6 +108,7 @@ class StreamWriter:
     atomic: bool = False
     background: bool = False
     flush_units: int | None = None  # also flush once this many units (see `end_unit`) have ended
+    store: SegmentStore = FOLDER
     _entries: list[SegmentEntry] = field(default_factory=list)
     _keys: set[str] = field(default_factory=set)
     _buffer: list[tuple[Any, ...]] = field(default_factory=list)  # rows in EVENT_COLUMNS order
@@ -134,19 +137,9 @@ class StreamWriter:
     def _open(self) -> None:
         # A writer extends only a stream that is intact as far as a reader can tell: its manifest
         # readable, its segments matching their hashes, and not behind its checkpointed head.
-        if repair_manifest_log(self.dir):
-            # The previous writer died before folding its manifest log into manifest.json: fold it now.
-            write_manifest(self.dir, parse_manifest(self.dir, self.root)[0])
-        anchors = Checkpoint(self.root).anchors({self.stream}).get(self.stream, [])
-        cache = HashCache(self.root)
-        self._entries = check_stream(self.root, self.stream, anchors, cache)
-        cache.save()
-        # The manifest is the commit point: a segment file it does not list was written by a writer that
-        # died before committing it (kill -9). Its events never counted; keep the file aside for forensics.
-        committed = {e.name for e in self._entries}
-        for orphan in self.dir.glob("*.parquet"):
-            if orphan.name not in committed:
-                os.replace(orphan, self.dir / f"{orphan.name}.uncommitted-{time.time_ns()}")
+        self.store.open_stream(self.root, self.stream)
+        self._entries = self._checked_entries()
+        self.store.drop_uncommitted(self.root, self.stream, self._entries)
         if self._entries:
             self._next_seq, self._prev_hash = stream_head_of(self._entries)
             self._keys = _keys_of(self.root, [self.dir / e.name for e in self._entries])
@@ -155,6 +148,13 @@ class StreamWriter:
                 raise ValueError("an atomic writer commits once, on close; it has no background thread")
             self._thread = threading.Thread(target=self._run, name=f"lhl-writer:{self.stream}", daemon=True)
             self._thread.start()
+
+    def _checked_entries(self) -> list[SegmentEntry]:
+        anchors = Checkpoint(self.root).anchors({self.stream}).get(self.stream, [])
+        cache = HashCache(self.root)
+        entries = check_stream(self.root, self.stream, anchors, cache)
+        cache.save()
+        return entries
 
     def has(self, idempotency_key: str) -> bool:
         return idempotency_key in self._keys
@@ -173,7 +173,7 @@ class StreamWriter:
             return True
         self._build(type, subject, idempotency_key, payload)
         if not self.atomic and self._due():
-            self._commit()
+            self._commit_rebasing()
         return True
 
     def end_unit(self) -> None:
@@ -188,7 +188,7 @@ class StreamWriter:
         if not self._buffer:
             self._settle_units()  # a unit that wrote nothing (or whose events are committed) has nothing to lose
         elif not self.atomic and self._due():
-            self._commit()
+            self._commit_rebasing()
 
     @property
     def pending_units(self) -> int:
@@ -207,7 +207,7 @@ class StreamWriter:
     def flush(self) -> None:
         """Commit everything appended so far (for a background writer: wait until its thread has)."""
         if self._thread is None:
-            self._commit()
+            self._commit_rebasing()
             return
         done = threading.Event()
         self._queue.put((_FLUSH, done))
@@ -225,10 +225,10 @@ class StreamWriter:
                 self._thread = None
                 self._raise_if_failed()
             else:
-                self._commit()
+                self._commit_rebasing()
         finally:
             if self._session_commits:
-                write_manifest(self.dir, self._entries)
+                self.store.compact(self.dir, self._entries)
 
     def discard(self) -> None:
         """Drop what is buffered (an atomic writer closed by an error): none of it was committed."""
@@ -259,11 +259,7 @@ class StreamWriter:
         stamp = stamp or _now()
         seq = self._next_seq
         prev = self._prev_hash
-        # Event.chain: the canonical JSON of the header list, spelled out (hashes, ids and the stamp are
-        # plain ASCII; the other strings are escaped as json.dumps escapes them)
-        header = (f'["{prev}","{event_id}",{_json_str(self.stream)},{seq},{_json_str(type)},{_json_str(subject)},'
-                  f'{_json_str(idempotency_key)},"{payload_hash}","{stamp}",{_VERSION}]')
-        chain = hashlib.sha256(header.encode()).hexdigest()
+        chain = _chain(prev, event_id, self.stream, seq, str(type), subject, idempotency_key, payload_hash, stamp)
         self._buffer.append((event_id, self.stream, seq, str(type), subject, idempotency_key, body, payload_hash,
                              prev, chain, stamp, __version__))
         self._prev_hash = chain
@@ -302,10 +298,10 @@ class StreamWriter:
             stamp = _now()
             for item in items:
                 if item is _CLOSE:
-                    self._commit()
+                    self._commit_rebasing()
                     return
                 if isinstance(item, tuple) and item[0] is _FLUSH:
-                    self._commit()
+                    self._commit_rebasing()
                     item[1].set()
                     continue
                 if item is _UNIT:
@@ -316,9 +312,9 @@ class StreamWriter:
                     kind, subject, key, payload = item
                     self._build(kind, subject, key, payload, stamp=stamp)
                 if self._due():
-                    self._commit()
+                    self._commit_rebasing()
             if self._due():
-                self._commit()
+                self._commit_rebasing()
 
     def _commit(self) -> None:
         """Write buffered events as one new immutable segment, append its entry to the manifest log (the
@@ -333,18 +329,46 @@ class StreamWriter:
         pq.write_table(table, sink, compression="zstd")
         data = sink.getvalue().to_pybytes()
         name = f"{first:010d}.parquet"
-        tmp = self.dir / f".{name}.tmp"
-        tmp.write_bytes(data)
-        os.replace(tmp, self.dir / name)
         entry = SegmentEntry(name=name, sha256=hashlib.sha256(data).hexdigest(), first_seq=first,
                              count=len(self._buffer), last_chain=self._buffer[-1][_CHAIN])
-        append_manifest(self.dir, entry)
+        self.store.commit(self, entry, data)
         self._entries.append(entry)
         self._session_commits += 1
         self.commits += 1
         self._buffer.clear()
         self._settle_units()
-        Checkpoint(self.root).append(self.stream, entry.end, entry.last_chain)
+
+    def _commit_rebasing(self) -> None:
+        """Commit; when another machine committed to the stream first, take its segments as the new head,
+        drop what they already record (by idempotency key) and commit the rest chained onto them."""
+        for _ in range(_MOVED_RETRIES):
+            try:
+                self._commit()
+                return
+            except StreamMoved:
+                self._rebase()
+        raise RuntimeError(f"stream {self.stream}: gave up after {_MOVED_RETRIES} commits lost to other writers")
+
+    def _rebase(self) -> None:
+        self.store.refresh(self.root)
+        entries = self._checked_entries()
+        known = {e.name for e in self._entries}
+        theirs = [e for e in entries if e.name not in known]
+        recorded = _keys_of(self.root, [self.dir / e.name for e in theirs])
+        self._entries = entries
+        self._keys |= recorded
+        self._next_seq, self._prev_hash = stream_head_of(entries)
+        kept = [row for row in self._buffer if row[_KEY] not in recorded]
+        self.skipped += len(self._buffer) - len(kept)
+        self.written -= len(self._buffer) - len(kept)
+        self._buffer = []
+        for row in kept:
+            event_id, stream, _, kind, subject, key, body, payload_hash, _, _, stamp, version = row
+            seq, prev = self._next_seq, self._prev_hash
+            chain = _chain(prev, event_id, stream, seq, kind, subject, key, payload_hash, stamp)
+            self._buffer.append((event_id, stream, seq, kind, subject, key, body, payload_hash, prev, chain,
+                                 stamp, version))
+            self._prev_hash, self._next_seq = chain, seq + 1
 
     def _settle_units(self) -> None:
         with self._lock:
@@ -353,10 +377,28 @@ class StreamWriter:
 
 
 class EventLog:
-    """The home's event log: many streams of hash-chained events, read back through DuckDB."""
+    """The home's event log: many streams of hash-chained events, read back through DuckDB.
 
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root)
+    `store` is where commits go (`store.py`; by default the one the environment names). With a shared store
+    the folder is a mirror: the first use of `root` and every read bring it up to date."""
+
+    def __init__(self, root: Path, store: SegmentStore | None = None) -> None:
+        self._root = Path(root)
+        self.store = store if store is not None else configured_store(self._root)
+        self._fresh = self.store is FOLDER
+
+    @property
+    def root(self) -> Path:
+        if not self._fresh:
+            self._fresh = True
+            self.store.refresh(self._root)
+        return self._root
+
+    def refresh(self) -> EventLog:
+        """Bring the local folder up to date with every commit of the store (the folder's: nothing to do)."""
+        self._fresh = True
+        self.store.refresh(self._root)
+        return self
 
     @property
     def glob(self) -> str:
@@ -368,14 +410,14 @@ class EventLog:
 
     def streams(self) -> list[str]:
         """Every stream ever created; raises DamagedLogError when the index is garbled."""
-        return read_streams(self.root)
+        return read_streams(self.refresh().root)
 
     def keys(self, stream: str) -> set[str]:
         """Idempotency keys already recorded in a stream (what a re-run would skip)."""
         return _keys_of(self.root, checked_segments(self, [stream]))
 
     def has_events(self) -> bool:
-        return any(self.root.glob("*/*.parquet"))
+        return any(self.refresh().root.glob("*/*.parquet"))
 
     def segments(self, streams: list[str] | None = None, corpora_dir: Path | None = None) -> list[Path]:
         """The committed segments of every stream (or the given ones), each checked before it is read;
@@ -392,13 +434,10 @@ class EventLog:
         stream_dir.mkdir(parents=True, exist_ok=True)
         with (stream_dir / ".lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            if stream not in self.streams():
-                with (self.root / STREAMS_INDEX).open("a") as index:
-                    index.write(stream + "\n")
-            self.checkpoint.touch()
+            self.store.create_stream(self.root, stream)
             writer = StreamWriter(root=self.root, stream=stream, flush_every=flush_every,
                                   flush_seconds=flush_seconds, atomic=atomic, background=background,
-                                  flush_units=flush_units)
+                                  flush_units=flush_units, store=self.store)
             writer._open()
             try:
                 yield writer
@@ -434,7 +473,7 @@ def checked_segments(log: EventLog, streams: list[str] | None = None,
     its manifest recorded (hashes of unchanged files come from a cache), no stream behind its head in
     the checkpoint. Given `corpora_dir`, the stored corpus files are checked too, against the hashes
     their ingest events recorded. The first thing that does not hold raises DamagedLogError (one line)."""
-    listed = log.streams()
+    listed = log.streams()  # with a shared store, this brings the local mirror up to date first
     names = listed if streams is None else list(dict.fromkeys(streams))
     wanted = names if corpora_dir is None else [*names, INGEST_STREAM]
     anchors = log.checkpoint.anchors(None if streams is None else set(wanted))
@@ -463,8 +502,18 @@ def stream_head(log: EventLog, stream: str) -> tuple[int, str]:
     when it has none). This is what the checkpoint records; `lhl verify` proves it from the events."""
     if not STREAM_PATTERN.fullmatch(stream):
         raise ValueError(f"invalid event stream name {stream!r}")
-    entries, _ = parse_manifest(log.root / stream, log.root)
+    root = log.refresh().root
+    entries, _ = parse_manifest(root / stream, root)
     return stream_head_of(entries)
+
+
+def _chain(prev: str, event_id: str, stream: str, seq: int, type: str, subject: str, idempotency_key: str,
+           payload_hash: str, stamp: str) -> str:
+    """Event.chain: the canonical JSON of the header list, spelled out (hashes, ids and the stamp are plain
+    ASCII; the other strings are escaped as json.dumps escapes them)."""
+    header = (f'["{prev}","{event_id}",{_json_str(stream)},{seq},{_json_str(type)},{_json_str(subject)},'
+              f'{_json_str(idempotency_key)},"{payload_hash}","{stamp}",{_VERSION}]')
+    return hashlib.sha256(header.encode()).hexdigest()
 
 
 def _read_segment(root: Path, path: Path, columns: list[str] | None = None) -> pa.Table:
