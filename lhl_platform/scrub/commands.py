@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from lhl_platform.domain.models import MODEL_NAME_PATTERN, RunNumber
 from lhl_platform.files import write_atomic
 from lhl_platform.home import Home
+from lhl_platform.review.commands import COMMANDS as REVIEW_COMMANDS
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.events import ScrubEventType, ScrubFindingsImported, ScrubItemsBuilt, ScrubScope
 from lhl_platform.scrub.imports import gold_findings, parse_findings
@@ -176,4 +177,6 @@ COMMANDS = (
             _define_ingest, cmd_ingest),
     Command(("import", "findings"), "import ContractScrub findings made elsewhere (validated whole, written "
             "atomically, scored by the suite's own code)", _define_import, cmd_import_findings),
+    # The review of any suite's gold (`lhl review ...`, --suite), declared here once.
+    *REVIEW_COMMANDS,
 )

@@ -1,0 +1,13 @@
+"""A reviewable thing's `ref`: the first 16 hex digits of the SHA-256 of what it is (suite, item set, item, kind,
+category and content), never of offsets or row order, so two exports of the same gold version give the same refs
+and a decision keeps meaning the same thing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+
+def ref_of(*parts: object) -> str:
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
