@@ -545,14 +545,72 @@ class RankStabilityRow(Row):
     resamples: int
 
 
+class CostStageRow(Row):
+    """`cost_by_stage` (and each suite's `<suite>_cost_by_stage`): cost per system, stage (solve, judge, debate),
+    role (a debate role, a judge's step) and billed model; cost null when a call of it has an unknown cost."""
+
+    model: str
+    stage: str
+    role: str | None
+    billed_model: str
+    runs: int
+    calls: int
+    batch_calls: int
+    unknown_cost_calls: int
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    cost_usd: float | None
+
+
+class CostPerCorrectRow(Row):
+    """`cost_per_correct` (and each suite's): what a system's calls cost per correct answer (a true positive, a found
+    defect, an identified missing element); null when there is none or the cost is unknown."""
+
+    model: str
+    calls: int | None
+    unknown_cost_calls: int | None
+    correct: int
+    cost_usd: float | None
+    cost_per_correct_usd: float | None
+
+
+class BatchSavingsRow(Row):
+    """`batch_savings` (and each suite's): what the batch calls cost beside their cost at the interactive rates."""
+
+    model: str
+    billed_model: str
+    batch_calls: int
+    batch_cost_usd: float | None
+    interactive_cost_usd: float | None
+    saved_usd: float | None
+    saved_share: float | None
+
+
+class CostOverTimeRow(Row):
+    """`cost_over_time` (and each suite's): a monitored model's cost per run, with the days of its calls."""
+
+    model: str
+    run: int
+    first_day: str
+    last_day: str
+    calls: int
+    unknown_cost_calls: int
+    cost_usd: float | None
+
+
 # Every SQL mart and its row class. A mart without a class here fails the contract test.
 MARTS: dict[str, type[Row]] = {
     "audit_scope": AuditScopeRow,
+    "batch_savings": BatchSavingsRow,
     "category_gaps": GapRow,
     "clause_profiles": ClauseRow,
     "clause_type_means": ClauseTypeMeanRow,
     "composite_ranks": CompositeRow,
     "contract_counts": ContractCountsRow,
+    "cost_by_stage": CostStageRow,
+    "cost_over_time": CostOverTimeRow,
+    "cost_per_correct": CostPerCorrectRow,
     "debate_by_category": DebateCategoryRow,
     "debate_effects": DebateEffectRow,
     "debate_instances": DebateInstanceRow,

@@ -5,3 +5,13 @@ create or replace macro ratio(numerator, denominator) as numerator / nullif(deno
 -- passes an unpriced call off as free.
 create or replace macro cost_total(cost, counted) as
     case when count(*) filter (where counted and cost is null) > 0 then null else sum(cost) filter (where counted) end;
+-- A cost per unit of result (a true positive, a found defect, an identified element): unknown (null) when the cost is
+-- unknown or nothing was counted, never a cost per nothing.
+create or replace macro cost_per(cost, n) as ratio(cost, n);
+-- What a call would have cost at the registered interactive rates (USD per million tokens; fresh input, cache reads,
+-- cache writes, output), the reference a batch call's saving is measured against; unknown when its cost is.
+create or replace macro interactive_cost(cost, input_tokens, cached_tokens, cache_write_tokens, output_tokens,
+                                         input_price, cached_price, cache_write_price, output_price) as
+    case when cost is not null then
+        (greatest(input_tokens - cached_tokens - cache_write_tokens, 0) * input_price + cached_tokens * cached_price
+         + cache_write_tokens * cache_write_price + output_tokens * output_price) / 1e6 end;
