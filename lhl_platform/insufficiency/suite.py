@@ -120,8 +120,9 @@ SUITE = Suite(
     cluster="base_id",  # a variant is drawn with its base query
     offline_models=OFFLINE_MODELS,
     scope=SuiteScope(suite=NAME, cells="insufficiency_cells", judged=True, default_judge=CUE_JUDGE,
-                     judgments="int_insufficiency_judgments"),
+                     judgments="int_insufficiency_judgments", gold="int_insufficiency_gold_versions"),
     agreement=Agreement(report.measure_agreement, report.agreement_text),
+    plan=stages.plan_calls,
     demo=Demo(models=tuple((ModelSpec(name=m, provider="offline", model_id=m), what) for m, what in (
         (PREMATURE_CLOSURE, "calibration: answers at once under presumed defaults, never flags a gap"),
         (INDISCRIMINATE_HEDGING, "calibration: asks the same eight intake questions whatever the query"),

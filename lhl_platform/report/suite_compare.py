@@ -30,6 +30,11 @@ class SuiteComparison(BaseModel):
     resamples: int
     seed: int
     metrics: list[Paired]
+    # the gold version compared on (a suite whose gold is reviewed, `lhl review`) and how much of it was reviewed
+    gold_version: int | None = None
+    gold_reviewed: int | None = None
+    gold_reviewable: int | None = None
+    gold_reviewers: int | None = None
 
 
 def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: SuiteScopeRequest | None = None, *,
@@ -41,6 +46,14 @@ def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: SuiteSco
         cursor = con.execute(f"select * from {suite.units} where model in (?, ?)", [a, b])
         names = [d[0] for d in cursor.description]
         rows = [dict(zip(names, (nan_to_null(v) for v in row), strict=True)) for row in cursor.fetchall()]
+        gold: dict[str, Any] = {}
+        if suite.scope is not None and suite.scope.gold is not None:
+            found = con.execute("select g.gold_version, g.reviewed, g.reviewable, g.reviewers "
+                                f"from {suite.scope.gold} g join {suite.name}_scope s on g.item_set = s.item_set "
+                                "and g.gold_version = s.gold_version").fetchone()
+            if found is not None:
+                gold = dict(zip(("gold_version", "gold_reviewed", "gold_reviewable", "gold_reviewers"), found,
+                                strict=True))
     by_model: dict[str, dict[tuple[Any, Any], list[dict[str, Any]]]] = {a: defaultdict(list), b: defaultdict(list)}
     for row in rows:
         by_model[row["model"]][(row["run"], row["unit"])].append(row)
@@ -74,7 +87,7 @@ def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: SuiteSco
                                     diff=None if va is None or vb is None else va - vb, ci_low=low, ci_high=high))
     return SuiteComparison(suite=suite.name, a=a, b=b, runs=sorted({r for r, _ in shared}),
                            units=len({u for _, u in shared}), clusters=len(units), cluster=suite.cluster or "unit",
-                           resamples=resamples, seed=seed, metrics=metrics)
+                           resamples=resamples, seed=seed, metrics=metrics, **gold)
 
 
 def render_suite_comparison(c: SuiteComparison, fmt: str) -> str:
@@ -88,6 +101,10 @@ def render_suite_comparison(c: SuiteComparison, fmt: str) -> str:
     drawn = "unit-cluster" if c.cluster == "unit" else f"{c.cluster}-cluster ({c.clusters} clusters)"
     head = (f"{c.a} vs {c.b} in suite {c.suite}: paired on {c.units} shared units, runs "
             f"{', '.join(map(str, c.runs))}; 95% {drawn} bootstrap ({c.resamples} resamples, seed {c.seed})")
+    if c.gold_version is not None:
+        head += f"; gold version {c.gold_version}" + (" (as built, not reviewed)" if c.gold_version == 1 else
+                                                      f" ({c.gold_reviewed} of {c.gold_reviewable} sheet rows "
+                                                      f"reviewed, by {c.gold_reviewers} reviewer(s))")
     table = _table(["metric", c.a, c.b, "diff", "95% CI"],
                    [[m.metric, num(m.a), num(m.b), num(m.diff, True),
                      f"[{num(m.ci_low, True)}, {num(m.ci_high, True)}]"] for m in c.metrics], fmt == "md")

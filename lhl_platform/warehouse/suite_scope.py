@@ -30,6 +30,10 @@ class SuiteScope(BaseModel):
     default_judge: str | None = None
     # the model with an `item_set` and a `judge` column: who judged this suite's cells (a judged suite)
     judgments: str | None = None
+    # the model listing the suite's gold versions (`item_set`, `gold_version`, `reviewed`, `reviewable`,
+    # `reviewers`, `disagreements`): a suite whose gold is reviewed (`lhl review`); its marts read
+    # `<suite>_scope.gold_version`
+    gold: str | None = None
 
     @property
     def tables(self) -> tuple[str, str, str, str]:
@@ -45,6 +49,7 @@ class SuiteScopeRequest(BaseModel):
     runs: tuple[int, ...] | None = None
     models: tuple[str, ...] | None = None
     judge: str | None = None
+    gold_version: int | None = None
 
 
 class ResolvedSuiteScope(BaseModel):
@@ -56,6 +61,11 @@ class ResolvedSuiteScope(BaseModel):
     models: list[str]
     judge: str | None
     items: int = Field(description="items of the item set in scope")
+    gold_version: int | None = Field(default=None, description="the gold version scored (1: as recorded, before "
+                                     "review); null for a suite whose gold is not reviewed")
+    gold_reviewed: int | None = Field(default=None, description="rows of the review sheet decided to make it")
+    gold_reviewable: int | None = Field(default=None, description="rows of that sheet")
+    gold_reviewers: int | None = Field(default=None, description="reviewers whose decisions made it")
 
 
 def _column(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[Any]:
@@ -95,13 +105,32 @@ def apply_suite_scope(con: duckdb.DuckDBPyConnection, scope: SuiteScope, request
             raise ScopeError(f"judge {request.judge!r} has judged nothing of the {scope.suite} item set {item_set}; "
                              f"judged by: {', '.join(known) or 'none'}")
     judge = (request.judge or scope.default_judge or primary_judge) if scope.judged else None
+    gold = _gold(con, scope, request, item_set)
     items = _column(con, f"select distinct item from {cells} where item_set = ?", [item_set])
     head, models_table, runs_table, items_table = scope.tables
-    con.execute(f"create or replace {kind} {head} as select ?::varchar as item_set, ?::varchar as judge",
-                [item_set, judge])
+    con.execute(f"create or replace {kind} {head} as select ?::varchar as item_set, ?::varchar as judge, "
+                "?::integer as gold_version", [item_set, judge, gold.get("gold_version")])
     for table, column, sql_type, values in ((models_table, "model", "varchar", models),
                                             (runs_table, "run", "integer", runs),
                                             (items_table, "item", "varchar", items)):
         con.execute(f"create or replace {kind} {table} as select unnest(?::{sql_type}[]) as {column}", [values])
     return ResolvedSuiteScope(suite=scope.suite, item_set=item_set, runs=runs, models=models, judge=judge,
-                              items=len(items))
+                              items=len(items), **gold)
+
+
+def _gold(con: duckdb.DuckDBPyConnection, scope: SuiteScope, request: SuiteScopeRequest,
+          item_set: str | None) -> dict[str, Any]:
+    """The gold version in scope (default: the latest) and how much of it was reviewed, by how many reviewers."""
+    if scope.gold is None:
+        if request.gold_version is not None:
+            raise ScopeError(f"suite {scope.suite} has no gold versions: --gold-version does not apply")
+        return {}
+    rows = con.execute(f"select gold_version, reviewed, reviewable, reviewers from {scope.gold} where item_set = ? "
+                       "order by gold_version", [item_set]).fetchall()
+    known = [r[0] for r in rows]
+    if request.gold_version is not None and request.gold_version not in known:
+        raise ScopeError(f"the {scope.suite} item set {item_set} has no gold version {request.gold_version}; "
+                         f"versions: {', '.join(map(str, known)) or 'none'}")
+    chosen = next((r for r in rows if r[0] == request.gold_version), rows[-1] if rows else (1, 0, None, 0))
+    return {"gold_version": chosen[0], "gold_reviewed": chosen[1], "gold_reviewable": chosen[2],
+            "gold_reviewers": chosen[3]}

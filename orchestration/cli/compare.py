@@ -6,7 +6,7 @@ import argparse
 
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError, parse_runs, write_out
-from orchestration.cli.suites import add_suite_option, chosen_suite, suite_request
+from orchestration.cli.suites import add_gold_option, add_suite_option, chosen_suite, suite_request
 
 
 def cmd_compare(args: argparse.Namespace, home: Home) -> int:
@@ -52,6 +52,7 @@ def register(cli: Cli) -> None:
     p.add_argument("--runs", help="comma-separated runs (default: every audited run)")
     p.add_argument("--judge", help="the judge whose verdicts count (default: the primary judge)")
     add_suite_option(p)
+    add_gold_option(p)
     p.add_argument("--format", choices=["table", "json", "md"], default="table")
     p.add_argument("--out", help="write to FILE instead of stdout")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")

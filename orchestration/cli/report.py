@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError, parse_list, parse_runs, write_out
-from orchestration.cli.suites import add_suite_option, chosen_suite, suite_request
+from orchestration.cli.suites import add_gold_option, add_suite_option, chosen_suite, suite_request
 
 if TYPE_CHECKING:
     from lhl_platform.suites.contract import Suite
@@ -85,6 +85,7 @@ def add_scope_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--models", help="comma-separated models (default: every model with outcomes in scope)")
     p.add_argument("--judge", help="the judge whose verdicts count (default: the primary judge)")
     add_suite_option(p)
+    add_gold_option(p)
 
 
 def register(cli: Cli) -> None:

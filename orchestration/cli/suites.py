@@ -28,6 +28,8 @@ def chosen_suite(args: argparse.Namespace) -> Suite | None:
 
     name = getattr(args, "suite", None)
     if name in (None, CLAUSE):
+        if getattr(args, "gold_version", None) is not None:
+            raise CliError("--gold-version chooses a version of a suite's reviewed gold (`lhl review`); give --suite")
         return None
     return get_suite(name)
 
@@ -42,10 +44,15 @@ def suite_request(args: argparse.Namespace, suite: Suite) -> SuiteScopeRequest:
         if getattr(args, option, None):
             raise CliError(f"--{option} is a clause-suite scope option; suite {suite.name} takes --item-set")
     return SuiteScopeRequest(suite=suite.name, item_set=getattr(args, "item_set", None),
-                             judge=getattr(args, "judge", None),
+                             judge=getattr(args, "judge", None), gold_version=getattr(args, "gold_version", None),
                              runs=tuple(parse_runs(args.runs)) if getattr(args, "runs", None) else None,
                              models=tuple(parse_list(args.models, "models")) if getattr(args, "models", None)
                              else None)
+
+
+def add_gold_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--gold-version", dest="gold_version", type=int, help="a suite's gold version (`lhl review`; "
+                   "default: the latest)")
 
 
 def add_suite_option(p: argparse.ArgumentParser) -> None:

@@ -1,11 +1,13 @@
--- depends_on: insufficiency_units, insufficiency_scope_models, insufficiency_scope_items, insufficiency_scope_runs
+-- depends_on: insufficiency_units, int_insufficiency_gold, insufficiency_scope, insufficiency_scope_models, insufficiency_scope_items, insufficiency_scope_runs
 -- Per model in scope, what it covers of the scope: the (item, run) cells the scope asks for (every item of the set
--- in every run in scope), how many of them have a judgment by the scope's judge, and whether that is all of them.
+-- kept in the gold version in scope, in every run in scope), how many of them have a judgment by the scope's judge, and whether that is all of them.
 -- A model that lacks any (a missing or failed response, a missing judgment, a run it was not audited in) is
 -- incomplete: its overall figures are null and it is not ranked (insufficiency_leaderboard, insufficiency_by_category);
 -- every ranked model is therefore scored on the same cells.
 with asked as (
-    select (select count(*) from insufficiency_scope_items) as items,
+    select (select count(*) from insufficiency_scope_items s
+            semi join int_insufficiency_gold g on g.item = s.item and g.item_set = (select item_set from insufficiency_scope)
+                and g.gold_version = (select gold_version from insufficiency_scope)) as items,
            (select count(*) from insufficiency_scope_runs) as run_count,
            (select coalesce(list(run order by run), []) from insufficiency_scope_runs) as runs
 ),

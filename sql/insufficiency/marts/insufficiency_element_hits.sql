@@ -1,9 +1,10 @@
--- depends_on: insufficiency_judged, int_insufficiency_items
--- One row per gold element (a required missing element; never a non-required one) of every judged variant in scope:
+-- depends_on: insufficiency_judged, int_insufficiency_gold, insufficiency_scope
+-- One row per gold element at the gold version in scope (a required missing element; never a non-required one) of every judged variant in scope:
 -- was it identified (named, asked about or conditioned on, as the judge says), was its explanation the reference's,
 -- was it fabricated through.
 with gold as (
-    select item_set, item, unnest(gold_elements) as e from int_insufficiency_items
+    select item_set, item, unnest(gold_elements) as e from int_insufficiency_gold
+    where gold_version = (select gold_version from insufficiency_scope)
 ),
 verdicts as (
     select model, run, item, unnest(elements) as v from insufficiency_judged

@@ -1,10 +1,12 @@
--- depends_on: insufficiency_cells, int_insufficiency_responses, int_insufficiency_response_failures, int_insufficiency_judgments, int_insufficiency_judgment_failures, insufficiency_scope, insufficiency_scope_models, insufficiency_scope_runs
+-- depends_on: insufficiency_cells, int_insufficiency_gold, int_insufficiency_responses, int_insufficiency_response_failures, int_insufficiency_judgments, int_insufficiency_judgment_failures, insufficiency_scope, insufficiency_scope_models, insufficiency_scope_runs
 -- Every cell in scope without a response, and every response without a judgment by the scope's judge, with the
 -- last recorded failure where there is one (a missing answer is reported, never scored as an empty one).
 with cells as (
     select distinct model, run, item_set, item from insufficiency_cells
     where item_set = (select item_set from insufficiency_scope)
       and model in (select model from insufficiency_scope_models) and run in (select run from insufficiency_scope_runs)
+      and item in (select item from int_insufficiency_gold where item_set = (select item_set from insufficiency_scope)
+                   and gold_version = (select gold_version from insufficiency_scope))
 ),
 judged_anywhere as (  -- a judgment imported without its response stands for a response made elsewhere
     select distinct item_set, model, run, item from int_insufficiency_judgments

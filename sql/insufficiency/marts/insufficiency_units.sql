@@ -1,6 +1,6 @@
--- depends_on: insufficiency_judged, insufficiency_element_hits, int_insufficiency_items
+-- depends_on: insufficiency_judged, insufficiency_element_hits, int_insufficiency_gold, insufficiency_scope
 -- One row per judged (model, run, item) in scope, scored exactly as the seed (lhl_platform.insufficiency.scoring):
--- gold = the required missing elements (the seed's M_v; a non-required element is never a hit nor a miss).
+-- gold = the required missing elements at the gold version in scope (the seed's M_v; a non-required element is never a hit nor a miss).
 -- TP = gold elements identified; FP = additional claims plus the non-required elements identified (a claimed gap
 -- outside M_v, which the seed's judge, shown only M_v, records as an additional claim); FN = gold - TP; other
 -- identified names outside the gold are dropped and counted. Variants: P = TP/(TP+FP) (null when TP+FP = 0),
@@ -22,7 +22,8 @@ named as (
            j.claimed_anything_missing as hedged, coalesce(h.explained, 0) as explained,
            coalesce(h.fabricated, 0) as fabricated, j.source
     from insufficiency_judged j
-    join int_insufficiency_items i on i.item_set = j.item_set and i.item = j.item
+    join int_insufficiency_gold i on i.item_set = j.item_set and i.item = j.item
+        and i.gold_version = (select gold_version from insufficiency_scope)
     left join hits h on h.model = j.model and h.run = j.run and h.item = j.item
 ),
 counted as (

@@ -5,7 +5,8 @@
 with counts as (
     select s.model, d.position, d.bucket, d.gold, d.tp
     from (select model, run, contract_id, category, unnest(by_distance) as d from int_scrub_scores
-          where item_set = (select item_set from contractscrub_scope)) s
+          where item_set = (select item_set from contractscrub_scope)
+            and gold_version = (select gold_version from contractscrub_scope)) s
     semi join scrub_units u on u.model = s.model and u.run = s.run and u.unit = s.contract_id
         and u.category = s.category
 )

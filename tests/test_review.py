@@ -1,0 +1,276 @@
+"""`lhl review`: review sheets of a suite's gold, decisions recorded as events, and the gold versions they make.
+
+Small self-built sets (the Northwind licence of tests/scrub_data, three short legal queries) with predictions
+imported for them, so every figure before and after a review is computed by hand here."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from lhl_platform.home import Home
+from lhl_platform.review.agreement import cohen_kappa
+from lhl_platform.scrub.categories import CATEGORY_KEYS
+from lhl_platform.scrub.document import parse_contract
+from lhl_platform.scrub.items import Edit, GoldFinding, ScrubItem, Source, export_items
+from orchestration.cli import main
+from tests.scrub_fixtures import CONTRACT
+
+
+def lhl(home: Home, *args: str) -> int:
+    return main(["--home", str(home.root), *args])
+
+
+def planted(contract_id: str, edits: list[tuple[str, str, str, str, dict[str, str]]]) -> ScrubItem:
+    """The Northwind licence with several edits, recorded as the injector records them: each (category, context,
+    old, new, fields) replaces `old` inside the first `context` by `new`; the defined terms derived from the text."""
+    spots = []
+    for category, at, old, new, fields in edits:
+        start = CONTRACT.index(at) + at.index(old)
+        spots.append((start, start + len(old), old, new, category, fields))
+    text, shift, gold = CONTRACT, 0, []
+    for start, _end, old, new, category, fields in sorted(spots):
+        s = start + shift
+        text = text[:s] + new + text[s + len(old):]
+        gold.append(GoldFinding(category=category, edit=Edit(start=s, end=s + len(new), original=old), **fields))
+        shift += len(new) - len(old)
+    terms = [GoldFinding(category="defined_terms", term=d.term, location=d.location)
+             for d in parse_contract(text).definitions]
+    source = Source(corpus="self-built", contract_id=contract_id, sha256=hashlib.sha256(CONTRACT.encode()).hexdigest())
+    return ScrubItem(contract_id=contract_id, text=text, gold=tuple(terms + gold), source=source)
+
+
+ROYALTY = "6.2 Licensee shall pay Licensor a royalty of five percent (5%) of Net Sales within thirty (30) days"
+IL = "inconsistent_language"
+ITEMS = (
+    planted("nw-a", [(IL, ROYALTY, "five percent (5%)", "six percent (6%)", {"location": "6.2", "location_2": "3.1"}),
+                     (IL, "once in each calendar year upon fifteen (15) days'", "fifteen (15) days'", "ten (10) days'",
+                      {"location": "3.3", "location_2": "6.2"}),
+                     ("incorrect_section_references", "5.3 Upon termination under Section 5.2", "5.2", "5.1",
+                      {"wrong": "5.1", "correct": "5.2", "location": "5.3"})]),
+    planted("nw-b", [(IL, ROYALTY, "thirty (30) days", "forty-five (45) days",
+                      {"location": "6.2", "location_2": "3.1"}),
+                     ("incorrect_party_references", "the Territory without the prior written consent of Licensor",
+                      "consent of Licensor",
+                      "consent of Licensee", {"wrong": "Licensee", "correct": "Licensor", "location": "2.2"})]),
+    planted("nw-c", [(IL, ROYALTY, "five percent (5%)", "seven percent (7%)",
+                      {"location": "6.2", "location_2": "3.1"})]),
+)
+
+
+def findings_file(path: Path) -> Path:
+    """vendor-x: the defined terms and most injected defects found, one inconsistency missed (nw-a 3.3), three real
+    defects of the source licence reported (Marketing Plan undefined in nw-a and nw-b, "net sales" uncapitalised in
+    nw-c) and one wrong party reference (nw-a 4.3). vendor-y: the gold of every contract and Marketing Plan in nw-a."""
+    extra = {("nw-a", "undefined_capitalized_terms"): [{"term": "Marketing Plan", "location": "4.2"}],
+             ("nw-b", "undefined_capitalized_terms"): [{"term": "Marketing Plan", "location": "4.2"}],
+             ("nw-c", "uncapitalized_defined_terms"): [{"term": "net sales", "location": "3.3"}],
+             ("nw-a", "incorrect_party_references"): [{"wrong": "Licensor", "correct": "Licensee",
+                                                      "location": "4.3"}]}
+    missed = {("nw-a", IL, "3.3")}
+    lines = []
+    for model in ("vendor-x", "vendor-y"):
+        for item in ITEMS:
+            for category in CATEGORY_KEYS:
+                found = [g.fields() for g in item.gold if g.category == category
+                         and (model == "vendor-y" or (item.contract_id, category, g.fields().get("location"))
+                              not in missed)]
+                if model == "vendor-x":
+                    found += extra.get((item.contract_id, category), [])
+                elif (item.contract_id, category) == ("nw-a", "undefined_capitalized_terms"):
+                    found += extra[("nw-a", category)]
+                lines.append(json.dumps({"model": model, "run": 1, "contract_id": item.contract_id,
+                                         "category": category, "findings": found}))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def write_csv(path: Path, rows: list[dict[str, str]]) -> Path:
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def report(home: Home, capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    capsys.readouterr()
+    assert lhl(home, "report", "--format", "json", *args) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def verify_events(home: Home, capsys: pytest.CaptureFixture[str]) -> int:
+    capsys.readouterr()
+    assert lhl(home, "verify") == 0
+    out = capsys.readouterr().out
+    found = re.search(r"event log intact: \d+ streams, \d+ segments, (\d+) events", out)
+    assert found, out
+    return int(found.group(1))
+
+
+@pytest.fixture(scope="module")
+def scrub(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A home with the three contracts ingested, both models' findings imported, the sheet exported."""
+    root = tmp_path_factory.mktemp("review-scrub")
+    home = Home.resolve(root / "home").ensure()
+    release = root / "set.jsonl"
+    release.write_bytes(export_items(ITEMS))
+    assert lhl(home, "ingest", "contractscrub", str(release)) == 0
+    assert lhl(home, "import", "findings", str(findings_file(root / "findings.jsonl"))) == 0
+    assert lhl(home, "review", "export", "--suite", "contractscrub", "--out", str(root / "sheet")) == 0
+    return {"home": home, "root": root, "sheet": root / "sheet"}
+
+
+def _by_kind(rows: list[dict[str, str]], kind: str) -> list[dict[str, str]]:
+    return [r for r in rows if r["kind"] == kind]
+
+
+def test_the_sheet_lists_every_edit_and_every_unmatched_finding_pooled_with_stable_refs(scrub: dict,
+                                                                                     tmp_path: Path) -> None:
+    rows = read_csv(scrub["sheet"] / "decisions.csv")
+    assert list(rows[0]) == ["ref", "suite", "item_set", "gold_version", "item_id", "kind", "category", "decision",
+                             "note"]
+    edits = _by_kind(rows, "edit")
+    assert sorted((r["item_id"], r["category"]) for r in edits) == sorted(
+        (i.contract_id, g.category) for i in ITEMS for g in i.gold if g.edit is not None)
+    findings = _by_kind(rows, "finding")
+    # Marketing Plan in nw-a found by both models is one row; the gold vendor-y found adds none.
+    assert sorted((r["item_id"], r["category"]) for r in findings) == [
+        ("nw-a", "incorrect_party_references"), ("nw-a", "undefined_capitalized_terms"),
+        ("nw-b", "undefined_capitalized_terms"), ("nw-c", "uncapitalized_defined_terms")]
+    assert {r["gold_version"] for r in rows} == {"1"} and all(r["decision"] == "" for r in rows)
+    html = (scrub["sheet"] / "review.html").read_text()
+    assert "<del>five percent (5%)</del><ins>six percent (6%)</ins>" in html  # the change in its context
+    assert "found by vendor-x, vendor-y" in html and "inconsistent_language" in html
+    assert "Licensor may audit the records" in html
+    # Exported again, the same refs.
+    assert lhl(scrub["home"], "review", "export", "--suite", "contractscrub", "--out", str(tmp_path)) == 0
+    assert [r["ref"] for r in read_csv(tmp_path / "decisions.csv")] == [r["ref"] for r in rows]
+    assert len({r["ref"] for r in rows}) == len(rows)
+
+
+def _decide(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    out = []
+    for r in rows:
+        r = dict(r)
+        if r["kind"] == "edit":
+            r["decision"] = "reject" if r["category"] == IL and r["item_id"] in ("nw-a", "nw-b") else "accept"
+        elif r["category"] == "incorrect_party_references":
+            r["decision"], r["note"] = "wrong", "4.3 names the right party"
+        else:
+            r["decision"] = "pre_existing"
+        out.append(r)
+    return out
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda rows: rows[0].update(ref="0123456789abcdef"), "line 2: unknown ref '0123456789abcdef'"),
+    (lambda rows: next(r for r in rows if r["kind"] == "edit").update(decision="pre_existing"),
+     "decision 'pre_existing' does not fit a edit (one of accept, reject)"),
+    (lambda rows: next(r for r in rows if r["kind"] == "finding").update(decision="accept"),
+     "decision 'accept' does not fit a finding (one of pre_existing, wrong)"),
+    (lambda rows: [r.update(gold_version="2") for r in rows], "is of gold version 2 of item set"),
+    (lambda rows: rows[1].update(gold_version="3"), "line 3: gold_version '3', but line 2 has '1'"),
+])
+def test_a_bad_sheet_is_refused_in_one_line_and_nothing_is_written(scrub: dict, tmp_path: Path, capsys,
+                                                                   change, message) -> None:
+    home = scrub["home"]
+    rows = _decide(read_csv(scrub["sheet"] / "decisions.csv"))
+    change(rows)
+    before = verify_events(home, capsys)
+    assert lhl(home, "review", "import", str(write_csv(tmp_path / "bad.csv", rows)), "--reviewer", "ann") == 1
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1, err
+    assert verify_events(home, capsys) == before
+
+
+def _category(board: dict, model: str) -> dict:
+    return {r["category"]: r for r in board["by_category"] if r["model"] == model}
+
+
+def _leader(board: dict, model: str) -> dict:
+    return next(r for r in board["leaderboard"] if r["model"] == model)
+
+
+def test_decisions_make_gold_version_2_and_version_1_stays_reportable(scrub: dict, tmp_path: Path, capsys) -> None:
+    home = scrub["home"]
+    rows = _decide(read_csv(scrub["sheet"] / "decisions.csv"))
+    v1 = report(home, capsys, "--suite", "contractscrub")
+    assert v1["scope"]["gold_version"] == 1
+    x1 = _leader(v1, "vendor-x")
+    # By hand, version 1 (vendor-x): recall over the categories with gold: defined terms 1, section references 1/1,
+    # party references 1/1, inconsistent language 3/4; precision where it exists: defined terms 1, undefined
+    # capitalised 0/2, uncapitalised 0/1, section references 1/1, party references 1/2, inconsistent 3/3.
+    assert x1["recall"] == pytest.approx((1 + 1 + 1 + 0.75) / 4)
+    assert x1["precision"] == pytest.approx((1 + 0 + 0 + 1 + 0.5 + 1) / 6)
+    before = verify_events(home, capsys)
+
+    capsys.readouterr()
+    assert lhl(home, "review", "import", str(write_csv(tmp_path / "ann.csv", rows)), "--reviewer", "ann") == 0
+    out = capsys.readouterr().out
+    assert "made gold version 2: 6 rows change the gold" in out and f"{len(rows)} of {len(rows)} reviewed" in out
+
+    v2 = report(home, capsys, "--suite", "contractscrub")
+    assert v2["scope"]["gold_version"] == 2
+    assert (v2["scope"]["gold_reviewed"], v2["scope"]["gold_reviewable"], v2["scope"]["gold_reviewers"]) == (
+        len(rows), len(rows), 1)
+    gold1 = {r["category"]: r["gold"] for r in v1["gold"]}
+    gold2 = {r["category"]: r["gold"] for r in v2["gold"]}
+    # Exactly the three rejected edits gone, the three pre-existing defects added.
+    assert gold2 == {**gold1, IL: gold1[IL] - 3, "undefined_capitalized_terms": 2, "uncapitalized_defined_terms": 1}
+    x2, c2 = _leader(v2, "vendor-x"), _category(v2, "vendor-x")
+    assert (c2[IL]["gold"], c2[IL]["tp"], c2[IL]["fp"]) == (1, 1, 2)  # nw-a and nw-b's answers now find nothing
+    assert (c2["undefined_capitalized_terms"]["tp"], c2["uncapitalized_defined_terms"]["tp"]) == (2, 1)
+    # By hand, version 2: recall 1 in the six categories with gold; precision: 1, 1, 1, 1, 1/2, 1/3.
+    assert x2["recall"] == pytest.approx(1.0)
+    assert x2["precision"] == pytest.approx((1 + 1 + 1 + 1 + 0.5 + 1 / 3) / 6)
+    y2 = _category(v2, "vendor-y")
+    assert (y2[IL]["gold"], y2[IL]["tp"], y2[IL]["fp"]) == (1, 1, 3)
+    assert (y2["undefined_capitalized_terms"]["tp"], y2["undefined_capitalized_terms"]["fn"]) == (1, 1)
+
+    again = report(home, capsys, "--suite", "contractscrub", "--gold-version", "1")
+    assert again["scope"]["gold_version"] == 1
+    assert _leader(again, "vendor-x") == x1 and again["by_category"] == v1["by_category"]
+    capsys.readouterr()
+    assert lhl(home, "report", "--suite", "contractscrub", "--gold-version", "3") == 1
+    assert "has no gold version 3; versions: 1, 2" in capsys.readouterr().err
+    capsys.readouterr()
+    assert lhl(home, "report", "--suite", "contractscrub") == 0
+    assert "gold:      version 2 (" in capsys.readouterr().out
+    assert lhl(home, "compare", "vendor-x", "vendor-y", "--suite", "contractscrub", "--resamples", "50") == 0
+    assert "gold version 2 (" in capsys.readouterr().out
+
+    # Every decision is an event of the hash-chained log, with the version, the 3 items and the 54 calls rescored.
+    assert verify_events(home, capsys) == before + len(rows) + 1 + len(ITEMS) + 2 * len(ITEMS) * len(CATEGORY_KEYS)
+    # The same file again records nothing.
+    assert lhl(home, "review", "import", str(tmp_path / "ann.csv"), "--reviewer", "ann") == 0
+    assert "imported before; nothing new" in capsys.readouterr().out
+
+    # Version 2's sheet: the rejected edits are gone and undone in the text, the pre-existing defects are gold.
+    assert lhl(home, "review", "export", "--suite", "contractscrub", "--out", str(tmp_path / "v2")) == 0
+    rows2 = read_csv(tmp_path / "v2" / "decisions.csv")
+    assert {r["gold_version"] for r in rows2} == {"2"}
+    kept = {r["ref"] for r in rows if r["decision"] == "accept"}
+    assert {r["ref"] for r in _by_kind(rows2, "edit")} == kept
+    html = (tmp_path / "v2" / "review.html").read_text()
+    assert "six percent (6%)" not in html and "seven percent (7%)" in html
+    assert sorted((r["item_id"], r["category"]) for r in _by_kind(rows2, "finding")) == [
+        ("nw-a", IL), ("nw-a", IL), ("nw-a", "incorrect_party_references"), ("nw-b", IL)]
+
+
+def test_cohen_kappa_by_hand() -> None:
+    # 4 pairs, 3 alike: observed 3/4; chance (2*3 + 2*1)/16 = 1/2; kappa (3/4 - 1/2) / (1/2) = 1/2.
+    pairs = [("accept", "accept"), ("accept", "accept"), ("reject", "accept"), ("reject", "reject")]
+    assert cohen_kappa(pairs) == (pytest.approx(0.75), pytest.approx(0.5))
+    assert cohen_kappa([("accept", "accept")] * 3) == (1.0, None)  # chance agreement 1: kappa undefined
+    assert cohen_kappa([]) == (None, None)
