@@ -19,12 +19,8 @@ from pydantic import BaseModel, Field
 from lhl_platform import __version__
 from lhl_platform.home import Home
 from lhl_platform.quality.checks import CheckOutcome
-from lhl_platform.report.cost import CostSection, cost_html, cost_json, cost_lines, suite_cost
-from lhl_platform.report.figures import leaderboard_strip
-from lhl_platform.report.html import _CSS, _checks, _figure, _section
-from lhl_platform.report.layout import html_tables, text_tables, view
-from lhl_platform.report.verdict import suite_verdict
-from lhl_platform.report.verdict_render import render_verdict_html, render_verdict_text
+from lhl_platform.report.html import _CSS, Cell, _checks, _figure, _section, table
+from lhl_platform.report.render import _table
 from lhl_platform.stats import nan_to_null
 from lhl_platform.suites.contract import Suite
 from lhl_platform.warehouse.build import read_warehouse
@@ -43,7 +39,6 @@ class SuiteReport(BaseModel):
     # whose figures a judge scores (it has a `judge_validation` section).
     judge_validated: bool | None = None
     judged: bool = False
-    cost: CostSection | None = None  # the suite's cost section (`cost.py`); None: the suite has no cost marts
 
 
 JUDGE_SECTION = "judge_validation"  # a suite whose scores rest on a judge reports its validation in this section
@@ -91,11 +86,10 @@ def build_suite_report(home: Home, suite: Suite, request: SuiteScopeRequest | No
         sections = {s.name: [s.row.model_validate({k: nan_to_null(v) for k, v in r.model_dump().items()})
                              for r in s.rows(con)] for s in suite.sections}
         checks = [c.check(con) for c in suite.checks]
-        cost = suite_cost(con, suite.name)
     judged = judged_suite(suite) and scope.judge is not None
     return SuiteReport(suite=suite.name, title=suite.title, scope=scope, sections=sections, checks=checks,
                        notes={s.name: s.note for s in suite.sections if s.note},
-                       titles={s.name: s.title for s in suite.sections}, judged=judged, cost=cost,
+                       titles={s.name: s.title for s in suite.sections}, judged=judged,
                        judge_validated=judge_status(sections[JUDGE_SECTION], scope.judge) if judged else None)
 
 
@@ -115,12 +109,9 @@ def with_judge(report: SuiteReport, name: str, row: dict[str, Any]) -> dict[str,
 
 
 def suite_report_json(report: SuiteReport) -> dict[str, Any]:
-    out: dict[str, Any] = {"verdict": suite_verdict(report).model_dump(mode="json"),  # first
-                           "suite": report.suite, "scope": report.scope.model_dump(mode="json")}
+    out: dict[str, Any] = {"suite": report.suite, "scope": report.scope.model_dump(mode="json")}
     for name, rows in report.sections.items():
         out[name] = [with_judge(report, name, r.model_dump(mode="json")) for r in rows]
-    if report.cost is not None:  # before the checks, as in the clause report
-        out["cost"] = cost_json(report.cost)
     out["checks"] = [{"name": c.name, "passed": c.passed, "summary": c.summary} for c in report.checks]
     return out
 
@@ -158,12 +149,13 @@ def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
     def h(title: str) -> str:
         return f"## {title}" if markdown else f"{title}\n{'=' * len(title)}"
 
-    out = [*render_verdict_text(suite_verdict(report), markdown), h("Scope"),
-           *(f"{'- ' if markdown else ''}{line}" for line in _scope_lines(report)), ""]
+    out = [h("Scope"), *(f"{'- ' if markdown else ''}{line}" for line in _scope_lines(report)), ""]
     for name, rows in report.sections.items():
         out.append(h(report.titles.get(name, name)))
         if rows:
-            out.extend(text_tables(view(name, [with_judge(report, name, r.model_dump()) for r in rows]), markdown))
+            shown = [with_judge(report, name, r.model_dump()) for r in rows]
+            fields = list(shown[0])
+            out.append(_table(fields, [[_text(r[f]) for f in fields] for r in shown], markdown))
             legend = judge_legend(report) if name == "leaderboard" else None
             if legend:  # in Markdown after a blank line: a plain line right under a table is one more row of it
                 out.extend(["", legend] if markdown else [legend])
@@ -172,7 +164,6 @@ def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
         if report.notes.get(name):
             out.append(report.notes[name])
         out.append("")
-    out.extend(cost_lines(report.cost, markdown))
     if report.checks:
         out.append(h("Checks"))
         out += [f"{'- ' if markdown else ''}[{'PASS' if c.passed else 'FAIL'}] {c.name}: {c.summary}"
@@ -183,27 +174,23 @@ def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
 def render_suite_html(report: SuiteReport, suite: Suite) -> str:
     """One self-contained file: the scope, every section as a table (exact values in `data-value`) with the
     suite's figure where it draws one, and the checks."""
-    body = [render_verdict_html(suite_verdict(report)),
-            _section("scope", "Scope", "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in _scope_lines(report))
+    body = [_section("scope", "Scope", "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in _scope_lines(report))
                      + "</ul>")]
     for section in suite.sections:
         rows = report.sections.get(section.name, [])
         parts: list[str] = []
-        if rows:
-            shown = view(section.name, [with_judge(report, section.name, r.model_dump()) for r in rows])
-            strip = leaderboard_strip(shown) if section.name == "leaderboard" else None
-            if strip is not None:
-                parts.append(_figure(strip[0], strip[1], f"{section.name}_intervals"))
         if section.figure is not None and rows:
             parts.append(_figure(section.figure(rows), section.title, section.name))
         if rows:
-            parts.append(html_tables(shown))
+            shown = [with_judge(report, section.name, r.model_dump()) for r in rows]
+            fields = list(shown[0])
+            parts.append(table(section.name, fields, [({}, [Cell(_text(r[f]), r[f], f) for f in fields])
+                                                      for r in shown]))
         else:
             parts.append("<p>No rows in scope.</p>")
         if section.note:
             parts.append(f'<div class="note">{escape(section.note)}</div>')
         body.append(_section(section.name, section.title, *parts))
-    body.append(cost_html(report.cost))
     body.append(_checks(report.checks))
     title = f"LegalHalluLens: {report.title}"
     legend = judge_legend(report)
