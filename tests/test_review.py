@@ -274,3 +274,143 @@ def test_cohen_kappa_by_hand() -> None:
     assert cohen_kappa(pairs) == (pytest.approx(0.75), pytest.approx(0.5))
     assert cohen_kappa([("accept", "accept")] * 3) == (1.0, None)  # chance agreement 1: kappa undefined
     assert cohen_kappa([]) == (None, None)
+
+
+# Three legal queries written for these tests (self-built): two bases, three variants with their missing elements.
+DEPOSIT = "I live in Ohio. My landlord kept my $900 security deposit after I moved out on March 1, 2026. Can I sue?"
+FIRED = ("My employer in Texas fired me after I reported a safety violation to OSHA last week. I was an at-will "
+         "employee. Do I have a retaliation claim?")
+
+
+def _element(tag: str, category: str, why: str) -> dict:
+    return {"sub_tag": tag, "category": category, "required": True, "explanation": why}
+
+
+QUERIES = [
+    {"item_id": "q1", "base_id": "q1", "kind": "base", "domain": "housing", "jurisdiction": "US-OH", "query": DEPOSIT},
+    {"item_id": "q1a", "base_id": "q1", "kind": "variant", "domain": "housing", "jurisdiction": "US-OH",
+     "query": "My landlord kept my $900 security deposit after I moved out. Can I sue?",
+     "missing_elements": [_element("state", "jurisdiction", "deposit statutes differ by state"),
+                          _element("move_out_date", "timing", "the return deadline runs from the move-out")]},
+    {"item_id": "q1b", "base_id": "q1", "kind": "variant", "domain": "housing", "jurisdiction": "US-OH",
+     "query": "I live in Ohio. My landlord kept money after I moved out on March 1, 2026. Can I sue?",
+     "missing_elements": [_element("deposit_amount", "facts_of_harm", "what was withheld decides the claim")]},
+    {"item_id": "q2", "base_id": "q2", "kind": "base", "domain": "employment", "jurisdiction": "US-TX",
+     "query": FIRED},
+    {"item_id": "q2a", "base_id": "q2", "kind": "variant", "domain": "employment", "jurisdiction": "US-TX",
+     "query": "My employer in Texas fired me after I reported a safety violation last week. Do I have a "
+              "retaliation claim?",
+     "missing_elements": [_element("employment_status", "parties_and_status", "at-will status shapes the claim"),
+                          _element("agency_report", "procedural_posture", "a report to OSHA is protected")]},
+]
+# What the judge found each response identified (every gold element judged once).
+IDENTIFIED = {"q1": [], "q1a": ["state", "move_out_date"], "q1b": [], "q2": [], "q2a": ["employment_status"]}
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    root = tmp_path_factory.mktemp("review-insufficiency")
+    home = Home.resolve(root / "home").ensure()
+    items = root / "items.jsonl"
+    items.write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
+    responses, judgments = root / "responses.jsonl", root / "judgments.jsonl"
+    responses.write_text("".join(json.dumps({"model": "m1", "run": 1, "item_id": q["item_id"],
+                                             "response": "It depends on facts you have not given."}) + "\n"
+                                 for q in QUERIES))
+    judgments.write_text("".join(json.dumps({
+        "model": "m1", "run": 1, "judge": "ext-judge", "item_id": q["item_id"],
+        "identified_elements": IDENTIFIED[q["item_id"]], "additional_claims": [],
+        "claimed_anything_missing": q["kind"] == "variant",
+        "elements": [{"sub_tag": e["sub_tag"], "explanation_matches": e["sub_tag"] in IDENTIFIED[q["item_id"]],
+                      "fabricated": False} for e in q.get("missing_elements", [])]}) + "\n" for q in QUERIES))
+    assert lhl(home, "ingest", "insufficiency", str(items), "--name", "review-test") == 0
+    assert lhl(home, "import", "responses", str(responses)) == 0
+    assert lhl(home, "import", "judgments", str(judgments)) == 0
+    assert lhl(home, "review", "export", "--suite", "insufficiency", "--out", str(root / "sheet")) == 0
+    return {"home": home, "root": root, "sheet": root / "sheet"}
+
+
+def _board(home: Home, capsys, *args: str) -> tuple[dict, dict]:
+    out = report(home, capsys, "--suite", "insufficiency", "--judge", "ext-judge", *args)
+    return out, next(r for r in out["leaderboard"] if r["model"] == "m1")
+
+
+def _decide_queries(rows: list[dict[str, str]], *, reject_q1b: bool) -> list[dict[str, str]]:
+    out = []
+    for r in rows:
+        r = dict(r)
+        r["decision"] = "accept"
+        if r["kind"] == "variant" and r["item_id"] == "q1b" and reject_q1b:
+            r["decision"] = "reject"
+        if r["kind"] == "element" and r["item_id"] == "q1a" and r["category"] == "jurisdiction":
+            r["decision"], r["note"] = "not_required", "the query still says where the flat is in the lease"
+        out.append(r)
+    return out
+
+
+def test_insufficiency_sheet_decisions_versions_and_agreement(bench: dict, tmp_path: Path, capsys) -> None:
+    home = bench["home"]
+    rows = read_csv(bench["sheet"] / "decisions.csv")
+    assert sorted((r["kind"], r["item_id"]) for r in rows) == sorted(
+        [("variant", "q1a"), ("variant", "q1b"), ("variant", "q2a"), ("element", "q1a"), ("element", "q1a"),
+         ("element", "q1b"), ("element", "q2a"), ("element", "q2a")])
+    html = (bench["sheet"] / "review.html").read_text()
+    assert "kept <del>my $900 security deposit</del><ins>money</ins> after" in html  # q1b beside its base
+    assert "deposit_amount: what was withheld decides the claim" in html
+
+    # A variant cannot be pre_existing; an element cannot be rejected.
+    for kind, bad in (("variant", "pre_existing"), ("element", "reject")):
+        wrong = [dict(r, decision=bad) if r["kind"] == kind else r for r in rows]
+        before = verify_events(home, capsys)
+        assert lhl(home, "review", "import", str(write_csv(tmp_path / "bad.csv", wrong)), "--reviewer", "ann") == 1
+        assert f"does not fit a {kind}" in capsys.readouterr().err
+        assert verify_events(home, capsys) == before
+
+    v1, m1 = _board(home, capsys)
+    assert v1["scope"]["gold_version"] == 1
+    # By hand, version 1: q1a R 1 P 1 F2 1; q1b R 0, P undefined, F2 0; q2a R 1/2 P 1 F2 5*.5/4.5.
+    f2_q2a = 5 * 1 * 0.5 / (4 * 1 + 0.5)
+    assert (m1["f2"], m1["recall"], m1["precision"]) == (pytest.approx((1 + 0 + f2_q2a) / 3), pytest.approx(0.5),
+                                                          pytest.approx(1.0))
+    before = verify_events(home, capsys)
+    ann = write_csv(tmp_path / "ann.csv", _decide_queries(rows, reject_q1b=True))
+    assert lhl(home, "review", "import", str(ann), "--reviewer", "ann") == 0
+    v2, m2 = _board(home, capsys)
+    assert v2["scope"]["gold_version"] == 2 and m2["complete"]
+    # Version 2: q1b gone; in q1a "state" is no longer gold, so naming it is a claim outside M_v: R 1, P 1/2,
+    # F2 5*.5/(2+1).
+    f2_q1a = 5 * 0.5 * 1 / (4 * 0.5 + 1)
+    assert (m2["variants"], m2["f2"], m2["recall"], m2["precision"]) == (
+        2, pytest.approx((f2_q1a + f2_q2a) / 2), pytest.approx(0.75), pytest.approx(0.75))
+    item_set = {r["name"]: r for r in v2["item_set"]}["review-test"]
+    assert (item_set["variants"], item_set["gold_elements"], item_set["non_required_elements"]) == (2, 3, 1)
+    assert verify_events(home, capsys) == before + len(rows) + 1 + len(QUERIES)
+
+    # A second reviewer on the same sheet (version 1), differing on q1b: version 3 applies what both decided alike.
+    bob = write_csv(tmp_path / "bob.csv", _decide_queries(rows, reject_q1b=False))
+    assert lhl(home, "review", "import", str(bob), "--reviewer", "bob") == 0
+    assert "1 disagreements left as they were" in capsys.readouterr().out
+    v3, m3 = _board(home, capsys)
+    assert (v3["scope"]["gold_version"], v3["scope"]["gold_reviewers"]) == (3, 2)
+    assert (m3["variants"], m3["f2"], m3["recall"]) == (3, pytest.approx((f2_q1a + 0 + f2_q2a) / 3),
+                                                        pytest.approx(0.5))
+    _, again = _board(home, capsys, "--gold-version", "2")
+    assert again["f2"] == m2["f2"]
+    _, first = _board(home, capsys, "--gold-version", "1")
+    assert first == m1
+    capsys.readouterr()
+    assert lhl(home, "review", "agreement", "--suite", "insufficiency", "--gold-version", "1", "--format",
+               "json") == 0
+    agreed = json.loads(capsys.readouterr().out)
+    # 8 refs, 7 alike; ann 6 accept, 1 reject, 1 not_required, bob 7 accept, 1 not_required: chance 43/64,
+    # kappa (56/64 - 43/64) / (21/64) = 13/21.
+    assert (agreed["refs"], agreed["agreed"]) == (8, 7)
+    assert agreed["kappa"] == pytest.approx(13 / 21)
+    assert [(d["item_id"], d["kind"], d["first"], d["second"]) for d in agreed["disagreements"]] == [
+        ("q1b", "variant", "reject", "accept")]
+    # A sheet of version 2 is refused once version 3 was made from another sheet.
+    assert lhl(home, "review", "export", "--suite", "insufficiency", "--gold-version", "2", "--out",
+               str(tmp_path / "v2")) == 0
+    capsys.readouterr()
+    assert lhl(home, "review", "import", str(tmp_path / "v2" / "decisions.csv"), "--reviewer", "cy") == 1
+    assert "but the gold is at version 3, made from another sheet" in capsys.readouterr().err

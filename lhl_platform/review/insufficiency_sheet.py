@@ -4,6 +4,7 @@ text highlighted), and each of its required missing elements (its gold) with the
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 
 from lhl_platform.insufficiency.items import Item
@@ -23,14 +24,14 @@ def element_ref(item_set: str, variant: Item, sub_tag: str) -> str:
 
 
 def _change(base: str, variant: str) -> tuple[str, str, str, str]:
-    """The base query split around what the variant changed: (before, removed, inserted, after); several
-    separate removals are shown as one span from the first to the last."""
-    ops = [op for op in difflib.SequenceMatcher(None, base, variant, autojunk=False).get_opcodes() if op[0] != "equal"]
+    """The base query split around what the variant changed, word by word: (before, removed, inserted, after);
+    several separate changes are shown as one span from the first to the last."""
+    a, b = re.findall(r"\S+|\s+", base), re.findall(r"\S+|\s+", variant)
+    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
     if not ops:
         return base, "", "", ""
-    b0, b1 = ops[0][1], ops[-1][2]
-    v0, v1 = ops[0][3], ops[-1][4]
-    return base[:b0], base[b0:b1], variant[v0:v1], base[b1:]
+    b0, b1, v0, v1 = ops[0][1], ops[-1][2], ops[0][3], ops[-1][4]
+    return "".join(a[:b0]), "".join(a[b0:b1]), "".join(b[v0:v1]), "".join(a[b1:])
 
 
 def insufficiency_rows(item_set: str, version: int, items: Sequence[GoldItem]) -> list[ReviewRow]:
