@@ -18,7 +18,7 @@ import asyncio
 import hashlib
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -76,7 +76,7 @@ from lhl_platform.progress import CallTally
 from lhl_platform.providers.base import ChatModel, ModelRequest, Task, close_model
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.registry import add_model, get_model
-from lhl_platform.suites.contract import Markdown, StageContext, StageResult
+from lhl_platform.suites.contract import Markdown, PlannedCall, StageContext, StageResult
 
 RESPONSES_STAGE = "insufficiency-responses"  # the `stage` of the calls, as int_calls reports them
 IDENTIFY_STAGE = "insufficiency-identify"
@@ -177,6 +177,15 @@ def insufficiency_items(ctx: StageContext) -> StageResult:
 _FAILED_AS: dict[str, Literal["refusal", "length"]] = {"refusal": "refusal", "length": "length"}
 
 
+def response_key(item_set_id: str, model: str, run: int, item_id: str) -> str:
+    return f"insufficiency.response:{item_set_id}:{model}:{run}:{item_id}"
+
+
+def judgment_key(judge: str, item_set_id: str, response: ItemResponse) -> str:
+    digest = hashlib.sha256(response.response.encode()).hexdigest()[:16]
+    return f"insufficiency.judgment:{judge}:{item_set_id}:{response.model}:{response.run}:{response.item_id}:{digest}"
+
+
 @dataclass
 class AnswerStage:
     """One free-text answer per item (a `SingleCallStage`)."""
@@ -189,7 +198,7 @@ class AnswerStage:
     policy: CommitPolicy = CommitPolicy(units=8)
 
     def key(self, item: Item) -> str:
-        return f"insufficiency.response:{self.item_set_id}:{self.model}:{self.run}:{item.item_id}"
+        return response_key(self.item_set_id, self.model, self.run, item.item_id)
 
     def skip(self, writer: StreamWriter, item: Item) -> bool:
         return writer.has(self.key(item))
@@ -410,9 +419,7 @@ def run_judgments(home: Home, model: str, run: int, items: ItemSet, judge: Model
     dropped = 0
 
     def key(response: ItemResponse) -> str:
-        digest = hashlib.sha256(response.response.encode()).hexdigest()[:16]
-        return (f"insufficiency.judgment:{judge.name}:{items.item_set_id}:{model}:{run}:{response.item_id}:"
-                f"{digest}")
+        return judgment_key(judge.name, items.item_set_id, response)
 
     async def go() -> int:
         nonlocal dropped
@@ -579,3 +586,60 @@ def validate_insufficiency_judge(home: Home, judge: ModelSpec) -> JudgeValidatio
 
     return asyncio.run(go())
 
+
+
+# Estimate ---------------------------------------------------------------------------------------------
+
+def plan_calls(home: Home, model: str, run: int, config: Mapping[str, Mapping[str, Any]]) -> list[PlannedCall]:
+    """The calls a (model, run) audit would make (`lhl audit --suite insufficiency --dry-run`), rendered as the
+    stages send them: an answer per item not answered yet; the judge's validation set if this judge has not passed
+    through it; two judge calls per response (one for a base query) not judged yet, on the recorded response, or on
+    a stand-in of the model's `expected_output_tokens` for a response still to come (`assumed`)."""
+    from lhl_platform.insufficiency.selfbuilt import self_built_items
+    from lhl_platform.insufficiency.store import ingested_sets, load_item_set
+
+    answering = ResponsesConfig.model_validate(dict(config.get("insufficiency_responses", {})))
+    judging = JudgmentsConfig.model_validate(dict(config.get("insufficiency_judgments", {})))
+    # What the stages would read, without ingesting the shipped set as they do on first use.
+    items = (self_built_items() if answering.item_set is None and not ingested_sets(home)
+             else load_item_set(home, answering.item_set))
+    spec = get_model(home, model)
+    # The cue judge as its stage would register it on first use (a dry run writes nothing).
+    judge = CUE_JUDGE_SPEC if judging.judge in (None, CUE_JUDGE) else resolve_judge(home, judging.judge)
+
+    def text(task: Task) -> str:
+        return "".join(m.content for m in messages_for(task))
+
+    def judged(response: ItemResponse, assumed: bool) -> list[PlannedCall]:
+        identify, explain = judge_tasks(by_id[response.item_id], response)
+        return [PlannedCall("insufficiency_judgments", judge, text(t), assumed=assumed)
+                for t in (identify, explain) if t is not None]
+
+    by_id = items.by_id()
+    cap = None if spec.provider == "offline" else ANSWER_MAX_OUTPUT_TOKENS
+    answered = home.events.keys(responses_stream(model, run))
+    todo = [i for i in items.items if response_key(items.item_set_id, model, run, i.item_id) not in answered]
+    calls = [PlannedCall("insufficiency_responses", spec, text(answer_task(i)), max_output_tokens=cap) for i in todo]
+    if not _validated_once(home, judge):
+        calls += [PlannedCall("insufficiency_judgments", judge, text(t))
+                  for pair in validation_tasks(validation_cases()) for t in pair if t is not None]
+    done = home.events.keys(judgments_stream(model, run))
+    for response in responses_to_judge(home, model, run, items.item_set_id):
+        if response.item_id in by_id and judgment_key(judge.name, items.item_set_id, response) not in done:
+            calls += judged(response, assumed=False)
+    stand_in = "x" * (4 * min(spec.params.expected_output_tokens, cap or spec.params.max_output_tokens))
+    for item in todo:
+        calls += judged(ItemResponse(model=model, run=run, item_id=item.item_id, response=stand_in), assumed=True)
+    return calls
+
+
+def _validated_once(home: Home, judge: ModelSpec) -> bool:
+    """Whether this judge (its model id) has a recorded result on the current validation set: its calls are then
+    replayed, not made again."""
+    stream = validation_stream(judge.name)
+    if stream not in set(home.events.streams()):
+        return False
+    digest = validation_digest(validation_cases())
+    results = (e.data_as(JudgeValidated) for e in home.events.read(stream)
+               if e.type == InsufficiencyEventType.JUDGE_VALIDATED)
+    return any(r.suite_digest == digest and r.judge_model_id == judge.model_id for r in results)

@@ -122,6 +122,7 @@ SUITE = Suite(
     scope=SuiteScope(suite=NAME, cells="insufficiency_cells", judged=True, default_judge=CUE_JUDGE,
                      judgments="int_insufficiency_judgments", gold="int_insufficiency_gold_versions"),
     agreement=Agreement(report.measure_agreement, report.agreement_text),
+    plan=stages.plan_calls,
     demo=Demo(models=tuple((ModelSpec(name=m, provider="offline", model_id=m), what) for m, what in (
         (PREMATURE_CLOSURE, "calibration: answers at once under presumed defaults, never flags a gap"),
         (INDISCRIMINATE_HEDGING, "calibration: asks the same eight intake questions whatever the query"),

@@ -16,11 +16,13 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import hashlib
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -52,7 +54,7 @@ from lhl_platform.scrub.items import Finding, ScrubItem, parse_items
 from lhl_platform.scrub.scoring import unit_scores
 from lhl_platform.scrub.store import StoredSet, load_set, record_built, record_ingested
 from lhl_platform.scrub.task import OUTPUTS, SCRUB_PROMPT_VERSION, findings_of, scrub_messages, scrub_task
-from lhl_platform.suites.contract import Markdown, StageContext, StageResult
+from lhl_platform.suites.contract import Markdown, PlannedCall, StageContext, StageResult
 
 FINDINGS_STAGE = "scrub"  # the `stage` of the suite's calls, as int_calls reports them
 IMPORTS_STREAM = "scrub.imports"
@@ -77,8 +79,14 @@ class ItemsConfig(_Config):
     path: str | None = Field(default=None, description="a release JSONL to ingest instead (lhl ingest contractscrub)")
 
 
+_CONTRACTS = Field(default=None, ge=1, description="only the first N contracts of the item set (by id)")
+_SUBSET = Field(default=None, description="only the item set's contracts in this stored subset (lhl subset create)")
+
+
 class FindingsConfig(_Config):
     item_set: str | None = Field(default=None, description="the item set; default: the active one")
+    contracts: int | None = _CONTRACTS
+    subset: str | None = _SUBSET
     batch: bool | None = Field(default=None, description="send an LLM's requests through its provider's batch API "
                                                          "(batch prices, answered within hours); default: "
                                                          "LHL_AUDIT_BATCH")
@@ -86,6 +94,35 @@ class FindingsConfig(_Config):
 
 class ScoresConfig(_Config):
     item_set: str | None = Field(default=None, description="the item set; default: the active one")
+    contracts: int | None = _CONTRACTS
+    subset: str | None = _SUBSET
+
+
+def chosen_items(home: Home, stored: StoredSet, contracts: int | None = None,
+                 subset: str | None = None) -> tuple[ScrubItem, ...]:
+    """The items of a set an audit scrubs: those of a stored subset (`lhl audit --subset`), then the first
+    `contracts` by id (`--contracts`); the whole set without either. Asking for more than there is is an error."""
+    from lhl_platform.corpus.subsets import get_subset
+
+    items = tuple(sorted(stored.items, key=lambda i: i.contract_id))
+    if subset is not None:
+        wanted = set(get_subset(home, subset).contract_ids)
+        items = tuple(i for i in items if i.contract_id in wanted)
+        if not items:
+            raise ValueError(f"subset {subset!r} holds none of the {len(stored.items)} contracts of item set "
+                             f"{stored.item_set}")
+    if contracts is not None:
+        if contracts > len(items):
+            raise ValueError(f"--contracts {contracts} is more than the {len(items)} contracts of item set "
+                             f"{stored.item_set}{f' in subset {subset!r}' if subset else ''}; give at most "
+                             f"{len(items)}")
+        items = items[:contracts]
+    return items
+
+
+def selection_of(stored: StoredSet, items: tuple[ScrubItem, ...]) -> StoredSet:
+    """The set restricted to the chosen items (its own id and provenance kept)."""
+    return stored if len(items) == len(stored.items) else dataclasses.replace(stored, items=items)
 
 
 def _partition(ctx: StageContext) -> tuple[str, int]:
@@ -143,6 +180,10 @@ def scrub_items(ctx: StageContext) -> StageResult:
 Unit = tuple[ScrubItem, CategoryKey]
 
 
+def findings_key(item_set: str, model: str, run: int, contract_id: str, category: str) -> str:
+    return f"scrub.findings:{item_set}:{model}:{run}:{contract_id}:{category}"
+
+
 @dataclass
 class FindingsStage:
     """One call per (contract, category) of an item set (a `SingleCallStage`)."""
@@ -157,7 +198,7 @@ class FindingsStage:
 
     def key(self, unit: Unit) -> str:
         item, category = unit
-        return f"scrub.findings:{self.item_set}:{self.model}:{self.run}:{item.contract_id}:{category}"
+        return findings_key(self.item_set, self.model, self.run, item.contract_id, category)
 
     def skip(self, writer: StreamWriter, unit: Unit) -> bool:
         return writer.has(self.key(unit))
@@ -224,7 +265,8 @@ def answered_calls(home: Home, model: str, run: int, item_set: str) -> dict[tupl
 
 
 def run_findings(home: Home, model: str, run: int, stored: StoredSet, *, batch: bool = False,
-                 status: Callable[[str], None] | None = None) -> FindingsSummary:
+                 status: Callable[[str], None] | None = None, whole: int | None = None) -> FindingsSummary:
+    """Every (contract, category) of `stored` (a set, or a selection of the `whole` contracts of one) answered."""
     spec = get_model(home, model)
     chat = build_model(spec, run=run, home=home)
     stage = FindingsStage(model, run, chat, stored.item_set)
@@ -232,8 +274,11 @@ def run_findings(home: Home, model: str, run: int, stored: StoredSet, *, batch: 
     tally = CallTally()
     ids = tuple(item.contract_id for item in stored.items)
 
+    # A selection's scope is its own event (the cells are their union); the whole set's key is as it always was.
+    part = "" if whole is None or whole == len(ids) else ":" + hashlib.sha256("|".join(ids).encode()).hexdigest()[:12]
+
     def opening(writer: StreamWriter) -> None:
-        writer.append(ScrubEventType.SCOPE, f"{model}/{run}", f"scrub.scope:{stored.item_set}:{model}:{run}",
+        writer.append(ScrubEventType.SCOPE, f"{model}/{run}", f"scrub.scope:{stored.item_set}:{model}:{run}{part}",
                       ScrubScope(model=model, run=run, item_set=stored.item_set, items=ids, source="stage"))
 
     ledger = asyncio.run(run_partition(
@@ -251,11 +296,12 @@ def scrub_findings(ctx: StageContext) -> StageResult:
     config = ctx.config
     assert isinstance(config, FindingsConfig)
     model, run = _partition(ctx)
-    stored = load_set(ctx.home, config.item_set)
+    whole = load_set(ctx.home, config.item_set)
+    stored = selection_of(whole, chosen_items(ctx.home, whole, config.contracts, config.subset))
     ctx.log(f"{model} run {run}: scrubbing {len(stored.items)} contracts x {len(CATEGORY_KEYS)} categories "
-            f"({stored.describe()})")
+            f"({whole.describe()})")
     batch = batch_requested() if config.batch is None else config.batch
-    summary = run_findings(ctx.home, model, run, stored, batch=batch, status=ctx.log)
+    summary = run_findings(ctx.home, model, run, stored, batch=batch, status=ctx.log, whole=len(whole.items))
     missing = summary.expected_calls - summary.answered
     check = CheckOutcome(
         name="every_call_answered", passed=missing == 0,
@@ -289,10 +335,29 @@ def scrub_scores(ctx: StageContext) -> StageResult:
     config = ctx.config
     assert isinstance(config, ScoresConfig)
     model, run = _partition(ctx)
-    stored = load_set(ctx.home, config.item_set)
-    answered = answered_calls(ctx.home, model, run, stored.item_set)
+    whole = load_set(ctx.home, config.item_set)
+    stored = selection_of(whole, chosen_items(ctx.home, whole, config.contracts, config.subset))
+    chosen = {i.contract_id for i in stored.items}
+    answered = {k: f for k, f in answered_calls(ctx.home, model, run, stored.item_set).items() if k[0] in chosen}
     with ctx.home.events.writer(scores_stream(model, run)) as writer:
         new = write_scores(writer, stored.items, stored.item_set, model, run,
                            {k: (f.findings, f.request_key) for k, f in answered.items()}, "recorded")
     return StageResult(metadata={"item_set": stored.item_set, "scored_calls": len(answered), "new_scores": new,
                                  "missing_calls": len(stored.items) * len(CATEGORY_KEYS) - len(answered)})
+
+
+# Estimate ---------------------------------------------------------------------------------------------
+
+def plan_calls(home: Home, model: str, run: int, config: Mapping[str, Mapping[str, Any]]) -> list[PlannedCall]:
+    """The findings calls a (model, run) audit would make (`lhl audit --suite contractscrub --dry-run`): each
+    (contract, category) of the chosen items the partition has not answered, rendered as the stage sends it."""
+    settings = FindingsConfig.model_validate(dict(config.get("scrub_findings", {})))
+    whole = load_set(home, settings.item_set)
+    items = chosen_items(home, whole, settings.contracts, settings.subset)
+    done = home.events.keys(findings_stream(model, run))
+    spec = get_model(home, model)
+    return [PlannedCall(stage="scrub_findings", model=spec,
+                        text="".join(m.content for m in scrub_messages(scrub_task(category, item.contract_id,
+                                                                                  item.text))))
+            for item in items for category in CATEGORY_KEYS
+            if findings_key(whole.item_set, model, run, item.contract_id, category) not in done]

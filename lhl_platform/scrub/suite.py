@@ -134,6 +134,7 @@ SUITE = Suite(
     units="scrub_compare_units",
     offline_models=OFFLINE_MODELS,
     scope=SuiteScope(suite=NAME, cells="scrub_cells", gold="int_scrub_gold_versions"),
+    plan=stages.plan_calls,
     demo=Demo(
         models=((ModelSpec(name="scrub-rules", provider="offline", model_id="scrub-rules"),
                  "rule-based scrubber (a real baseline; never sees the gold)"),

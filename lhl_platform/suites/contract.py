@@ -224,11 +224,37 @@ class ItemSet:
 
 
 @dataclass(frozen=True)
+class PlannedCall:
+    """A call a suite's audit of one (model, run) would make, rendered as its stage renders it, for `lhl audit
+    --dry-run`: the stage, the model that answers it (the model under test or a judge, as registered), the prompt text
+    (every message, concatenated), the output cap the request sets (None: the model's own `max_output_tokens`).
+    `assumed`: the prompt holds an answer not made yet (a judge of a response to come), so that part of the text is
+    a stand-in of the answering model's `expected_output_tokens`."""
+
+    stage: str
+    model: ModelSpec
+    text: str
+    max_output_tokens: int | None = None
+    assumed: bool = False
+
+
+class CallPlan(Protocol):
+    """The calls an audit of a (model, run) would make that its event log does not already hold, given the run config
+    per stage the audit's launch gives (`config`: stage -> field -> value, the flags' overrides)."""
+
+    def __call__(self, home: Home, model: str, run: int,
+                 config: Mapping[str, Mapping[str, Any]]) -> Sequence[PlannedCall]: ...
+
+
+@dataclass(frozen=True)
 class Suite:
     """A suite as the platform runs it. `sql` is its folder of SQL models (`intermediate/`, `marts/`,
     `macros.sql`); `sections` its report; `scope` the mart whose rows state the report's scope; `compare` the
     metrics `lhl compare` pairs, from `units` (a mart with one row per model, run and unit); `agreement` how
-    two of its judges are compared; `demo` what `lhl demo` audits on it offline."""
+    two of its judges are compared; `demo` what `lhl demo` audits on it offline; `plan` the calls an audit of a
+    partition would make (its estimate). The audit's item filters (`--contracts`, `--subset`, `--item-set`) and
+    `--judge` / `--batch` go to the partition job's stages whose config has a field of that name; a suite none of
+    whose stages takes one refuses it."""
 
     name: str
     title: str
@@ -247,6 +273,7 @@ class Suite:
     scope: SuiteScope | None = None  # None: the clause suite's scope (corpus, subset, runs, models, judge)
     agreement: Agreement | None = None  # `lhl judge agree A B --suite NAME`
     demo: Demo | None = None
+    plan: CallPlan | None = None  # the calls a partition's audit would make: `lhl audit --suite NAME --dry-run`
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:

@@ -47,10 +47,11 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
     suite = chosen_suite(args)
     limit_usd = max_cost(args)
     if suite is not None:
-        if args.dry_run:  # never run (and pay for) what was asked to be estimated
-            raise CliError(f"--dry-run estimates the clause suite's audit; suite {suite.name} has no estimate yet")
         with _batch_mode(args.batch):  # read by a suite's stages whose `batch` config is left open
-            return _audit_suite(args, home, suite, models, runs)
+            return _audit_suite(args, home, suite, models, runs, limit_usd)
+    if args.item_set:
+        raise CliError("--item-set chooses a suite's item set; the clause suite audits the active corpus (choose its "
+                       "contracts with --contracts or --subset)")
     # Each model's registered audit settings (params.audit), overridden by the flags given here.
     settings = {m: partition_settings(home, m, judge=args.judge, contracts=args.contracts, subset=args.subset)
                 for m in models}
@@ -114,7 +115,27 @@ def _warn_unfit_judge(home: Home, judge: str) -> None:
               f"({last.suite_version}, {last.items} items); reports in its scope mark its figures", file=sys.stderr)
 
 
-def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: list[str], runs: list[int]) -> int:
+# The audit options a suite's partition job takes through its stages' config fields of the same name.
+SUITE_OPTIONS = (("item_set", "--item-set"), ("contracts", "--contracts"), ("subset", "--subset"),
+                 ("judge", "--judge"), ("batch", "--batch"))
+
+
+def suite_overrides(args: argparse.Namespace, suite: Suite, stages: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """The run config per stage the options given set: each option goes to every stage whose config has its field;
+    one that none of them has is refused in one line naming the suite and the option."""
+    given = {field: getattr(args, field) for field, _ in SUITE_OPTIONS if getattr(args, field, None)}
+    for field, flag in SUITE_OPTIONS:
+        if field in given and not any(field in suite.stage(s).config.model_fields for s in stages):
+            items = "; choose its items with --item-set" if field in ("contracts", "subset") else ""
+            raise CliError(f"suite {suite.name} does not take {flag}: no stage of its audit has a {field} setting"
+                           f"{items}")
+    overrides = {stage: {k: v for k, v in given.items() if k in suite.stage(stage).config.model_fields}
+                 for stage in stages}
+    return {stage: values for stage, values in overrides.items() if values}
+
+
+def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: list[str], runs: list[int],
+                 limit_usd: float | None) -> int:
     """A suite's partition job for every (model, run), then the SQL models and checks; through the one run path."""
     from lhl_platform.factory import build_model
     from lhl_platform.registry import get_model
@@ -124,17 +145,23 @@ def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: lis
     job = next((j for j in suite.jobs if j.partitioning == "model_run"), None)
     if job is None:
         raise CliError(f"suite {suite.name} has no stage that audits a (model, run) partition")
-    if args.dry_run:  # never run (and spend) when only an estimate was asked for
-        raise CliError(f"--dry-run estimates the clause suite's audits; suite {suite.name} has no estimate")
+    if args.extract_missing:
+        raise CliError(f"suite {suite.name} does not take --extract-missing: it completes a clause re-judging")
+    if args.contracts is not None and args.contracts < 1:
+        raise CliError("--contracts must be at least 1")
+    overrides = suite_overrides(args, suite, job.stages)
     for name in [*models, *([args.judge] if args.judge else [])]:
-        build_model(get_model(home, name))  # unknown model or missing API key: fail before any work
-    limit_usd = max_cost(args)
+        get_model(home, name)  # an unknown model or judge is an error naming it, dry run or not
+    if args.dry_run:  # never run (and spend) when only an estimate was asked for
+        return _print_suite_estimate(home, suite, models, runs, overrides)
+    for name in [*models, *([args.judge] if args.judge else [])]:
+        build_model(get_model(home, name))  # a missing API key: fail before any work
     refuse_unknown_cost(home, [*models, *([args.judge] if args.judge else [])], limit_usd is not None)
-    # --item-set, --judge and --batch go to the stages whose config takes them.
-    given = {k: v for k, v in (("item_set", args.item_set), ("judge", args.judge), ("batch", args.batch)) if v}
-    overrides = {stage: {k: v for k, v in given.items() if k in suite.stage(stage).config.model_fields}
-                 for stage in job.stages}
-    overrides = {stage: values for stage, values in overrides.items() if values}
+    if suite.plan is not None:  # the selection checked before any run: an item set or count that does not fit
+        try:
+            suite.plan(home, models[0], runs[0], overrides)
+        except (LookupError, ValueError) as exc:
+            raise CliError(f"suite {suite.name}: {exc}") from None
     launches = [job_launch(home, job.name, "cli", model=m, run=r, config=overrides,
                            run_key=f"{job.name}:{m}:{r}") for r in runs for m in models]
     if args.queue:
@@ -267,6 +294,51 @@ def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: l
         print(f"note: {', '.join(undiscounted)} {'has' if len(undiscounted) == 1 else 'have'} no batch prices "
               "registered, so the --batch column uses the interactive rates without cache hits (register "
               "--batch-input-price and --batch-output-price to compare)")
+    return 0
+
+
+def _print_suite_estimate(home: Home, suite: Suite, models: list[str], runs: list[int],
+                          overrides: dict[str, dict[str, Any]]) -> int:
+    from lhl_platform.estimate import estimate_suite
+
+    if suite.plan is None:
+        raise CliError(f"suite {suite.name} declares no estimate of its calls, so it has no --dry-run")
+    try:
+        rows = estimate_suite(home, suite, models, runs, overrides)
+    except (LookupError, ValueError) as exc:
+        raise CliError(f"suite {suite.name}: {exc}") from None
+    print(f"Dry run of {suite.name}: {len(models)} model(s) x {len(runs)} run(s); nothing is called. Input tokens "
+          "are estimates (about 4 characters per token) of the prompts the suite's stages render from its items; "
+          "work already in the event log is not counted. Output tokens are an assumption: each answering model's "
+          "expected_output_tokens (default 1,500; `--params`), capped at the request's max output tokens. Cost at "
+          "each model's rates, interactive with no prompt-cache hits assumed, and with --batch.")
+    print(f"{'model':<20} {'run':>3} {'stage':<26} {'called model':<24} {'calls':>7} {'input tok':>12} "
+          f"{'output tok':>11} {'interactive':>12} {'--batch':>10}")
+
+    def usd(value: float | None) -> str:
+        return "unknown" if value is None else f"${value:,.2f}"
+
+    for r in rows:
+        print(f"{r.model:<20} {r.run:>3} {r.stage:<26} {r.caller:<24} {r.calls:>7,} {r.input_tokens:>12,} "
+              f"{r.output_tokens:>11,} {usd(r.cost_usd):>12} {usd(r.batch_cost_usd):>10}")
+    unknown = sorted({r.caller for r in rows if not r.known_cost})
+    interactive = None if unknown else sum(r.cost_usd or 0.0 for r in rows)
+    batch = None if unknown else sum(r.batch_cost_usd or 0.0 for r in rows)
+    known = [r for r in rows if r.known_cost]
+    print(f"total: {sum(r.calls for r in rows):,} calls, {sum(r.input_tokens for r in rows):,} input and "
+          f"{sum(r.output_tokens for r in rows):,} output tokens, "
+          + (f"about {usd(interactive)} interactive or {usd(batch)} with --batch" if not unknown else
+             f"cost unknown: {', '.join(unknown)} {'has' if len(unknown) == 1 else 'have'} no rates "
+             f"(`lhl models prices NAME`); the rest about {usd(sum(r.cost_usd or 0.0 for r in known))} "
+             f"interactive or {usd(sum(r.batch_cost_usd or 0.0 for r in known))} with --batch"))
+    unbatched = sorted({r.stage for r in rows if not r.batched})
+    if unbatched:
+        print(f"note: {', '.join(unbatched)} {'sends' if len(unbatched) == 1 else 'send'} its calls interactively "
+              "under --batch too (costed at the interactive rates in that column)")
+    assumed = sum(r.assumed_calls for r in rows)
+    if assumed:
+        print(f"note: {assumed:,} judge call(s) read answers not made yet; their prompts hold a stand-in of the "
+              "answering model's expected_output_tokens")
     return 0
 
 
