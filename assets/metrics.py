@@ -1,9 +1,12 @@
 """SQL models as assets: one asset per model of every suite (the generated staging models, each folder's
 intermediate and marts; groups staging, intermediate, marts), built in one pass (one DuckDB writer). The marts
-shown here are those of the default scope: the active corpus, every audited run and model, the primary judge."""
+shown here are those of the default scope: the active corpus, every audited run and model, the primary judge. A
+suite with a scope of its own has its scope tables (`<suite>_scope`, `_models`, `_runs`, `_items`) shown too, in
+group `scope`, computed from its cells (and its judgments) by the same build."""
 
 
 from collections.abc import Iterator
+from graphlib import TopologicalSorter
 from typing import Any
 
 from dagster import (
@@ -18,7 +21,7 @@ from dagster import (
 
 import lhl_platform.catalog  # noqa: F401  (every suite's SQL folder and event types, before the models are listed)
 from lhl_platform.suites import suites
-from lhl_platform.warehouse.build import SOURCES, SqlModel, build_warehouse, read_warehouse, sql_models
+from lhl_platform.warehouse.build import SOURCES, SqlModel, build_warehouse, read_warehouse, sql_models, sql_packages
 from resources import LhlHome
 
 
@@ -46,20 +49,45 @@ def _specs(models: list[SqlModel]) -> list[AssetSpec]:
         return [AssetKey(d) for d in model.depends_on if d not in SOURCES or d in stages]
 
     return [AssetSpec(m.name, deps=deps(m), description=m.description, group_name=m.layer, kinds={"duckdb", "sql"})
-            for m in models]
+            for m in models] + _scope_specs()
+
+
+def _in_order(specs: list[AssetSpec]) -> list[AssetSpec]:
+    """Upstream first (a multi-asset yields its outputs in dependency order), the scope tables among the models."""
+    by_key = {spec.key: spec for spec in specs}
+    order = TopologicalSorter({k: {d.asset_key for d in s.deps} & set(by_key) for k, s in by_key.items()})
+    return [by_key[key] for key in order.static_order()]
+
+
+def _scope_specs() -> list[AssetSpec]:
+    """The scope tables of the suites that have their own: resolved from the suite's cells (the item set recorded
+    last, every model and run audited on it) and, for a judged suite, its judgments."""
+    specs = []
+    for package in sql_packages():
+        scope = package.scope
+        if scope is None:
+            continue
+        upstream = [AssetKey(scope.cells), *([AssetKey(scope.judgments)] if scope.judgments else [])]
+        held = ("item set and judge", "models", "runs", "items")
+        for table, what in zip(scope.tables, held, strict=True):
+            specs.append(AssetSpec(table, deps=upstream, group_name="scope", kinds={"duckdb", "sql"},
+                                   description=f"The {what} of the {scope.suite} suite's default scope, which its "
+                                               "marts are computed in."))
+    return specs
 
 
 def build_sql_assets() -> AssetsDefinition:
     """One asset per SQL model of the suites registered now, built in one pass."""
     models = sql_models()
+    specs = _in_order(_specs(models))
 
-    @multi_asset(specs=_specs(models), can_subset=True, pool="lhl_warehouse", name="sql_models")
+    @multi_asset(specs=specs, can_subset=True, pool="lhl_warehouse", name="sql_models")
     def sql_model_assets(context: AssetExecutionContext, lhl: LhlHome) -> Iterator[MaterializeResult]:
         home = lhl.home()
         # A refresh: only what the new events touch is recomputed (`lhl warehouse rebuild` rebuilds everything);
         # selection only limits what is reported.
         build_warehouse(home)
-        selected = [m.name for m in models if AssetKey(m.name) in context.selected_asset_keys]
+        selected = [s.key.to_user_string() for s in specs if s.key in context.selected_asset_keys]
         with read_warehouse(home) as con:
             figures = _figures(con, selected)
             for name in selected:

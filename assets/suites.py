@@ -1,7 +1,8 @@
 """Every suite's stages as Dagster assets, its jobs as asset jobs and its mart checks as asset checks, built from
 the suite's description (`lhl_platform.suites.contract`), so a suite brings no Dagster code of its own.
 
-A stage becomes one asset, partitioned by model x run, by model, or not at all. Its run config is the stage's
+A stage becomes one asset, partitioned by model x run, by model, or not at all, over the dimensions of the job
+that runs it (`assets.partitions`: the models audited through that job). Its run config is the stage's
 Pydantic config class (fields left open resolve to the model's registered settings when the stage runs); the
 stage's unit of work gets the home, the partition and the config, and its result becomes the materialization's
 metadata and the results of the checks the stage declares. Partitioned assets write their own data (events) and
@@ -19,6 +20,7 @@ from dagster import (
     AssetCheckResult,
     AssetChecksDefinition,
     AssetCheckSpec,
+    AssetDep,
     AssetExecutionContext,
     AssetKey,
     AssetsDefinition,
@@ -28,8 +30,8 @@ from dagster import (
     MaterializeResult,
     MetadataValue,
     MultiPartitionKey,
+    MultiPartitionsDefinition,
     PartitionedConfig,
-    PartitionsDefinition,
     asset,
     asset_check,
     define_asset_job,
@@ -38,16 +40,13 @@ from dagster import (
 from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 from pydantic import create_model
 
-from assets.partitions import audit_partitions, model_and_run, model_partitions
+from assets.partitions import job_partitions, model_and_run, stage_partitions, suite_job, upstream_mapping
 from checks.results import to_check_result
 from lhl_platform.domain.redaction import redact
 from lhl_platform.home import Home
 from lhl_platform.suites.contract import FilePath, Job, Markdown, MartCheck, NoConfig, Stage, StageContext, Suite
 from lhl_platform.warehouse.build import read_warehouse
 from resources import LhlHome
-
-PARTITIONS: dict[str, PartitionsDefinition | None] = {"model_run": audit_partitions, "model": model_partitions,
-                                                      "none": None}
 
 
 def dagster_config(stage: Stage) -> type[Config] | None:
@@ -106,8 +105,8 @@ def stage_asset(suite: Suite, stage: Stage) -> AssetsDefinition:
 
     run_stage.__name__ = stage.name
     return asset(  # type: ignore[no-any-return]
-        name=stage.name, group_name=stage.group or suite.name, partitions_def=PARTITIONS[stage.partitioning],
-        deps=[AssetKey(name) for name in stage.after],
+        name=stage.name, group_name=stage.group or suite.name, partitions_def=stage_partitions(suite, stage),
+        deps=[AssetDep(name, partition_mapping=upstream_mapping(suite, stage, name)) for name in stage.after],
         check_specs=[AssetCheckSpec(c.name, asset=stage.name, description=c.description or None)
                      for c in stage.checks] or None,
         description=stage.description, tags={"lhl/spends": "model-calls"} if stage.spends else None,
@@ -131,7 +130,9 @@ def _job_partition(job: Job, key: str) -> tuple[Home, str, int | None] | None:
     if not home.root.exists():
         return None
     if job.partitioning == "model_run":
-        model, run = model_and_run(audit_partitions.get_partition_key_from_str(key))
+        definition = job_partitions(*suite_job(job.name))
+        assert isinstance(definition, MultiPartitionsDefinition)
+        model, run = model_and_run(definition.get_partition_key_from_str(key))
         return home, model, run
     return home, key, None
 
@@ -161,8 +162,8 @@ def backfill_tags(job: Job, key: str) -> dict[str, str]:
         return {}
 
 
-def _backfill_config(job: Job) -> PartitionedConfig[Any]:
-    return PartitionedConfig(partitions_def=PARTITIONS[job.partitioning],
+def _backfill_config(suite: Suite, job: Job) -> PartitionedConfig[Any]:
+    return PartitionedConfig(partitions_def=job_partitions(suite, job),
                              run_config_for_partition_key_fn=lambda key: backfill_run_config(job, key),
                              tags_for_partition_key_fn=lambda key: backfill_tags(job, key))
 
@@ -172,19 +173,19 @@ def ops_config(per_stage: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {"ops": {stage: {"config": values} for stage, values in per_stage.items()}} if per_stage else {}
 
 
-def suite_job(job: Job) -> UnresolvedAssetJobDefinition:
+def asset_job(suite: Suite, job: Job) -> UnresolvedAssetJobDefinition:
     # A job backfill from the UI asks the partitioned config for each partition: the same run config and tags as
     # the CLI's launches of that job.
-    config = _backfill_config(job) if job.partitioning != "none" and (job.run_config or job.tags) else None
+    config = _backfill_config(suite, job) if job.partitioning != "none" and (job.run_config or job.tags) else None
     return define_asset_job(job.name, selection=[AssetKey(s) for s in job.stages],
-                            partitions_def=PARTITIONS[job.partitioning], executor_def=in_process_executor,
+                            partitions_def=job_partitions(suite, job), executor_def=in_process_executor,
                             config=config, description=job.description)
 
 
 def suite_definitions(suite: Suite) -> tuple[list[AssetsDefinition], list[AssetChecksDefinition],
                                              list[UnresolvedAssetJobDefinition | JobDefinition]]:
     return ([stage_asset(suite, s) for s in suite.stages], [mart_check(c) for c in suite.checks],
-            [suite_job(j) for j in suite.jobs])
+            [asset_job(suite, j) for j in suite.jobs])
 
 
 def partition_key(job: Job, model: str, run: int | None) -> MultiPartitionKey | str | None:

@@ -3,7 +3,10 @@
 They run in the Dagster daemon (`lhl daemon`, or the one `lhl ui` starts); `lhl schedule list|enable|disable`
 switches them without the UI.
 
-* `model_registry_sensor` keeps the `model` partitions in step with the registry.
+* `model_registry_sensor` offers a model registered to be tested (`lhl models add`) that no suite has audited yet
+  a `model` partition of the clause audit, so its audit can be launched from the UI, and withdraws the offer once
+  the model is audited in another suite; a judge is never offered (each job's partitions are the models launched
+  through it: `assets.partitions`).
 * `recurring_audit_sensor` audits every model registered with `params.monitor`, each on its own cadence
   (`params.audit.cadence_hours`) and with its own audit settings (judge, subset or contracts, and the spending
   limit of a round, `params.audit.max_cost_usd`, which the round's extraction and judge calls honour together:
@@ -34,6 +37,7 @@ from dagster import (
     DagsterRunStatus,
     DefaultScheduleStatus,
     DefaultSensorStatus,
+    DeleteDynamicPartitionsRequest,
     RunRequest,
     RunsFilter,
     ScheduleEvaluationContext,
@@ -44,7 +48,7 @@ from dagster import (
 )
 
 import lhl_platform.catalog  # noqa: F401  (the suites, whose jobs and stages the sensors name)
-from assets.partitions import model_partitions, run_partitions
+from assets.partitions import audit_partitions, job_family, model_partitions, partition_set, run_partitions
 from lhl_platform.corpus.store import active_corpus_id
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.registry import RegistryError, list_models
@@ -53,9 +57,11 @@ from orchestration.runs import (
     AUDIT_JOB,
     CORPUS_JOB,
     METRICS_JOB,
+    MODEL_TAG,
     Launch,
     audit_launch,
     corpus_launch,
+    find_job,
     metrics_launch,
     partition_jobs,
 )
@@ -85,12 +91,31 @@ def monitored_models(lhl: LhlHome) -> list[ModelSpec]:
 
 
 @sensor(minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING,
-        description="Adds a `model` partition for every model registered with `lhl models add`.")
+        description="Offers a model registered to be tested that no suite has audited yet a `model` partition of "
+                    "the clause audit (to launch its audit from the UI), and withdraws the offer once it is audited "
+                    "in another suite; a judge is never offered.")
 def model_registry_sensor(context: SensorEvaluationContext, lhl: LhlHome) -> SensorResult:
-    known = set(context.instance.get_dynamic_partitions(MODEL_DIM))
-    new = [m.name for m in list_models(lhl.home()) if m.name not in known]
-    requests = [AddDynamicPartitionsRequest(MODEL_DIM, new)] if new else []
+    instance = context.instance
+    known = set(instance.get_dynamic_partitions(MODEL_DIM))
+    families = {job_family(suite, job) for suite in suites() for job in suite.jobs if job.partitioning != "none"}
+    elsewhere = {model for family in families - {AUDIT_JOB}
+                 for model in instance.get_dynamic_partitions(str(partition_set(family).model.name))}
+    new = [m.name for m in list_models(lhl.home()) if m.role == "extractor" and m.name not in known | elsewhere]
+    requests: list[AddDynamicPartitionsRequest | DeleteDynamicPartitionsRequest] = (
+        [AddDynamicPartitionsRequest(MODEL_DIM, new)] if new else [])
+    offered = sorted((known & elsewhere) - _audited_here(instance))
+    if offered:
+        requests.append(DeleteDynamicPartitionsRequest(MODEL_DIM, offered))
     return SensorResult(dynamic_partitions_requests=requests)
+
+
+def _audited_here(instance: DagsterInstance) -> set[str]:
+    """The models with a clause audit partition materialized, queued or running."""
+    first = AssetKey(find_job(AUDIT_JOB).stages[0])
+    done = {str(audit_partitions.get_partition_key_from_str(key).keys_by_dimension[MODEL_DIM])
+            for key in instance.get_materialized_partitions(first)}
+    busy = {r.dagster_run.tags.get(MODEL_TAG, "") for r in _in_flight(instance) if r.dagster_run.job_name == AUDIT_JOB}
+    return done | busy
 
 
 @sensor(job_name=AUDIT_JOB, minimum_interval_seconds=RECURRING_TICK_SECONDS,

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from dagster import DagsterInstance, JobDefinition, MultiPartitionKey
+from dagster import DagsterInstance, JobDefinition
 
 from lhl_platform.corpus.store import active_corpus_id
 from lhl_platform.home import Home
@@ -87,8 +87,17 @@ def _home_env(home: Home) -> Iterator[None]:
             os.environ["LHL_HOME"] = before
 
 
+def ensure_launch_partition(instance: DagsterInstance, launch: Launch) -> None:
+    """The launch's model (and run) in its job's own partitions (`assets.partitions`)."""
+    from assets.partitions import ensure_job_partition
+
+    if launch.partition_key is not None:
+        ensure_job_partition(instance, launch.job, launch.partition_key)
+
+
 def execute(home: Home, instance: DagsterInstance, launch: Launch) -> Any:
     """Execute the Definitions' job in this process, recorded in the home's instance like any other run."""
+    ensure_launch_partition(instance, launch)
     with _home_env(home):
         result = job(launch.job).execute_in_process(
             run_config={**QUIET, **launch.run_config}, instance=instance, partition_key=launch.partition_key,
@@ -179,11 +188,7 @@ def submit(home: Home, launches: Sequence[Launch]) -> list[str]:
             repository = next(iter(location.get_repositories().values()))
             for launch in launches:
                 tags = dict(launch.tags)
-                if isinstance(launch.partition_key, MultiPartitionKey):
-                    keys = launch.partition_key.keys_by_dimension
-                    ensure_partitions(instance, [keys["model"]], [int(keys["run"])])
-                elif launch.partition_key is not None:
-                    ensure_partitions(instance, [launch.partition_key], [])
+                ensure_launch_partition(instance, launch)
                 if launch.partition_key is not None:
                     partition_tags = defs.resolve_job_def(launch.job).get_tags_for_partition_key(
                         launch.partition_key, selected_asset_keys=None)

@@ -55,8 +55,12 @@ def test_lineage_runs_through_the_partitioned_profiles_to_the_marts_and_drift():
     assert parents("model_profiles") == {"extractions", "judge_verdicts"}
     assert "model_profiles" in parents("stg_extractions") and "model_profiles" in parents("stg_verdicts")
     assert "drift_cells" in parents("model_drift")
-    for name in ("extractions", "judge_verdicts", "model_profiles", "debate_outcomes", "debate_verdicts"):
+    for name in ("extractions", "judge_verdicts", "model_profiles"):
         assert graph.get(AssetKey(name)).partitions_def == defs.resolve_job_def("audit_partition").partitions_def
+    for name in ("debate_outcomes", "debate_verdicts"):  # the models debated, not every model audited
+        assert graph.get(AssetKey(name)).partitions_def == defs.resolve_job_def("debate_partition").partitions_def
+    assert defs.resolve_job_def("debate_partition").partitions_def != defs.resolve_job_def(
+        "audit_partition").partitions_def
     for name in ("leaderboard", "rdi", "composite_ranks", "model_drift"):
         assert graph.get(AssetKey(name)).partitions_def is None
     selected = {k.to_user_string() for k in defs.resolve_job_def("audit_partition").asset_layer.selected_asset_keys}

@@ -181,11 +181,10 @@ def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: lis
 
 def _run_partitions(home: Home, suite: Suite, launches: list[Any], models: list[str], runs: list[int], *,
                     say: Callable[[str], None], metrics: bool = True) -> None:
-    from orchestration.launch import ensure_partitions, execute, instance_for, materialize_metrics
+    from orchestration.launch import execute, instance_for, materialize_metrics
 
     instance = instance_for(home)
     try:
-        ensure_partitions(instance, models, runs)
         for step, launch in enumerate(launches, start=1):
             say(f"[{step}/{len(launches)}] {suite.name}: {launch.what} ...")
             execute(home, instance, launch)
