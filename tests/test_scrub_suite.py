@@ -133,7 +133,8 @@ def test_a_dry_run_of_the_suite_is_refused_rather_than_run(home: Home, capsys) -
 
 def test_the_json_report_follows_suites_md(home: Home, capsys) -> None:
     report = report_json(home, capsys)
-    assert report["suite"] == "contractscrub" and list(report)[:4] == ["suite", "scope", "leaderboard", "by_category"]
+    assert report["suite"] == "contractscrub" and list(report)[:5] == ["verdict", "suite", "scope", "leaderboard",
+                                                                         "by_category"]
     assert report["scope"]["models"] == sorted(MODELS) and report["scope"]["items"] == 4
     assert report["scope"]["item_set"] == load_set(home).item_set
     assert all(set(r) == LEADERBOARD for r in report["leaderboard"])

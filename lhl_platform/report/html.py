@@ -20,6 +20,8 @@ from lhl_platform.report.marts import RateIntervalRow, RunSpreadRow
 from lhl_platform.report.render import JUDGE_MARKS, contracts_line, judge_legend, judge_validated, matched_line
 from lhl_platform.report.rows import Report
 from lhl_platform.report.stats import INTERVAL_METRICS
+from lhl_platform.report.verdict import clause_verdict
+from lhl_platform.report.verdict_render import render_verdict_html
 from lhl_platform.warehouse.scope import coverage_statement
 
 RATE_LABELS = {"far": "FAR", "frr": "FRR", "acc": "Acc", "hal_tp": "HalTP", "hal_gen": "HalGen", "jeq": "JEq",
@@ -567,7 +569,8 @@ def _checks(checks: Sequence[CheckOutcome]) -> str:
     return _section("checks", "Checks", table("checks", ["check", "result", "summary"], rows))
 
 
-SECTIONS = (("scope", "Scope and provenance"), ("notes", "How to read this report"), ("leaderboard", "Leaderboard"),
+SECTIONS = (("verdict", "Verdict"),  # first in every report (docs/method.md, section 17)
+            ("scope", "Scope and provenance"), ("notes", "How to read this report"), ("leaderboard", "Leaderboard"),
             ("typed-haltp", "Typed HalTP"), ("rdi", "Risk Direction Index"), ("composite", "Composite ranks"),
             ("statistics", "Statistics"), ("missing", "Missing rows"), ("usage", "Usage and cost"),
             ("debate", "Debate effects"), ("judge-validation", "Judge validation"), ("checks", "Checks"))
@@ -576,6 +579,7 @@ SECTIONS = (("scope", "Scope and provenance"), ("notes", "How to read this repor
 def render_html(report: Report, checks: Sequence[CheckOutcome] = ()) -> str:
     figures = report_figures(report)
     body = [
+        render_verdict_html(clause_verdict(report)),
         _scope(report), _notes(report), _leaderboard(report), _typed(report, figures["typed_haltp"]),
         _rdi(report, figures["rdi_forest"]), _composite(report, figures["composite_ranks"]), _statistics(report),
         _missing(report, figures.get("missing_rows")), _usage(report), _debate(report),

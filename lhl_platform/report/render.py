@@ -11,6 +11,8 @@ from typing import Any
 from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.rows import METRIC_COLUMNS, DebateEffectRow, Report
+from lhl_platform.report.verdict import clause_verdict
+from lhl_platform.report.verdict_render import render_verdict_text
 from lhl_platform.warehouse.scope import coverage_statement
 
 
@@ -80,7 +82,8 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     mark = JUDGE_MARKS[status]
     judged = {True: "passed its validation", False: f"FAILED its validation; figures marked {mark}",
               None: f"not validated; figures marked {mark}"}[status]
-    out = [h("Scope"), *(f"{'- ' if markdown else ''}{line}" for line in (
+    out = [*render_verdict_text(clause_verdict(report), markdown),  # the verdict first (docs/method.md, 17)
+           h("Scope"), *(f"{'- ' if markdown else ''}{line}" for line in (
         f"corpus:    {t(str(sc.corpus_name))} ({t(str(sc.corpus_id))})",
         f"contracts: {contracts_line(report)}",
         f"matched:   {matched_line(report)}",
@@ -180,7 +183,7 @@ def _runs_asked(report: Report) -> str:
 def report_json(report: Report, checks: Sequence[CheckOutcome] | None = None) -> dict[str, Any]:
     """The report as JSON data: every leaderboard row carries its judge's `judge_validated`, and `checks` (name,
     passed, summary: as the suite reports' JSON and the text formats) follows the sections when computed."""
-    out = report.model_dump(mode="json")
+    out = {"verdict": clause_verdict(report).model_dump(mode="json"), **report.model_dump(mode="json")}  # first
     status = judge_validated(report)
     for row in out["leaderboard"]:
         row["judge_validated"] = status

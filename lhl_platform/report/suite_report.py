@@ -21,6 +21,8 @@ from lhl_platform.home import Home
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.html import _CSS, Cell, _checks, _figure, _section, table
 from lhl_platform.report.render import _table
+from lhl_platform.report.verdict import suite_verdict
+from lhl_platform.report.verdict_render import render_verdict_html, render_verdict_text
 from lhl_platform.stats import nan_to_null
 from lhl_platform.suites.contract import Suite
 from lhl_platform.warehouse.build import read_warehouse
@@ -109,7 +111,8 @@ def with_judge(report: SuiteReport, name: str, row: dict[str, Any]) -> dict[str,
 
 
 def suite_report_json(report: SuiteReport) -> dict[str, Any]:
-    out: dict[str, Any] = {"suite": report.suite, "scope": report.scope.model_dump(mode="json")}
+    out: dict[str, Any] = {"verdict": suite_verdict(report).model_dump(mode="json"),  # first
+                           "suite": report.suite, "scope": report.scope.model_dump(mode="json")}
     for name, rows in report.sections.items():
         out[name] = [with_judge(report, name, r.model_dump(mode="json")) for r in rows]
     out["checks"] = [{"name": c.name, "passed": c.passed, "summary": c.summary} for c in report.checks]
@@ -149,7 +152,8 @@ def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
     def h(title: str) -> str:
         return f"## {title}" if markdown else f"{title}\n{'=' * len(title)}"
 
-    out = [h("Scope"), *(f"{'- ' if markdown else ''}{line}" for line in _scope_lines(report)), ""]
+    out = [*render_verdict_text(suite_verdict(report), markdown), h("Scope"),
+           *(f"{'- ' if markdown else ''}{line}" for line in _scope_lines(report)), ""]
     for name, rows in report.sections.items():
         out.append(h(report.titles.get(name, name)))
         if rows:
@@ -174,7 +178,8 @@ def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
 def render_suite_html(report: SuiteReport, suite: Suite) -> str:
     """One self-contained file: the scope, every section as a table (exact values in `data-value`) with the
     suite's figure where it draws one, and the checks."""
-    body = [_section("scope", "Scope", "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in _scope_lines(report))
+    body = [render_verdict_html(suite_verdict(report)),
+            _section("scope", "Scope", "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in _scope_lines(report))
                      + "</ul>")]
     for section in suite.sections:
         rows = report.sections.get(section.name, [])

@@ -1,0 +1,443 @@
+"""The verdict a report opens with (docs/method.md, section 17): the best system in scope and on what, how firmly it
+holds first place, the trade-offs that change the answer, and the caveats that apply.
+
+It is read from the sections a report already holds (the marts, the rank stability of `stats.py`, the suites'
+leaderboards and intervals) and adds no measurement of its own: a null figure stays null, and where nothing can be
+ranked the verdict says so and names no system. Rendering is `verdict_render.py`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from lhl_platform.report.stats import COMPOSITE_METRICS, SCHEMES
+
+if TYPE_CHECKING:
+    from lhl_platform.report.rows import Report
+    from lhl_platform.report.suite_report import SuiteReport
+
+SMALL_SAMPLE = 20  # an interval resting on fewer cases than this is flagged
+FIRM = 0.5  # first place kept in fewer resamples than this is not a firm ordering
+DEFAULT_SCHEME = "equal"
+LISTED = 6  # subjects a caveat names in its statement (all of them are in `subjects`)
+
+CaveatKind = Literal["nothing_ranked", "single_system", "tied", "unstable", "not_separated", "partial",
+                     "judge_failed", "judge_unvalidated", "small_sample", "self_built_gold"]
+
+
+class Figure(BaseModel):
+    """One figure of the best system, as its section reports it (null where nothing was measured)."""
+
+    metric: str
+    label: str
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    cases: int | None = Field(default=None, description="the cases behind the figure (its denominator), when known")
+    percent: bool = True  # a rate shown in %; else a score in [0, 1] (F1, F2) shown to three decimals
+
+
+class Ranked(BaseModel):
+    """A ranked system: its rank, the score it is ranked by, and (clause suite) the share of resamples keeping it."""
+
+    model: str
+    rank: int
+    score: float | None
+    stability: float | None = None
+
+
+class TradeOff(BaseModel):
+    """What changes the answer: the first system is the worst ranked system on a headline metric
+    (`worst_on_metric`), or another scheme puts another system first (`scheme`)."""
+
+    kind: Literal["worst_on_metric", "scheme"]
+    model: str
+    metric: str
+    label: str
+    value: float | None = None
+    best_model: str | None = None
+    best_value: float | None = None
+    baseline_model: str | None = Field(default=None, description="a debate system's backbone without the debate")
+    baseline_value: float | None = None
+    count: int | None = Field(default=None, description="the count behind the value (FN for FRR, FP for FAR)")
+    baseline_count: int | None = None
+    count_label: str | None = None
+    statement: str
+
+
+class Caveat(BaseModel):
+    kind: CaveatKind
+    statement: str
+    subjects: list[str] = Field(default_factory=list)
+
+
+class Verdict(BaseModel):
+    """The answer a report opens with. `best` is empty when nothing can be ranked, several systems when tied."""
+
+    suite: str
+    basis: str = Field(description="what the ranking is by: the composite scheme, or the suite's headline metric")
+    scheme: str | None = Field(description="the composite scheme (clause suite); null for a suite's headline ranking")
+    metric: str | None = Field(description="the headline metric a suite ranks by; null for a composite")
+    best: list[str]
+    ranking: list[Ranked]
+    stability: float | None = Field(description="share of contract-cluster resamples in which the first system "
+                                                "keeps first place; null where not computed")
+    resamples: int | None
+    separated: bool | None = Field(description="the first system's 95% interval lies wholly above the runner-up's "
+                                               "(suites); null where there is no runner-up or interval")
+    figures: list[Figure] = Field(description="the first system's headline figures")
+    statement: str = Field(description="the answer in one sentence")
+    trade_offs: list[TradeOff]
+    caveats: list[Caveat]
+
+
+# --- shared rules ---------------------------------------------------------------------------------------------
+
+
+def _pct(value: float | None, percent: bool = True) -> str:
+    if value is None:
+        return "unmeasured"
+    return f"{100 * value:.1f}%" if percent else f"{value:.3f}"
+
+
+def _listed(items: Sequence[str]) -> str:
+    shown = ", ".join(items[:LISTED])
+    return shown + (f" and {len(items) - LISTED} more" if len(items) > LISTED else "")
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A headline metric: its field, label, which way is better, and the count behind it (for the statement)."""
+
+    name: str
+    label: str
+    higher_is_better: bool
+    count: str | None = None
+    count_label: str | None = None
+    percent: bool = True  # a rate, shown in %; else a score in [0, 1] (F1, F2), shown to three decimals
+
+
+def _worst(model: str, metrics: Sequence[Metric], values: dict[str, dict[str, float | None]],
+           ranked: Sequence[str], counts: dict[str, dict[str, int | None]]) -> list[TradeOff]:
+    """The metrics on which `model` is the worst of the ranked systems (ties with the worst included), where the
+    ranked systems do not all share one value; a null value never counts as worst or best."""
+    out = []
+    for m in metrics:
+        known = {s: values[s].get(m.name) for s in ranked if values[s].get(m.name) is not None}
+        mine = known.get(model)
+        if mine is None or len(known) < 2 or len(set(known.values())) < 2:
+            continue
+        worst = min(known.values()) if m.higher_is_better else max(known.values())
+        if mine != worst:
+            continue
+        best_value = max(known.values()) if m.higher_is_better else min(known.values())
+        best_model = next(s for s in ranked if known.get(s) == best_value)
+        mine_count, best_count = counts.get(model, {}).get(m.name), counts.get(best_model, {}).get(m.name)
+        both = mine_count is not None and best_count is not None
+        out.append(TradeOff(
+            kind="worst_on_metric", model=model, metric=m.name, label=m.label, value=mine, best_model=best_model,
+            best_value=best_value, count=mine_count, count_label=m.count_label,
+            statement=f"{model} is first overall but the worst of the {len(known)} ranked systems on {m.label}: "
+                      f"{_pct(mine, m.percent)} against {_pct(best_value, m.percent)} for {best_model}"
+                      + (f" ({m.count_label} {mine_count} against {best_count})" if both else "") + "."))
+    return out
+
+
+def _judge_caveat(judge: str | None, status: bool | None, what: str) -> list[Caveat]:
+    if judge is None or status:
+        return []
+    if status is False:
+        return [Caveat(kind="judge_failed", subjects=[judge],
+                       statement=f"The judge {judge} FAILED its validation: {what} rest on verdicts it has not shown "
+                                 "it can give.")]
+    return [Caveat(kind="judge_unvalidated", subjects=[judge],
+                   statement=f"The judge {judge} has not been validated in this scope (judge_validated false): "
+                             f"{what} rest on an unvalidated judge.")]
+
+
+def _small(subjects: list[str]) -> list[Caveat]:
+    if not subjects:
+        return []
+    return [Caveat(kind="small_sample", subjects=subjects,
+                   statement=f"{len(subjects)} interval{'s rest' if len(subjects) > 1 else ' rests'} on fewer than "
+                             f"{SMALL_SAMPLE} cases, so {'they are' if len(subjects) > 1 else 'it is'} wide: "
+                             f"{_listed(subjects)}.")]
+
+
+def _answer(best: list[str], ranking: list[Ranked], basis: str, why_none: str) -> str:
+    """The answer in one sentence; `basis` is short ("under the equal scheme", "by overall recall")."""
+    if not best:
+        return f"Nothing can be ranked: {why_none}."
+    if len(ranking) == 1:
+        return f"{best[0]} is the only ranked system: there is nothing to rank it against."
+    if len(best) > 1:
+        return f"{_and(best)} share first place of {len(ranking)} ranked systems {basis}."
+    after = [r for r in ranking if r.model not in best]
+    runner = f"; next: {after[0].model} (#{after[0].rank})" if after else ""
+    return f"{best[0]} is first of {len(ranking)} ranked systems {basis}{runner}."
+
+
+def _order_caveats(best: list[str], ranking: list[Ranked]) -> list[Caveat]:
+    if len(best) == 1 and len(ranking) == 1:
+        return [Caveat(kind="single_system", subjects=best,
+                       statement=f"Only {best[0]} is ranked: being first says nothing about how it compares.")]
+    if len(best) > 1:
+        return [Caveat(kind="tied", subjects=best, statement=f"{_and(best)} tie for first place.")]
+    return []
+
+
+# --- the clause suite -----------------------------------------------------------------------------------------
+
+CLAUSE_METRICS = (Metric("far", "FAR", False, "fp", "FP"), Metric("frr", "FRR", False, "fn", "FN"),
+                  Metric("acc", "Acc", True), Metric("hal_tp", "HalTP", False, "contradicted", "contradicted"),
+                  Metric("hal_gen", "HalGen", False), Metric("jeq", "JEq", True))
+_LABELS = {m.name: m.label for m in CLAUSE_METRICS}
+DEBATE = "+debate"
+
+
+def scheme_basis(scheme: str) -> str:
+    weights = SCHEMES[scheme]
+    used = [(_LABELS[m], w) for m, w in zip(COMPOSITE_METRICS, weights, strict=True) if w]
+    return (f"composite rank under the {scheme} scheme: " + ", ".join(label for label, _ in used)
+            + (f" weighted {':'.join(str(w) for _, w in used)}" if len(used) > 1 else "") + ", on the matched cells")
+
+
+def backbone(system: str) -> str | None:
+    """A debate system's backbone (`<backbone>+debate`, `<backbone>+debate-generic`), else None."""
+    head, sep, tail = system.partition("+")
+    return head if sep and tail.startswith(DEBATE[1:]) else None
+
+
+def clause_verdict(report: Report, scheme: str = DEFAULT_SCHEME) -> Verdict:
+    """The clause report's verdict under one composite scheme (docs/method.md, section 17)."""
+    from lhl_platform.report.render import judge_validated  # render imports this module's renderer
+
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown composite scheme {scheme!r}; schemes: {', '.join(SCHEMES)}")
+    ranked_systems = [c.model for c in report.coverage if c.ranked]
+    stats = report.statistics
+    stability = {(s.scheme, s.model): s for s in (stats.rank_stability if stats else [])}
+    rows = sorted((c for c in report.composite if c.scheme == scheme and c.rank is not None
+                   and c.model in ranked_systems), key=lambda c: (c.rank or 0, c.model))
+    ranking = [Ranked(model=c.model, rank=c.rank or 0, score=c.score,
+                      stability=stability[(scheme, c.model)].stability if (scheme, c.model) in stability else None)
+               for c in rows]
+    best = [r.model for r in ranking if r.rank == 1]
+    basis = scheme_basis(scheme)
+    why_none = ("no system covers every matched cell (see the coverage)" if not ranked_systems else
+                f"the {scheme} scheme has no metric left that every ranked system has (docs/method.md, section 9)")
+    board = {r.model: r for r in report.leaderboard}
+    intervals = {(i.model, i.metric): i for i in (stats.rate_intervals if stats else [])
+                 if i.run is None and i.category is None}
+    caveats = _order_caveats(best, ranking)
+    if not best:
+        caveats.insert(0, Caveat(kind="nothing_ranked", statement=f"Nothing can be ranked: {why_none}."))
+    first = ranking[0] if len(best) == 1 and len(ranking) > 1 else None
+    if first is not None and first.stability is not None and first.stability < FIRM:
+        caveats.append(Caveat(kind="unstable", subjects=[first.model],
+                              statement=f"{first.model} keeps first place in only {_pct(first.stability)} of the "
+                                        "resamples: the data do not firmly separate it from the next systems."))
+    caveats += [Caveat(kind="partial", subjects=[c.model], statement=f"{c.model} is partial and not ranked: "
+                       f"{c.contracts_covered} of {c.contracts_asked} contracts covered, {c.cells} cells against "
+                       f"{c.matched_cells} matched.") for c in report.coverage if not c.ranked]
+    caveats += _judge_caveat(report.scope.judge, judge_validated(report), "HalTP, HalGen, JEq and RDI")
+    caveats += _small(_clause_small(report))
+    values = {m: {x.name: getattr(r, x.name) for x in CLAUSE_METRICS} for m, r in board.items()}
+    counts = {m: {x.name: getattr(r, x.count) for x in CLAUSE_METRICS if x.count} for m, r in board.items()}
+    trade_offs: list[TradeOff] = []
+    for model in best if len(ranking) > 1 else []:
+        for t in _worst(model, CLAUSE_METRICS, values, [r.model for r in ranking], counts):
+            base = backbone(model)
+            if base in board:  # a debate system: what the debate did to its backbone's figure
+                metric = next(x for x in CLAUSE_METRICS if x.name == t.metric)
+                t.baseline_model, t.baseline_value = base, values[base][t.metric]
+                t.baseline_count = counts[base].get(t.metric)
+                change = f" {metric.count_label} from {t.baseline_count} to {t.count}" if metric.count else ""
+                t.statement += (f" Without the debate, {base} has {_pct(t.baseline_value)}: the debate moves "
+                                f"{t.label} from {_pct(t.baseline_value)} to {_pct(t.value)}"
+                                + (f" ({change.strip()})" if change else "") + ".")
+            trade_offs.append(t)
+        trade_offs += _scheme_changes(report, scheme, model, ranked_systems)
+    figures = [] if len(best) != 1 else [
+        Figure(metric=m.name, label=m.label, value=values[best[0]][m.name],
+               ci_low=intervals[(best[0], m.name)].ci_low if (best[0], m.name) in intervals else None,
+               ci_high=intervals[(best[0], m.name)].ci_high if (best[0], m.name) in intervals else None,
+               cases=intervals[(best[0], m.name)].denominator if (best[0], m.name) in intervals else None)
+        for m in CLAUSE_METRICS if best[0] in values]
+    return Verdict(suite="clause", basis=basis, scheme=scheme, metric=None, best=best, ranking=ranking,
+                   stability=ranking[0].stability if len(best) == 1 and len(ranking) > 1 else None,
+                   resamples=next((s.resamples for s in (stats.rank_stability if stats else [])), None),
+                   separated=None, figures=figures,
+                   statement=_answer(best, ranking, f"under the {scheme} scheme", why_none),
+                   trade_offs=trade_offs, caveats=caveats)
+
+
+def _scheme_changes(report: Report, scheme: str, model: str, ranked: list[str]) -> list[TradeOff]:
+    """The schemes under which another system is first instead of `model`."""
+    out = []
+    for other in SCHEMES:
+        firsts = sorted(c.model for c in report.composite
+                        if c.scheme == other and c.rank == 1 and c.model in ranked)
+        if other == scheme or not firsts or model in firsts:
+            continue
+        out.append(TradeOff(kind="scheme", model=model, metric=other, label=other, best_model=firsts[0],
+                            statement=f"Under the {other} scheme ({scheme_basis(other).split(': ')[1]}) "
+                                      f"{_and(firsts)} {'is' if len(firsts) == 1 else 'are'} first instead."))
+    return out
+
+
+def _clause_small(report: Report) -> list[str]:
+    """Every pooled figure (overall and per category) whose interval rests on fewer than SMALL_SAMPLE cases."""
+    out = []
+    stats = report.statistics
+    for i in stats.rate_intervals if stats else []:
+        if (i.run is None and i.metric in _LABELS and i.value is not None and i.ci_low is not None
+                and i.denominator < SMALL_SAMPLE):
+            out.append(f"{i.model} {_LABELS[i.metric]}{'' if i.category is None else ' ' + i.category} "
+                       f"(n={i.denominator})")
+    out += [f"{r.model} RDI{'' if r.category is None else ' ' + r.category} (n={r.contradicted})"
+            for r in report.rdi if r.rdi is not None and r.rdi_ci_low is not None and r.contradicted < SMALL_SAMPLE]
+    return out
+
+
+# --- the other suites: their headline ranking -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SuiteRule:
+    """How a suite's leaderboard answers "which is best": the headline metric it ranks by (the leaderboard's
+    `rank`), that metric's interval, the other headline metrics, and where its intervals rest on few cases."""
+
+    metric: Metric
+    ci: tuple[str, str]
+    others: tuple[Metric, ...]
+    small: Callable[[SuiteReport], list[str]]
+    judged_what: str = "the figures"
+    unit: str = "cases"
+    gold: Callable[[SuiteReport], list[Caveat]] = field(default=lambda report: [])
+
+
+def _rows(report: SuiteReport, section: str) -> list[dict[str, Any]]:
+    return [r.model_dump() for r in report.sections.get(section, [])]
+
+
+def _scrub_small(report: SuiteReport) -> list[str]:
+    ranked = {r["model"] for r in _rows(report, "leaderboard") if r.get("rank") is not None}
+    out = [f"{r['model']} recall (interval over {r['contracts']} contracts)" for r in _rows(report, "leaderboard")
+           if r["model"] in ranked and r.get("recall_ci_low") is not None and r["contracts"] < SMALL_SAMPLE]
+    out += [f"{r['model']} recall {r['category']} (n={r['gold']})" for r in _rows(report, "recall")
+            if r["model"] in ranked and r.get("gold") is not None and r.get("recall_ci_low") is not None
+            and r["gold"] < SMALL_SAMPLE]
+    return out
+
+
+def _gold_caveat(report: SuiteReport, self_built: bool, what: str) -> list[Caveat]:
+    """A self-built gold is a caveat until reviewed: version 1 (as built) or a suite without gold versions is
+    unreviewed; a later version reviewed in part says how much."""
+    sc = report.scope
+    if not self_built or (sc.gold_version is not None and sc.gold_version > 1
+                          and sc.gold_reviewed is not None and sc.gold_reviewed == sc.gold_reviewable):
+        return []
+    subjects = [str(sc.item_set)]
+    if sc.gold_version is not None and sc.gold_version > 1:
+        return [Caveat(kind="self_built_gold", subjects=subjects,
+                       statement=f"The gold is self-built and reviewed only in part (version {sc.gold_version}: "
+                                 f"{sc.gold_reviewed} of {sc.gold_reviewable} sheet rows, by {sc.gold_reviewers} "
+                                 f"reviewer(s)): {what}.")]
+    return [Caveat(kind="self_built_gold", subjects=subjects,
+                   statement="The gold is self-built and unreviewed (as built"
+                             + ("" if sc.gold_version is None else ", version 1") + f"): {what}.")]
+
+
+def _scrub_gold(report: SuiteReport) -> list[Caveat]:
+    rows = _rows(report, "item_set")
+    return _gold_caveat(report, any(str(r.get("provenance", "")).startswith("self-built") for r in rows),
+                        "; ".join(str(r["provenance"]) for r in rows))
+
+
+def _insufficiency_small(report: SuiteReport) -> list[str]:
+    ranked = {r["model"] for r in _rows(report, "leaderboard") if r.get("rank") is not None}
+    bases = next((r["base_items"] for r in _rows(report, "item_set")), None)
+    out = [f"{r['model']} F2 (interval over {bases} base queries)" for r in _rows(report, "leaderboard")
+           if r["model"] in ranked and r.get("f2_ci_low") is not None and bases is not None and bases < SMALL_SAMPLE]
+    out += [f"{r['model']} recall {r['category']} (n={r['gold']})" for r in _rows(report, "by_category")
+            if r["model"] in ranked and r.get("recall") is not None and r["gold"] < SMALL_SAMPLE]
+    return out
+
+
+def _insufficiency_gold(report: SuiteReport) -> list[Caveat]:
+    rows = _rows(report, "item_set")
+    return _gold_caveat(report, any(r.get("self_built") for r in rows), "; ".join(str(r["about"]) for r in rows))
+
+
+SUITE_RULES: dict[str, SuiteRule] = {
+    "contractscrub": SuiteRule(
+        metric=Metric("recall", "overall recall", True), ci=("recall_ci_low", "recall_ci_high"),
+        others=(Metric("precision", "precision", True), Metric("f1", "F1", True, percent=False)),
+        small=_scrub_small, gold=_scrub_gold),
+    "insufficiency": SuiteRule(
+        metric=Metric("f2", "mean F2", True, percent=False), ci=("f2_ci_low", "f2_ci_high"),
+        others=(Metric("precision", "precision", True), Metric("recall", "recall", True),
+                Metric("expl_acc", "ExplAcc", True), Metric("safety", "safety", True),
+                Metric("over_flag", "over-flag", False)),
+        small=_insufficiency_small, gold=_insufficiency_gold, judged_what="F2, ExplAcc and safety"),
+}
+
+
+def suite_verdict(report: SuiteReport) -> Verdict:
+    """A suite's verdict from its leaderboard's headline ranking (docs/method.md, section 17)."""
+    rule = SUITE_RULES.get(report.suite)
+    board = _rows(report, "leaderboard")
+    if rule is None or not board or "rank" not in board[0]:
+        why = f"suite {report.suite} reports no ranked leaderboard"
+        return Verdict(suite=report.suite, basis="no headline ranking", scheme=None, metric=None, best=[],
+                       ranking=[], stability=None, resamples=None, separated=None, figures=[],
+                       statement=f"Nothing can be ranked: {why}.", trade_offs=[],
+                       caveats=[Caveat(kind="nothing_ranked", statement=f"Nothing can be ranked: {why}.")])
+    m = rule.metric
+    ranked = sorted((r for r in board if r["rank"] is not None), key=lambda r: (r["rank"], r["model"]))
+    ranking = [Ranked(model=r["model"], rank=r["rank"], score=r.get(m.name)) for r in ranked]
+    best = [r.model for r in ranking if r.rank == 1]
+    basis = f"{m.label}, {'higher' if m.higher_is_better else 'lower'} is better, among the complete systems"
+    why_none = "no system answered every call of the scope in every run (see the coverage)"
+    caveats = _order_caveats(best, ranking)
+    if not best:
+        caveats.insert(0, Caveat(kind="nothing_ranked", statement=f"Nothing can be ranked: {why_none}."))
+    separated = None
+    if len(best) == 1 and len(ranked) > 1:
+        top, runner = ranked[0], ranked[1]
+        low, high = top.get(rule.ci[0]), runner.get(rule.ci[1])
+        separated = None if low is None or high is None else low > high
+        if separated is False:
+            caveats.append(Caveat(kind="not_separated", subjects=[top["model"], runner["model"]],
+                                  statement=f"The 95% intervals of {m.label} of {top['model']} and {runner['model']} "
+                                            "overlap: the data do not firmly separate first from second."))
+    caveats += [Caveat(kind="partial", subjects=[r["model"]],
+                       statement=f"{r['model']} is partial and not ranked: its {m.label} is null"
+                                 + (f" ({r['coverage']})" if r.get("coverage") else
+                                    f" ({r['missing_calls']} missing calls)" if "missing_calls" in r else "") + ".")
+                for r in board if r["rank"] is None]
+    if report.judged:
+        caveats += _judge_caveat(report.scope.judge, report.judge_validated, rule.judged_what)
+    caveats += _small(rule.small(report))
+    caveats += rule.gold(report)
+    values = {r["model"]: {x.name: r.get(x.name) for x in (m, *rule.others)} for r in board}
+    trade_offs = [t for model in (best if len(ranking) > 1 else [])
+                  for t in _worst(model, rule.others, values, [r.model for r in ranking], {})]
+    top_row = ranked[0] if len(best) == 1 else None
+    figures = [] if top_row is None else [
+        Figure(metric=m.name, label=m.label, value=top_row.get(m.name), ci_low=top_row.get(rule.ci[0]),
+               ci_high=top_row.get(rule.ci[1]), percent=m.percent),
+        *(Figure(metric=x.name, label=x.label, value=top_row.get(x.name), percent=x.percent) for x in rule.others)]
+    return Verdict(suite=report.suite, basis=basis, scheme=None, metric=m.name, best=best, ranking=ranking,
+                   stability=None, resamples=None, separated=separated, figures=figures,
+                   statement=_answer(best, ranking, f"by {m.label}", why_none), trade_offs=trade_offs,
+                   caveats=caveats)
