@@ -131,7 +131,7 @@ def _worst(model: str, metrics: Sequence[Metric], values: dict[str, dict[str, fl
     ranked systems do not all share one value; a null value never counts as worst or best."""
     out = []
     for m in metrics:
-        known = {s: values[s].get(m.name) for s in ranked if values[s].get(m.name) is not None}
+        known: dict[str, float] = {s: v for s in ranked if (v := values[s].get(m.name)) is not None}
         mine = known.get(model)
         if mine is None or len(known) < 2 or len(set(known.values())) < 2:
             continue
