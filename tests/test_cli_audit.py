@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from orchestration.cli import main
 from tests.helpers import outcome, write_outcomes
@@ -144,3 +146,94 @@ def test_audit_a_subset_through_dagster(tmp_path, capsys):
     assert report["leaderboard"][0]["n"] == 5 * 41
     code, _, err = _run(capsys, "--home", home, "audit", "--models", "nope")
     assert code == 1 and "not registered" in err
+
+
+# Every suite takes every audit option, or refuses it in one line naming the suite and the option --------------
+
+@pytest.fixture(scope="module")
+def suites_home(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The demo corpus, a ContractScrub set of 4 contracts, the InsufficiencyBench items, an offline scrubber, and
+    two stored subsets: `pair` holds two of the set's contracts, `outside` none of them."""
+    from lhl_platform.corpus.demo import DEMO_DIR
+    from lhl_platform.corpus.store import load_corpus
+    from lhl_platform.home import Home
+    from lhl_platform.scrub.store import load_set
+
+    folder = tmp_path_factory.mktemp("suites-home")
+    home = str(folder / "home")
+    for argv in (["ingest", "cuad", str(DEMO_DIR)], ["scrub", "build", "--contracts", "4"], ["ingest", "insufficiency"],
+                 ["models", "add", "rules", "--provider", "offline", "--model-id", "scrub-rules"]):
+        assert main(["--home", home, *argv]) == 0
+    in_set = sorted(i.contract_id for i in load_set(Home.resolve(home)).items)
+    others = sorted({c.contract_id for c in load_corpus(Home.resolve(home)).contracts} - set(in_set))
+    for name, ids in (("pair", [in_set[1], in_set[3]]), ("outside", others[:3])):
+        (folder / name).write_text("\n".join(ids) + "\n")
+        assert main(["--home", home, "subset", "create", name, "--contracts", str(folder / name)]) == 0
+    return home
+
+
+def test_contractscrub_audit_scores_exactly_the_contracts_asked(suites_home, capsys):
+    from lhl_platform.home import Home
+    from lhl_platform.scrub.events import ScrubEventType, ScrubScored
+
+    assert main(["--home", suites_home, "audit", "--suite", "contractscrub", "--models", "rules",
+                 "--contracts", "2"]) == 0
+    capsys.readouterr()
+    code, out, _ = _run(capsys, "--home", suites_home, "report", "--suite", "contractscrub", "--format", "json")
+    report = json.loads(out)
+    (coverage,) = report["coverage"]
+    assert code == 0 and report["scope"]["items"] == 2
+    assert (coverage["contracts"], coverage["calls_asked"], coverage["calls_answered"]) == (2, 18, 18)
+    home = Home.resolve(suites_home)
+    scored = {e.data_as(ScrubScored).contract_id for e in home.events.read("scrub.scores.model=rules.run=1")
+              if e.type == ScrubEventType.SCORED}
+    assert len(scored) == 2  # the first two contracts of the set by id, and nothing else scored
+
+
+def test_a_suite_audit_option_it_cannot_honour_is_refused_in_one_line(suites_home, capsys):
+    def refused(*argv: str) -> str:
+        code, _, err = _run(capsys, "--home", suites_home, "audit", *argv)
+        assert code == 1 and err.count("\n") == 1, err
+        return err
+
+    assert "suite contractscrub does not take --judge" in refused("--suite", "contractscrub", "--models", "rules",
+                                                                  "--judge", "rubric")
+    for option in (("--contracts", "2"), ("--subset", "pair")):
+        err = refused("--suite", "insufficiency", "--models", "rules", *option)
+        assert f"suite insufficiency does not take {option[0]}" in err and "--item-set" in err
+    assert "--extract-missing" in refused("--suite", "contractscrub", "--models", "rules", "--extract-missing")
+    assert "suite lexflip" in refused("--suite", "lexflip", "--models", "rules")
+    assert "--item-set" in refused("--models", "rules", "--item-set", "x")  # the clause suite audits a corpus
+    assert "give at most 4" in refused("--suite", "contractscrub", "--models", "rules", "--contracts", "9")
+    assert "holds none of the 4 contracts" in refused("--suite", "contractscrub", "--models", "rules",
+                                                      "--subset", "outside")
+
+
+def test_a_suite_dry_run_takes_runs_contracts_subset_and_batch(suites_home, capsys):
+    def rows(*argv: str) -> list[list[str]]:
+        code, out, _ = _run(capsys, "--home", suites_home, "audit", "--suite", "contractscrub", "--models", "rules",
+                            *argv, "--dry-run")
+        assert code == 0 and "nothing is called" in out
+        return [line.split() for line in out.splitlines() if line.startswith("rules ")]
+
+    # runs 2 and 3 were never audited: 9 calls per contract and run
+    assert [(r[1], r[4]) for r in rows("--runs", "2,3", "--contracts", "1")] == [("2", "9"), ("3", "9")]
+    assert [(r[1], r[4]) for r in rows("--runs", "2", "--contracts", "3", "--batch")] == [("2", "27")]
+    assert [r[4] for r in rows("--runs", "2", "--subset", "pair")] == ["18"]
+    assert [r[4] for r in rows("--runs", "2", "--subset", "pair", "--contracts", "1")] == ["9"]
+
+
+def test_a_queued_suite_audit_carries_its_item_filter_to_the_daemon(suites_home, capsys):
+    from lhl_platform.home import Home
+    from orchestration.launch import instance_for
+
+    assert main(["--home", suites_home, "audit", "--suite", "contractscrub", "--models", "rules", "--runs", "4",
+                 "--contracts", "1", "--queue"]) == 0
+    assert "queued 1 contractscrub partition run(s)" in capsys.readouterr().out
+    instance = instance_for(Home.resolve(suites_home))
+    try:
+        (queued,) = [r for r in instance.get_runs() if r.tags.get("lhl/run") == "4"]
+    finally:
+        instance.dispose()
+    ops = queued.run_config["ops"]
+    assert ops["scrub_findings"]["config"]["contracts"] == ops["scrub_scores"]["config"]["contracts"] == 1
