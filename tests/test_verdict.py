@@ -256,3 +256,21 @@ def test_insufficiency_ranks_by_f2_among_the_complete_models(demo_home: Path, ca
     bases = data["item_set"][0]["base_items"]
     assert ("small_sample" in kinds) == (bases < SMALL_SAMPLE or any(
         r["gold"] < SMALL_SAMPLE for r in data["by_category"] if r["model"] == first and r["recall"] is not None))
+
+
+def test_a_system_the_judge_labelled_in_part_is_a_caveat(tmp_path: Path) -> None:
+    from lhl_platform.importer import import_outcomes
+    from lhl_platform.report.build import build_report
+    from tests.helpers import outcome, write_outcomes
+
+    rows = []
+    for model in ("a", "b"):  # a's TPs of run 2 carry no verdict: its judge labelled run 1 only
+        for run in (1, 2):
+            verdict = ("supported", "none") if model == "b" or run == 1 else ()
+            rows += [outcome(model, run, "c1", t, "TP" if i == 0 else "TN", *verdict if i == 0 else ())
+                     for i, t in enumerate(CLAUSE_TYPES)]
+    home = Home.resolve(tmp_path / "h").ensure()
+    import_outcomes(home, write_outcomes(tmp_path / "o.csv", rows))
+    caveats = {c.kind: c for c in clause_verdict(build_report(home, resamples=50)).caveats}
+    assert caveats["partly_judged"].subjects == ["a"]
+    assert "labelled 1 of the 2 true positives of a" in caveats["partly_judged"].statement

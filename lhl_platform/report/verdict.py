@@ -26,7 +26,7 @@ DEFAULT_SCHEME = "equal"
 LISTED = 6  # subjects a caveat names in its statement (all of them are in `subjects`)
 
 CaveatKind = Literal["nothing_ranked", "single_system", "tied", "unstable", "not_separated", "partial",
-                     "judge_failed", "judge_unvalidated", "small_sample", "self_built_gold"]
+                     "partly_judged", "judge_failed", "judge_unvalidated", "small_sample", "self_built_gold"]
 
 
 class Figure(BaseModel):
@@ -248,6 +248,11 @@ def clause_verdict(report: Report, scheme: str = DEFAULT_SCHEME) -> Verdict:
     caveats += [Caveat(kind="partial", subjects=[c.model], statement=f"{c.model} is partial and not ranked: "
                        f"{c.contracts_covered} of {c.contracts_asked} contracts covered, {c.cells} cells against "
                        f"{c.matched_cells} matched.") for c in report.coverage if not c.ranked]
+    caveats += [Caveat(kind="partly_judged", subjects=[c.model],
+                       statement=f"The judge labelled {c.judged_tp} of the {c.true_positives} true positives of "
+                                 f"{c.model}: its content figures rest on those, and HalGen and JEq leave the "
+                                 "composite unless every matched cell was labelled (docs/method.md, section 9).")
+                for c in report.coverage if c.ranked and c.judged_tp < c.true_positives]
     caveats += _judge_caveat(report.scope.judge, judge_validated(report), "HalTP, HalGen, JEq and RDI")
     caveats += _small(_clause_small(report))
     values = {m: {x.name: getattr(r, x.name) for x in CLAUSE_METRICS} for m, r in board.items()}
