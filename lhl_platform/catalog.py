@@ -1,8 +1,10 @@
-"""The application assembled: every suite the platform runs, registered once.
+"""The application assembled: every suite the platform runs, registered once in one catalog, `CATALOG`.
 
-Importing this module registers each suite's event types with the log (its modules register them when they are
-imported), its SQL folder with the warehouse and its offline models with the model factory; the Dagster code
-location, the report and the command tree read the registered suites (`lhl_platform.suites.suites`). The entry
+Importing this module registers, in the catalog (`lhl_platform.registries.Catalog`), each suite's event types (its
+modules register them when they are imported), its SQL folder and its offline models; the Dagster code location
+(built once per catalog), the report and the command tree read the registered suites
+(`lhl_platform.suites.suites`). A test that adds a suite makes its own catalog (`catalog_with`) and leaves this
+one as it was. The entry
 points import it before anything else: the Dagster code location and the tests on import, the `lhl` command when a
 command runs (before it reads or writes the home; its help and argument errors load no suite). A new suite is one
 line here, plus, when it adds commands, one declaration in `lhl_platform.catalog_commands` (the command tree is
@@ -11,6 +13,10 @@ built from that light module, and tests/test_lazy_cli.py checks that the two agr
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
 import lhl_platform.debate.events
 import lhl_platform.extraction.events
 import lhl_platform.judging.events
@@ -18,9 +24,24 @@ import lhl_platform.lexflip.events  # noqa: F401  (the modules that register the
 from lhl_platform.clause.suite import SUITE as CLAUSE
 from lhl_platform.insufficiency.suite import SUITE as INSUFFICIENCY
 from lhl_platform.lexflip.suite import SUITE as LEXFLIP
+from lhl_platform.registries import Catalog, active, using
 from lhl_platform.scrub.suite import SUITE as CONTRACTSCRUB
 from lhl_platform.suites import register_suite
 
-for _suite in (CLAUSE, LEXFLIP, INSUFFICIENCY):
+if TYPE_CHECKING:
+    from lhl_platform.suites.contract import Suite
+
+for _suite in (CLAUSE, LEXFLIP, INSUFFICIENCY, CONTRACTSCRUB):
     register_suite(_suite)
-register_suite(CONTRACTSCRUB)
+CATALOG: Catalog = active()
+
+
+@contextmanager
+def catalog_with(*suites: Suite) -> Iterator[Catalog]:
+    """A catalog of the application's registrations plus these suites, active for the duration (a test's own
+    suite: the event types its modules register when first imported meanwhile are its own too); the application's
+    catalog is left as it was."""
+    with using(CATALOG.copy()) as own:
+        for suite in suites:
+            register_suite(suite)
+        yield own

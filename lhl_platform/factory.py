@@ -1,8 +1,9 @@
 """Build the ChatModel behind a registered ModelSpec.
 
 LLM providers are the platform's own. Offline models (extractors, judges, scrubbers, responders: documented
-algorithms presented as models) are registered by the suites they belong to (`register_offline_models`), each
-for the roles it can play, so the factory knows no suite and no suite knows another's models.
+algorithms presented as models) are registered by the suites they belong to (`register_offline_models`, into the
+active catalog: `lhl_platform.registries`), each for the roles it can play, so the factory knows no suite and no
+suite knows another's models.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from lhl_platform.domain.models import ModelSpec, OracleRow
 from lhl_platform.home import Home
 from lhl_platform.providers.base import ChatModel
 from lhl_platform.providers.offline.adapter import OfflineModel
+from lhl_platform.registries import active
 
 LLM_PROVIDERS = ("openai", "anthropic", "gemini")
 # What a registered model is for: the model under test of any suite, or a judge that scores answers.
@@ -47,19 +49,16 @@ class OfflineEntry:
     description: str = ""
 
 
-_OFFLINE: dict[tuple[str, str], OfflineEntry] = {}  # (role, model id) -> entry
-
-
 def register_offline_models(models: Mapping[str, OfflineEntry]) -> None:
     for model_id, entry in models.items():
         if entry.role not in ROLES:
             raise ProviderError(f"offline model {model_id!r} has an unknown role {entry.role!r}")
-        _OFFLINE[(entry.role, model_id)] = entry
+        active().offline[(entry.role, model_id)] = entry  # by (role, model id)
 
 
 def offline_models(role: str) -> dict[str, OfflineEntry]:
     """The registered offline models that play this role, by model id."""
-    return {model_id: entry for (r, model_id), entry in sorted(_OFFLINE.items()) if r == role}
+    return {model_id: entry for (r, model_id), entry in sorted(active().offline.items()) if r == role}
 
 
 def validate_spec(spec: ModelSpec) -> None:
@@ -91,4 +90,5 @@ def build_model(spec: ModelSpec, *, run: int = 1, oracle: Iterable[OracleRow] = 
         from lhl_platform.providers.llm.gemini import GeminiModel
 
         return GeminiModel(spec)
-    return _OFFLINE[(spec.role, spec.model_id)].build(spec.model_id, BuildContext(run=run, oracle=oracle, home=home))
+    entry: OfflineEntry = active().offline[(spec.role, spec.model_id)]
+    return entry.build(spec.model_id, BuildContext(run=run, oracle=oracle, home=home))

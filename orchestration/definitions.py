@@ -10,6 +10,7 @@ from dagster import AssetKey, AssetsDefinition, AssetSelection, Definitions, def
 import lhl_platform.catalog  # noqa: F401  (the application assembled: every suite registered)
 from assets.metrics import build_sql_assets
 from assets.suites import suite_definitions
+from lhl_platform.registries import active
 from lhl_platform.suites import suites
 from orchestration.automation import SCHEDULES, SENSORS
 from orchestration.runs import METRICS_JOB
@@ -36,13 +37,13 @@ def build_definitions() -> Definitions:
     return Definitions.merge(platform, *(Definitions(assets=a, asset_checks=c, jobs=j) for a, c, j in built))
 
 
-defs = build_definitions()
-_BUILT: dict[tuple[str, ...], Definitions] = {tuple(s.name for s in suites()): defs}
-
-
 def definitions() -> Definitions:
-    """The code location, rebuilt when a suite was registered since (a suite defined by a test, say)."""
-    names = tuple(s.name for s in suites())
-    if names not in _BUILT:
-        _BUILT[names] = build_definitions()
-    return _BUILT[names]
+    """The code location of the active catalog (the application's, or a test's own), built once per catalog."""
+    built = active().built
+    if "definitions" not in built:
+        built["definitions"] = build_definitions()
+    made: Definitions = built["definitions"]
+    return made
+
+
+defs = definitions()

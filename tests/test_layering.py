@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Lowest first. A group is a subpackage or a top-level module of lhl_platform.
 LAYERS: list[set[str]] = [
-    {"lhl_platform", "domain", "lexicon", "stats", "jsonl", "files"},  # typed records, pure functions; files in and out
+    {"lhl_platform", "domain", "lexicon", "stats", "jsonl", "files", "registries"},  # typed records, pure functions;
+    # files in and out; the catalog's tables
     {"events", "edits"},  # the append-only log (event types registered by their owners); the typed legal edits
     {"home"},  # the home folder
     {"corpus", "providers", "progress"},  # corpora; the model protocol, LLM providers, the offline adapter

@@ -30,24 +30,17 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Home]:
 
 @contextmanager
 def registered_for_this_module() -> Iterator[None]:
-    """The one registration, undone afterwards: the toy suite's events, SQL and models stay out of the code
-    location the other test modules see (its modules are imported here, not when the tests are collected)."""
-    from lhl_platform import factory, suites
-    from lhl_platform.events import kinds
-    from lhl_platform.warehouse import models as warehouse_models
+    """The one registration, in a catalog of this module's own: the toy suite's events, SQL and models stay out of
+    the application's catalog the other test modules see (its modules are imported here, not when the tests are
+    collected)."""
+    from lhl_platform.catalog import catalog_with
+    from lhl_platform.suites import register_suite
 
-    maps = (suites._SUITES, factory._OFFLINE, kinds._KINDS)
-    saved_maps, saved_packages = [dict(m) for m in maps], list(warehouse_models._PACKAGES)
-    try:
+    with catalog_with():
         from tests.toy_suite.suite import SUITE
 
-        suites.register_suite(SUITE)
+        register_suite(SUITE)
         yield
-    finally:
-        for registry, before in zip(maps, saved_maps, strict=True):
-            registry.clear()
-            registry.update(before)
-        warehouse_models._PACKAGES[:] = saved_packages
 
 
 def _audited_home(tmp_path_factory: pytest.TempPathFactory) -> Home:
@@ -144,3 +137,19 @@ def test_the_toy_suite_is_in_the_dagster_code_location_with_lineage(home: Home) 
         return {p.to_user_string() for p in graph.get(AssetKey(name)).parent_keys}
 
     assert "toy_parties" in parents("stg_toy_named") and "toy_units" in parents("toy_leaderboard")
+
+
+def test_the_toy_suite_is_registered_in_its_own_catalog_only(home: Home) -> None:
+    from lhl_platform.catalog import CATALOG
+    from lhl_platform.registries import active
+    from lhl_platform.suites import get_suite
+
+    own = active()
+    assert own is not CATALOG and get_suite("toy").name == "toy"
+    assert "toy" in own.suites and "toy.named" in own.kinds and any(p.name == "toy" for p in own.packages)
+    assert any(model_id.startswith("toy-") for _, model_id in own.offline)
+    # the application's catalog holds none of it, and keeps its own code location
+    assert "toy" not in CATALOG.suites and not [k for k in CATALOG.kinds if k.startswith("toy.")]
+    assert not [p for p in CATALOG.packages if p.name == "toy"]
+    assert not [m for _, m in CATALOG.offline if m.startswith("toy-")]
+    assert set(own.suites) - set(CATALOG.suites) == {"toy"}

@@ -2,8 +2,9 @@
 
 The log itself names only the platform's own types (`payloads.py`: corpora, the registry, calls, batches).
 Every other module that records events declares its types next to their payload classes and registers them
-(`register_events`); a suite's modules do so when they are imported, which the application does when it is
-assembled (`lhl_platform.catalog`). Adding a suite therefore edits no central list.
+(`register_events`, into the active catalog: `lhl_platform.registries`); a suite's modules do so when they are
+imported, which the application does when it is assembled (`lhl_platform.catalog`). Adding a suite therefore
+edits no central list.
 
 A writer refuses a payload of any other class than its type's; a reader gets the payload back validated
 against the same class. Each type also names its staging table: the warehouse projects every registered
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
+
+from lhl_platform.registries import active
 
 
 class EventPayloadError(ValueError):
@@ -38,9 +41,6 @@ class EventKind:
         return " ".join(doc.split()) if doc and not doc.startswith(("Usage docs:", "!!! abstract")) else ""
 
 
-_KINDS: dict[str, EventKind] = {}
-
-
 def staging_name(event_type: str) -> str:
     """The default staging table of an event type: `stg_` and the type with dots as underscores."""
     return "stg_" + event_type.replace(".", "_")
@@ -53,12 +53,12 @@ def register_events(payloads: Mapping[Any, type[BaseModel]], *, owner: str,
     for name, cls in payloads.items():
         kind = EventKind(name=str(name), payload=cls, staging=(staging or {}).get(name) or staging_name(name),
                          owner=owner)
-        known = _KINDS.get(kind.name)
+        known = active().kinds.get(kind.name)
         if known is not None and (known.payload is not cls or known.staging != kind.staging):
             raise EventPayloadError(f"event type {kind.name!r} is registered by {known.owner} with "
                                     f"{known.payload.__name__}; {owner} registers it with {cls.__name__}")
-        _KINDS[kind.name] = kind
-    tables = [k.staging for k in _KINDS.values()]
+        active().kinds[kind.name] = kind
+    tables = [k.staging for k in active().kinds.values()]
     if len(set(tables)) != len(tables):
         shared = sorted({t for t in tables if tables.count(t) > 1})
         raise EventPayloadError(f"two event types share a staging table: {', '.join(shared)}")
@@ -66,14 +66,16 @@ def register_events(payloads: Mapping[Any, type[BaseModel]], *, owner: str,
 
 def kind_of(event_type: str) -> EventKind:
     try:
-        return _KINDS[event_type]
+        kind: EventKind = active().kinds[event_type]
+        return kind
     except KeyError:
         raise EventPayloadError(f"unknown event type {event_type!r} (no module registered it)") from None
 
 
 def registered_kinds() -> list[EventKind]:
     """Every registered event type, by name."""
-    return [_KINDS[name] for name in sorted(_KINDS)]
+    kinds = active().kinds
+    return [kinds[name] for name in sorted(kinds)]
 
 
 def check_payload(event_type: str, payload: BaseModel) -> None:

@@ -27,6 +27,7 @@ from graphlib import TopologicalSorter
 from pathlib import Path
 
 from lhl_platform.events.kinds import EventKind, registered_kinds
+from lhl_platform.registries import active
 from lhl_platform.warehouse.staging import META_COLUMNS, staging_description, staging_sql
 from lhl_platform.warehouse.suite_scope import SuiteScope
 from sql import SQL_DIR
@@ -49,17 +50,22 @@ class SqlPackage:
     scope: SuiteScope | None = None
 
 
-_PACKAGES: list[SqlPackage] = [SqlPackage("common", SQL_DIR / "common")]
+COMMON = SqlPackage("common", SQL_DIR / "common")
+
+
+def _packages() -> list[SqlPackage]:
+    """The platform's own package, then the active catalog's (`lhl_platform.registries`)."""
+    return [COMMON, *active().packages]
 
 
 def register_sql_folder(folder: Path, name: str | None = None, scope: SuiteScope | None = None) -> None:
     folder = Path(folder)
-    if all(p.folder != folder for p in _PACKAGES):
-        _PACKAGES.append(SqlPackage(name or folder.name, folder, scope))
+    if all(p.folder != folder for p in _packages()):
+        active().packages.append(SqlPackage(name or folder.name, folder, scope))
 
 
 def sql_packages() -> list[SqlPackage]:
-    return list(_PACKAGES)
+    return list(_packages())
 
 
 @dataclass(frozen=True)
@@ -154,7 +160,7 @@ def sql_models(layers: tuple[str, ...] = LAYERS, packages: set[str] | None = Non
     """The SQL models of the given layers (and packages), in dependency order: generated staging, then every
     package's models."""
     models: dict[str, SqlModel] = {m.name: m for m in _staging_models()}
-    for package in _PACKAGES:
+    for package in _packages():
         for layer in LAYERS[1:]:
             for path in sorted((package.folder / layer).glob("*.sql")):
                 if path.stem in models:
@@ -168,17 +174,17 @@ def sql_models(layers: tuple[str, ...] = LAYERS, packages: set[str] | None = Non
 
 def scope_tables() -> set[str]:
     """The suites' own scope tables (`<suite>_scope`, ...)."""
-    return {t for p in _PACKAGES if p.scope is not None for t in p.scope.tables}
+    return {t for p in _packages() if p.scope is not None for t in p.scope.tables}
 
 
 def shared_scope() -> set[str]:
     """The packages whose parts and marts are computed in the clause suite's scope."""
-    return {p.name for p in _PACKAGES if p.scope is None}
+    return {p.name for p in _packages() if p.scope is None}
 
 
 def macros_sql() -> str:
     """Every folder's macros, the platform's first (later folders may use earlier macros)."""
-    return "\n".join((p.folder / MACROS).read_text() for p in _PACKAGES if (p.folder / MACROS).exists())
+    return "\n".join((p.folder / MACROS).read_text() for p in _packages() if (p.folder / MACROS).exists())
 
 
 __all__ = ["LAYERS", "META_COLUMNS", "SCOPED", "SCOPE_TABLES", "SOURCES", "SqlModel", "SqlPackage", "macros_sql",

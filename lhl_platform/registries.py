@@ -1,0 +1,62 @@
+"""The tables the application's parts are registered in, held together by one `Catalog`.
+
+A catalog holds the registered suites (`lhl_platform.suites`), the offline models (`lhl_platform.factory`), the
+event types (`lhl_platform.events.kinds`) and the SQL packages (`lhl_platform.warehouse.models`); each of those
+modules registers into and reads from the active catalog, and nothing else keeps a table of its own. The
+application's catalog is assembled once (`lhl_platform.catalog`); a test that adds a suite builds its own from it
+(`derived`), registers into that, and leaves the application's as it was.
+
+This module sits below every layer (it imports nothing of the platform), so the tables are typed loosely here and
+precisely by the modules that own them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Catalog:
+    """Every registration of one application: suites by name, offline models by (role, model id), event types by
+    name, SQL packages in registration order, and what outer layers build from it once (`built`: the Dagster
+    code location, say)."""
+
+    suites: dict[str, Any] = field(default_factory=dict)
+    offline: dict[tuple[str, str], Any] = field(default_factory=dict)
+    kinds: dict[str, Any] = field(default_factory=dict)
+    packages: list[Any] = field(default_factory=list)
+    built: dict[str, Any] = field(default_factory=dict)
+
+    def copy(self) -> Catalog:
+        """Another catalog with the same registrations (nothing built yet)."""
+        return Catalog(dict(self.suites), dict(self.offline), dict(self.kinds), list(self.packages))
+
+
+_active = Catalog()
+
+
+def active() -> Catalog:
+    """The catalog registrations go to and lookups read: the application's, unless a test made its own."""
+    return _active
+
+
+@contextmanager
+def using(catalog: Catalog) -> Iterator[Catalog]:
+    """Make `catalog` the active one for the duration, then restore the one before."""
+    global _active
+    before, _active = _active, catalog
+    try:
+        yield catalog
+    finally:
+        _active = before
+
+
+@contextmanager
+def derived() -> Iterator[Catalog]:
+    """A catalog of the active one's registrations, active for the duration: what is registered meanwhile stays
+    in it."""
+    with using(active().copy()) as catalog:
+        yield catalog
