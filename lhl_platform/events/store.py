@@ -65,6 +65,9 @@ class SegmentStore(Protocol):
     def compact(self, stream_dir: Path, entries: list[SegmentEntry]) -> None:
         """Fold the stream's manifest log into its manifest (a writer closing a session that committed)."""
 
+    def verify(self, root: Path) -> tuple[list[str], int | None]:
+        """What `lhl verify` checks beyond the local folder: (problems, objects read; None: none to read)."""
+
 
 class FolderStore:
     """The home's folder is the log: the layout `log.py` describes, byte for byte."""
@@ -102,6 +105,9 @@ class FolderStore:
 
     def compact(self, stream_dir: Path, entries: list[SegmentEntry]) -> None:
         write_manifest(stream_dir, entries)
+
+    def verify(self, root: Path) -> tuple[list[str], int | None]:
+        return [], None
 
 
 FOLDER = FolderStore()

@@ -68,6 +68,7 @@ class VerifyReport:
     unanchored: tuple[str, ...] = ()  # streams with events newer than their last checkpointed head
     evidence_ok: bool = True  # the events and corpora verified (the problems, if any, are the projection's)
     projection: str | None = None  # what of the projection was compared, when it was
+    objects: int | None = None  # a shared store's objects read back and compared (None: a folder home)
 
     def summary(self) -> str:
         """All problems on one line (the first few named, the rest counted)."""
@@ -115,6 +116,10 @@ def verify_home(home: H, projection: Callable[[H], tuple[str | None, list[str]]]
 def verify_log(log: EventLog, corpora_dir: Path | None = None) -> VerifyReport:
     """Verify the event log (and, given `corpora_dir`, the stored corpora); see the module docstring."""
     problems: list[str] = []
+    try:
+        log.refresh()  # a shared store's new commits into the local mirror (objects checked as they arrive)
+    except DamagedLogError as exc:
+        problems.append(f"{exc.where}: {exc.what}")
     # The checkpoint is read first: every head in it was committed to its stream before it was written.
     try:
         scan = log.checkpoint.scan()
@@ -164,10 +169,14 @@ def verify_log(log: EventLog, corpora_dir: Path | None = None) -> VerifyReport:
     if corpora_dir is not None:
         corpora, files, found = _verify_corpora(log.root, corpora_dir, ingests)
         problems += found
+    # A shared store: the catalog's chains, every committed object read back from the bucket, the mirror
+    # against the catalog.
+    found, objects = log.store.verify(log.root)
+    problems += found
     return VerifyReport(ok=not problems, streams=len(streams), segments=segments, events=events,
                         problem=problems[0] if problems else "", problems=tuple(problems), corpora=corpora,
                         corpus_files=files, heads=heads, checkpoint=scan.head if scan is not None else None,
-                        unanchored=tuple(unanchored))
+                        unanchored=tuple(unanchored), objects=objects)
 
 
 def _verify_stream(log: EventLog, stream: str, anchors: list[Anchor],
