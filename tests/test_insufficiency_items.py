@@ -200,3 +200,20 @@ def test_the_package_data_is_declared_for_setuptools():
             "prompt_explain_safety_v1.txt"} <= set(shipped)
     for name in shipped:
         assert any(fnmatch.fnmatch(f"data/{name}", p) for p in patterns), name
+
+
+def test_the_variants_a_careful_read_rejected_are_fixed_or_dropped_in_version_2():
+    """Issue 28: q04b (the deadline is the same either way), q04d (no question left) and q10c (the question says
+    no charge was brought) are dropped; q05c, q08a and q08c (and q08d, which had both q08 flaws) are revised."""
+    items = self_built_items()
+    by_id = items.by_id()
+    assert items.name.endswith("@self-built-v2")
+    assert len(items.bases()) == 13 and len(items.variants()) == 40  # 43 in v1, three dropped
+    assert not {"q04b", "q04d", "q10c"} & set(by_id)
+    assert by_id["q05c"].gold == ("jurisdiction",) and "Texas" not in by_id["q05c"].query
+    assert "one-year lease that runs through next March" in by_id["q05c"].query  # as much lease as the base gives
+    for variant in ("q08a", "q08d"):
+        assert "city" not in by_id[variant].query.lower() and "defendant_type" in by_id[variant].gold
+    for variant in ("q08c", "q08d"):
+        assert "Today is March 1." in by_id[variant].query and "filed" not in by_id[variant].query
+        assert "claim_status" in by_id[variant].gold and "incident_date" not in by_id[variant].gold
