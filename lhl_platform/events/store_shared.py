@@ -97,13 +97,17 @@ class SharedStore:
         self._cache_bytes(writer.root, entry.sha256, data)
         self.objects.put(self.objects.key(SEGMENTS, entry.sha256), data)
         if writer.stream == INGEST_STREAM:
-            for corpus_id, name, digest in _corpus_files(data):
-                path = self.corpora_dir(writer.root) / corpus_id / name
-                if path.is_file() and file_sha256(path) == digest:
-                    self.objects.put(self.objects.key(CORPORA, digest), path.read_bytes())
+            self.upload_corpora(self.corpora_dir(writer.root), data)
         prev = writer._entries[-1].last_chain if writer._entries else GENESIS
         self.catalog.commit(writer.stream, entry, prev)
         self.refresh(writer.root)
+
+    def upload_corpora(self, corpora_dir: Path, segment: bytes) -> None:
+        """Upload the stored corpus files that the ingest events of a `corpus` segment record."""
+        for corpus_id, name, digest in _corpus_files(segment):
+            path = corpora_dir / corpus_id / name
+            if path.is_file() and file_sha256(path) == digest:
+                self.objects.put(self.objects.key(CORPORA, digest), path.read_bytes())
 
     def refresh(self, root: Path) -> None:
         root.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,5 @@
-"""`lhl verify`, `lhl warehouse` and `lhl ui`: the evidence, its projection and the Dagster UI for this home."""
+"""`lhl verify`, `lhl warehouse`, `lhl home` and `lhl ui`: the evidence, its store, its projection and the Dagster
+UI for this home."""
 
 from __future__ import annotations
 
@@ -6,9 +7,13 @@ import argparse
 import os
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError
+
+if TYPE_CHECKING:
+    from lhl_platform.events.store_shared import SharedStore
 
 
 def cmd_verify(args: argparse.Namespace, home: Home) -> int:
@@ -58,6 +63,47 @@ def cmd_warehouse_refresh(args: argparse.Namespace, home: Home) -> int:
     changed = build_warehouse(home)
     took = time.perf_counter() - started
     print(f"warehouse brought up to date in {took:.2f}s" if changed else "warehouse already up to date")
+    return 0
+
+
+def _shared_store(events_url: str | None, catalog_url: str | None) -> SharedStore:
+    from lhl_platform.events.store import CATALOG_URL_ENV, EVENTS_URL_ENV
+    from lhl_platform.events.store_shared import shared_store
+
+    events_url = events_url or os.environ.get(EVENTS_URL_ENV, "").strip()
+    catalog_url = catalog_url or os.environ.get(CATALOG_URL_ENV, "").strip()
+    if not events_url or not catalog_url:
+        raise CliError(f"no shared store: give --events-url and --catalog-url (or set {EVENTS_URL_ENV} and "
+                       f"{CATALOG_URL_ENV})")
+    return shared_store(events_url, catalog_url)
+
+
+def cmd_home_migrate(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.events.store_migrate import migrate
+
+    store = _shared_store(args.events_url, args.catalog_url)
+    if not (home.root / "events" / "STREAMS").exists():
+        raise CliError(f"{home.root} has no folder event log to copy")
+    done = migrate(home.root / "events", home.corpora_dir, store)
+    print(f"copied {done.copied} segments into {store.objects.where(store.objects.prefix)} "
+          f"({done.present} already there)")
+    print(f"copy verified from the shared store alone: {done.check.streams} streams, {done.check.segments} "
+          f"segments, {done.check.events} events, {done.check.objects} objects read back, every head as in "
+          f"{home.root}")
+    print("this folder home is unchanged; other machines attach the shared store with LHL_EVENTS_URL and "
+          "LHL_CATALOG_URL and a new LHL_HOME each")
+    return 0
+
+
+def cmd_home_gc(args: argparse.Namespace, home: Home) -> int:
+    from datetime import timedelta
+
+    if args.older_than_hours < 0:
+        raise CliError("--older-than-hours must not be negative")
+    store = _shared_store(None, None)
+    deleted, kept = store.gc(timedelta(hours=args.older_than_hours))
+    print(f"removed {deleted} uncommitted segment objects older than {args.older_than_hours:g}h; "
+          f"{kept} committed ones kept")
     return 0
 
 
@@ -113,6 +159,15 @@ def register(cli: Cli) -> None:
             "warehouse")
     cli.add("rebuild", cmd_warehouse_rebuild, "rebuild the whole warehouse from the events (gives the same marts as "
             "a refresh)", "warehouse")
+    cli.group("home", "the home's event store: copy a folder home into a shared store, collect leftovers")
+    migrate = cli.add("migrate", cmd_home_migrate, "copy this folder home's events and corpora into the shared store "
+                      "(object storage + PostgreSQL) and verify the copy from the shared store alone", "home")
+    migrate.add_argument("--events-url", help="s3://bucket/prefix (default: LHL_EVENTS_URL)")
+    migrate.add_argument("--catalog-url", help="postgresql://... (default: LHL_CATALOG_URL)")
+    gc = cli.add("gc", cmd_home_gc, "remove segment objects of the shared store that no append committed "
+                 "(left by writers that died between upload and commit)", "home")
+    gc.add_argument("--older-than-hours", type=float, default=1.0,
+                    help="only objects at least this old, so appends in flight keep theirs (default 1)")
     ui = cli.add("ui", cmd_ui, "the Dagster UI for this home (lineage, partitions, checks, schedules)")
     ui.add_argument("--host", default="127.0.0.1")
     ui.add_argument("--port", type=int, default=3000, help="the TCP port, 1 to 65535 (default 3000)")
