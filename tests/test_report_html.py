@@ -114,11 +114,11 @@ def test_html_sections_and_numbers_match_the_json_report(rendered):
             assert _number(values[metric]) == row[metric], (row["model"], metric)
         assert int(values["n"]) == row["n"] and int(values["missing_rows"]) == row["missing_rows"]
         texts = [c["text"] for c in board[row["model"]]["cells"]]
-        assert f"{100 * row['hal_tp']:.1f}" in texts
+        assert f"{100 * row['hal_tp']:.1f}%" in texts  # rates in percent
         assert f"[{row['rdi_ci_low']:+.3f}, {row['rdi_ci_high']:+.3f}]" in texts
         hal = next(i for i in report["statistics"]["rate_intervals"] if i["model"] == row["model"]
                    and i["metric"] == "hal_tp" and i["run"] is None and i["category"] is None)
-        assert f"[{100 * hal['ci_low']:.1f}, {100 * hal['ci_high']:.1f}]" in texts
+        assert f"[{100 * hal['ci_low']:.1f}%, {100 * hal['ci_high']:.1f}%]" in texts
 
     # typed HalTP per (model, category)
     typed = {r["attrs"]["model"]: _values(r) for r in page.tables["typed_haltp"]}
@@ -243,11 +243,11 @@ def test_headless_chromium_renders_the_figures(rendered, tmp_path):
     path, _, _ = rendered
     shot = tmp_path / "report.png"
     subprocess.run([str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                    "--disable-component-update", "--no-first-run", f"--screenshot={shot}", "--window-size=1200,5200",
+                    "--disable-component-update", "--no-first-run", f"--screenshot={shot}", "--window-size=1200,8000",
                     "--hide-scrollbars", path.as_uri()], check=True, capture_output=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 50_000
     image = np.asarray(Image.open(shot).convert("RGB")).astype(int)
-    assert image.shape[:2] == (5200, 1200)
+    assert image.shape[:2] == (8000, 1200)  # down to the composite heat map, below the verdict and leaderboard
     assert len(np.unique(image.reshape(-1, 3), axis=0)) > 200  # not a blank or text-only page
 
     def near(rgb: str) -> int:

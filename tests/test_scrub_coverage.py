@@ -109,11 +109,17 @@ def test_only_complete_systems_are_ranked_by_overall_recall(home: Home, capsys) 
 
 
 def md_row(text: str, section: str, model: str) -> dict[str, str]:
-    lines = text.split(f"## {section}\n", 1)[1].splitlines()
-    header = [c.strip() for c in lines[0].strip("|").split("|")]
-    row = next(line for line in lines if line.startswith(f"| {model} "))
-    cells = [c.strip().replace("\\_", "_") for c in row.strip("|").split("|")]  # Markdown escapes underscores
-    return dict(zip([h.replace("\\_", "_") for h in header], cells, strict=True))
+    """A model's cells in a Markdown section by column label, over the section's tables (a wide one is split)."""
+    lines = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0].splitlines()
+    found: dict[str, str] = {}
+    for i, line in enumerate(lines[:-1]):
+        if not (line.startswith("|") and lines[i + 1].startswith("|---")):
+            continue
+        header = [c.strip() for c in line.strip("|").split("|")]
+        row = next(r for r in lines[i + 2:] if r.startswith(f"| {model} "))
+        cells = [c.strip().replace("\\_", "_") for c in row.strip("|").split("|")]  # Markdown escapes underscores
+        found |= dict(zip(header, cells, strict=True))
+    return found
 
 
 def test_every_format_lists_the_incomplete_system_without_a_headline(home: Home, capsys, tmp_path: Path) -> None:
@@ -122,14 +128,18 @@ def test_every_format_lists_the_incomplete_system_without_a_headline(home: Home,
     assert lhl(home, "report", "--suite", "contractscrub", "--format", "md", *scope) == 0
     md = capsys.readouterr().out
     eight, gold = md_row(md, "Leaderboard", "eight"), md_row(md, "Leaderboard", "gold")
-    assert (eight["rank"], eight["complete"], eight["recall"], eight["f1"]) == ("-", "no", "-", "-")
-    assert eight["missing_categories"] == MISSING and (gold["rank"], gold["recall"]) == ("1", "1.000")
-    assert md_row(md, "Coverage", "eight")["unanswered_categories"] == MISSING
+    assert (eight["rank"], eight["complete"], eight["recall"], eight["F1"]) == ("–", "no", "–", "–")
+    assert eight["model"] == "eight (incomplete)"  # listed after the ranked systems, marked
+    board = md.split("## Leaderboard\n", 1)[1]
+    assert board.index("| gold ") < board.index("| eight (incomplete) ")
+    assert eight["categories with a missing call"] == MISSING and (gold["rank"], gold["recall"]) == ("1", "100.0%")
+    assert md_row(md, "Coverage", "eight")["categories never answered"] == MISSING
     assert lhl(home, "report", "--suite", "contractscrub", "--format", "table", *scope) == 0
     table = capsys.readouterr().out
     board = table.split("Leaderboard\n", 1)[1].split("\nPer category\n", 1)[0]
     (line,) = [x for x in board.splitlines() if x.strip().startswith("eight ")]
     assert MISSING in line and "1.000" not in line  # no headline figure on its leaderboard row
+    assert board.index("\ngold ") < board.index("\neight ")  # after the ranked system
     html = tmp_path / "r.html"
     assert lhl(home, "report", "--suite", "contractscrub", "--format", "html", "--out", str(html), *scope) == 0
     board = html.read_text().split('<table data-table="leaderboard">', 1)[1].split("</table>", 1)[0]

@@ -211,7 +211,9 @@ def test_every_format_compare_and_publish(home: Home, capsys, tmp_path: Path) ->
         assert "Leaderboard" in out and "omitter" in out and "self-built" in out
     assert lhl(home, "report", "--suite", "contractscrub", "--format", "html", "--out", str(tmp_path / "r.html")) == 0
     page = (tmp_path / "r.html").read_text()
-    assert "LegalHalluLens: ContractScrub" in page and page.count("<svg") == 1 and "recall per category" in page
+    assert "LegalHalluLens: ContractScrub" in page and "recall per category" in page
+    # the leaderboard's recall with its intervals, and the recall per category
+    assert page.count("<svg") == 2 and 'data-figure="leaderboard_intervals"' in page
     assert "<script" not in page
     capsys.readouterr()
     assert lhl(home, "compare", "omitter", "perfect", "--suite", "contractscrub", "--format", "json",

@@ -8,6 +8,7 @@ salted with a fixed string, so the same report gives the same SVG.
 - `rdi_forest_figure`: RDI per model, overall and per category, with 95% intervals around zero.
 - `rank_heatmap_figure`: composite rank per model and scheme, each cell with its rank stability.
 - `missing_figure`: missing rows per model, split into persistent and transient contracts (only when any).
+- `leaderboard_strip`: a suite leaderboard's headline figure per system with its interval (plain SVG).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from lhl_platform.report.layout import View
     from lhl_platform.report.rows import Report
 
 CATEGORY_ORDER = ("numeric", "temporal", "factual", "obligation")
@@ -253,3 +255,54 @@ def mart_figures(report: Report) -> dict[str, dict[str, Any]]:
     for name, svg in report_figures(report).items():
         out.setdefault(FIGURE_MARTS[name], {})[FIGURE_TITLES[name]] = svg
     return out
+
+
+# A suite leaderboard's headline figure with its interval, drawn as plain SVG (no matplotlib: it is small and
+# needs no axes beyond a 0-100% scale), one line per system in the leaderboard's order.
+_STRIP_W, _STRIP_LABEL, _STRIP_ROW = 640, 210, 22
+
+
+def leaderboard_strip(view: View) -> tuple[str, str] | None:
+    """(svg, caption) of the leaderboard's first interval column, or None when it has none; a system without a
+    figure (incomplete) is listed and says so, never drawn at zero."""
+    from html import escape
+
+    from lhl_platform.report.labels import FEW_MARK, few_cases, label
+
+    col = next((c for c in [*view.main, *view.detail] if c.interval and c.key in view.rows[0]), None)
+    if col is None or not view.rows:
+        return None
+    plot_w = _STRIP_W - _STRIP_LABEL - 70
+    height = 26 + _STRIP_ROW * len(view.rows) + 18
+
+    def x(v: float) -> float:
+        return round(_STRIP_LABEL + plot_w * min(max(v, 0.0), 1.0), 1)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_STRIP_W} {height}" width="{_STRIP_W}" '
+             f'height="{height}" role="img" font-family="DejaVu Sans, Arial, sans-serif" font-size="11">']
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        parts.append(f'<line x1="{x(tick)}" y1="18" x2="{x(tick)}" y2="{height - 16}" stroke="#e5e5e5"/>'
+                     f'<text x="{x(tick)}" y="{height - 4}" text-anchor="middle" fill="#5b6670">'
+                     f'{int(tick * 100)}%</text>')
+    colors = model_colors([str(r.get("model")) for r in view.rows])
+    few = False
+    for i, row in enumerate(view.rows):
+        y = 26 + _STRIP_ROW * i + _STRIP_ROW / 2
+        name = str(row.get("model"))
+        shown = escape(view.text(view.main[0], row))
+        parts.append(f'<text x="{_STRIP_LABEL - 8}" y="{y + 4}" text-anchor="end">{shown}</text>')
+        value, low, high = row.get(col.key), row.get(col.low or ""), row.get(col.high or "")
+        if value is None:
+            parts.append(f'<text x="{_STRIP_LABEL + 4}" y="{y + 4}" fill="#8a4b00">no overall figure</text>')
+            continue
+        color = colors[name]
+        if low is not None and high is not None:
+            parts.append(f'<line x1="{x(low)}" y1="{y}" x2="{x(high)}" y2="{y}" stroke="{color}" stroke-width="3"/>')
+        mark = f" {FEW_MARK}" if few_cases(row) is not None else ""
+        few = few or bool(mark)
+        parts.append(f'<circle cx="{x(value)}" cy="{y}" r="5" fill="{color}"/>'
+                     f'<text x="{_STRIP_LABEL + plot_w + 8}" y="{y + 4}">{100 * value:.1f}%{mark}</text>')
+    parts.append("</svg>")
+    caption = (f"{label(col.key).capitalize()} per system with its 95% interval (bar), ranked systems first"
+               + (f"; {FEW_MARK} the interval rests on fewer than 20 cases" if few else "") + ".")
+    return "".join(parts), caption

@@ -16,9 +16,21 @@ from pydantic import BaseModel
 
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.figures import CATEGORY_ORDER, category_sizes, report_figures
+from lhl_platform.report.labels import FEW_CASES, FEW_MARK, scheme_label
+from lhl_platform.report.layout import html_tables, view
 from lhl_platform.report.marts import RateIntervalRow, RunSpreadRow
-from lhl_platform.report.render import JUDGE_MARKS, contracts_line, judge_legend, judge_validated, matched_line
-from lhl_platform.report.rows import Report
+from lhl_platform.report.render import (
+    DEBATE_LINES,
+    JUDGE_MARKS,
+    contracts_line,
+    debate_caption,
+    debate_line,
+    debate_system,
+    judge_legend,
+    judge_validated,
+    matched_line,
+)
+from lhl_platform.report.rows import DebateEffectRow, Report
 from lhl_platform.report.stats import INTERVAL_METRICS
 from lhl_platform.report.verdict import clause_verdict
 from lhl_platform.report.verdict_render import render_verdict_html
@@ -67,7 +79,7 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12px; border-top: 1px
 
 
 def pct(value: float | None, digits: int = 1) -> str:
-    return "–" if value is None else f"{100 * value:.{digits}f}"
+    return "–" if value is None else f"{100 * value:.{digits}f}%"
 
 
 def signed(value: float | None) -> str:
@@ -247,11 +259,13 @@ def _leaderboard(report: Report) -> str:
         shown = text if value is None or not mark else f"{text} {mark}"
         return Cell(shown, value, metric, "weak" if mark and value is not None else "")
 
-    headers = ["model", "runs", "contracts", "n", "FAR %", "FRR %", "Acc %", "HalTP %", "HalTP 95% CI", "HalGen %",
-               "JEq %", "RDI", "RDI 95% CI", "missing rows"]
+    headers = ["model", "runs", "contracts", "n", "FAR", "FRR", "Acc", "HalTP", "HalTP 95% CI", "HalGen", "JEq",
+               "RDI", "RDI 95% CI", "missing rows"]
+    contradicted = {r.model: r.contradicted for r in report.rdi if r.category is None}
     rows = []
     for r in report.leaderboard:
         hal = iv.get((r.model, None, None, "hal_tp"))
+        few = contradicted.get(r.model, FEW_CASES) < FEW_CASES
         rows.append(({"model": r.model, "judge-validated": _json_bool(status)}, [
             Cell(r.model + (" *" if r.coverage_differs else ""), r.model, "model"),
             Cell(str(r.runs), r.runs, "runs"), Cell(str(r.contracts), r.contracts, "contracts"),
@@ -261,9 +275,9 @@ def _leaderboard(report: Report) -> str:
             Cell(interval(hal.ci_low, hal.ci_high) if hal else "–", css="ci"),
             content(r.hal_gen, pct(r.hal_gen), "hal_gen"), content(r.jeq, pct(r.jeq), "jeq"),
             content(r.rdi, signed(r.rdi), "rdi"),
-            Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed), css="ci"),
+            Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed), css="ci weak" if few else "ci"),
             Cell(str(r.missing_rows), r.missing_rows, "missing_rows")]))
-    extra = ""
+    extra = _few_rdi_note(report, overall=True)
     if any(r.coverage_differs for r in report.leaderboard):
         extra = ("<p>* coverage differs from the matched cells (see Coverage in the scope section); the composite "
                  "ranks only the systems that cover the matched cells.</p>")
@@ -271,6 +285,17 @@ def _leaderboard(report: Report) -> str:
     if legend:
         extra += f'<p class="weak" data-legend="judge">{escape(legend)}</p>'
     return _section("leaderboard", "Leaderboard (pooled over runs)", table("leaderboard", headers, rows), extra)
+
+
+def _few_rdi_note(report: Report, overall: bool) -> str:
+    """Under a table whose RDI intervals rest on fewer than FEW_CASES contradicted clauses: which, and why it
+    matters (an RDI of +1.000 [+1.000, +1.000] from 2 contradictions says nothing about the model)."""
+    few = [f"{r.model}{'' if r.category is None else ' / ' + r.category} ({r.contradicted})" for r in report.rdi
+           if r.rdi is not None and r.contradicted < FEW_CASES and (r.category is None or not overall)]
+    if not few:
+        return ""
+    return (f'<p class="weak" data-note="few-cases">Brown RDI intervals rest on fewer than {FEW_CASES} contradicted '
+            "clauses, too few to establish a direction: " + escape("; ".join(few)) + ".</p>")
 
 
 def _typed(report: Report, svg: str) -> str:
@@ -302,14 +327,17 @@ def _typed(report: Report, svg: str) -> str:
 
 
 def _rdi(report: Report, svg: str) -> str:
-    headers = ["model", "category", "contradicted", "missing %", "extra %", "scope %", "scope share 95% CI", "RDI",
-               "RDI 95% CI", "direction"]
+    headers = ["model", "category", "contradicted", "missing condition", "extra condition", "scope error",
+               "scope share 95% CI", "RDI", "RDI 95% CI", "direction"]
     iv = _intervals(report)
     rows = []
     for r in report.rdi:
         crosses = r.rdi_ci_low is not None and r.rdi_ci_high is not None and r.rdi_ci_low <= 0 <= r.rdi_ci_high
+        few = r.rdi is not None and r.contradicted < FEW_CASES
         direction = ("–" if r.rdi is None else "not established (interval includes 0)" if crosses
                      else "invention" if (r.rdi or 0) > 0 else "omission")
+        if few:
+            direction += f"; only {r.contradicted} contradicted, too few to rely on"
         share = iv.get((r.model, None, r.category, "p_scope"))
         rows.append(({"model": r.model, "category": r.category or ""}, [
             Cell(r.model), Cell(r.category or "all", css="text"), Cell(str(r.contradicted), r.contradicted,
@@ -318,8 +346,8 @@ def _rdi(report: Report, svg: str) -> str:
             Cell(pct(r.p_scope), r.p_scope, "p_scope"),
             Cell(interval(share.ci_low, share.ci_high) if share else "–", css="ci"),
             Cell(signed(r.rdi), r.rdi, "rdi"),
-            Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed), css="ci"),
-            Cell(direction, css="text" + (" weak" if crosses else ""))]))
+            Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed), css="ci weak" if few else "ci"),
+            Cell(direction, css="text" + (" weak" if crosses or few else ""))]))
     return _section(
         "rdi", "Risk Direction Index",
         _figure(svg, "RDI with 95% bootstrap intervals, overall and per category. Left of the dashed line: the "
@@ -327,7 +355,7 @@ def _rdi(report: Report, svg: str) -> str:
                      "markers: the interval includes 0.", "rdi_forest"),
         _note("RDI says which way a model's content errors lean, not how many there are: with most contradictions "
               "being scope errors (see the scope share), RDI is compressed towards 0."),
-        table("rdi", headers, rows))
+        table("rdi", headers, rows), _few_rdi_note(report, overall=False))
 
 
 def _composite(report: Report, svg: str) -> str:
@@ -343,7 +371,7 @@ def _composite(report: Report, svg: str) -> str:
             if c is None or c.score is None:
                 cells.append(Cell("–", None, f"rank:{s}"))
                 continue
-            keep = "" if st is None or st.stability is None else f", kept in {pct(st.stability, 0)}%"
+            keep = "" if st is None or st.stability is None else f", kept in {pct(st.stability, 0)}"
             cells.append(Cell(f"#{c.rank} ({c.score:.2f}{keep})", c.rank, f"rank:{s}"))
         rows.append(({"model": lb.model}, cells))
     boot = report.statistics.bootstrap if report.statistics else None
@@ -351,7 +379,7 @@ def _composite(report: Report, svg: str) -> str:
         "composite", "Composite ranks",
         _figure(svg, "Rank per scheme (1 = best); the percentage is the share of contract-cluster bootstrap "
                      "resamples in which the model keeps that rank.", "composite_ranks"),
-        table("composite", ["model", *schemes], rows),
+        table("composite", ["model", *map(scheme_label, schemes)], rows),
         "<p>Schemes weight FAR, FRR, Acc, HalGen and JEq (equal 1:1:1:1:1; fp_heavy 2:1:1:2:1; recall_heavy "
         "1:2:1:1:2; halluc_only HalGen alone; detection_only FAR, FRR, Acc). Ranks are computed on the matched "
         "contracts; a rank kept in under half of the resamples"
@@ -371,9 +399,11 @@ def _rate_interval_table(rows_in: Sequence[RateIntervalRow]) -> tuple[str, int]:
             found = by_metric.get(m)
             text = ("–" if found is None or found.value is None
                     else f"{pct(found.value)} {interval(found.ci_low, found.ci_high)}")
-            cells.append(Cell(text, found.value if found else None, m))
+            few = found is not None and found.value is not None and found.denominator < FEW_CASES
+            cells.append(Cell(text + (f" {FEW_MARK}" if few else ""), found.value if found else None, m,
+                              "weak" if few else ""))
         rows.append(({"model": model, "run": "" if run is None else str(run), "category": category or ""}, cells))
-    return table("rate_intervals", ["model", "group", *(RATE_LABELS[m] + " %" for m in metrics)], rows), len(rows)
+    return table("rate_intervals", ["model", "group", *(RATE_LABELS[m] for m in metrics)], rows), len(rows)
 
 
 def _run_spread_table(rows_in: Sequence[RunSpreadRow]) -> str:
@@ -406,9 +436,9 @@ def _scope_share_table(rows_in: Sequence[RateIntervalRow]) -> str:
         ({"model": r.model, "category": r.category or ""},
          [Cell(r.model), Cell(r.category or "all", css="text"), Cell(str(r.numerator), r.numerator, "n_scope"),
           Cell(str(r.denominator), r.denominator, "contradicted"), Cell(pct(r.value), r.value, "p_scope"),
-          Cell(interval(r.ci_low, r.ci_high), css="ci")])
+          Cell(interval(r.ci_low, r.ci_high), css="ci weak" if r.denominator < FEW_CASES else "ci")])
         for r in rows_in if r.metric == "p_scope" and r.run is None]
-    return table("scope_share", ["model", "category", "scope errors", "contradicted", "scope share %", "95% CI"],
+    return table("scope_share", ["model", "category", "scope errors", "contradicted", "scope share", "95% CI"],
                  rows)
 
 
@@ -426,7 +456,8 @@ def _statistics(report: Report) -> str:
         _scope_share_table(stats.rate_intervals),
         "<h3>Every rate with its 95% interval</h3>",
         f"<details><summary>Show {n_rows} rows (model pooled, per category and per run)</summary>"
-        f"{intervals_table}</details>",
+        f"{intervals_table}<p class=\"weak\">{FEW_MARK} the interval rests on fewer than {FEW_CASES} instances."
+        "</p></details>",
         _clause_profiles(report))
 
 
@@ -445,8 +476,7 @@ def _clause_profiles(report: Report) -> str:
                   Cell(pct(mean.frr_mean), mean.frr_mean, "frr_mean"),
                   Cell(pct(mean.far_mean), mean.far_mean, "far_mean")]
         rows.append(({"clause-type": clause}, cells))
-    headers = ["clause type", "category", *(f"HalTP % {m}" for m in models), "HalTP % mean", "FRR % mean",
-               "FAR % mean"]
+    headers = ["clause type", "category", *(f"HalTP {m}" for m in models), "mean HalTP", "mean FRR", "mean FAR"]
     return ("<h3>Clause-type profiles</h3><p>HalTP per clause type and model, with the mean across models "
             "(models without a found clause of that type are left out of the mean).</p>"
             f"<details><summary>Show {len(rows)} clause types</summary>"
@@ -476,9 +506,9 @@ def _missing(report: Report, svg: str | None) -> str:
             "clause types skipped). They are excluded from every denominator. A contract is <i>persistent</i> when "
             "it is incomplete in every audited run (an input the model cannot process); the persistent fraction is "
             "their share of the incomplete contracts.</p>")
-    parts = [lead, table("missing_summary", ["model", "nominal rows", "missing rows", "missing %",
-                                             "incomplete contracts", "persistent contracts", "persistent fraction %",
-                                             "rows in persistent contracts %"], rows), per_run]
+    parts = [lead, table("missing_summary", ["model", "nominal rows", "missing rows", "missing share",
+                                             "incomplete contracts", "persistent contracts", "persistent fraction",
+                                             "rows in persistent contracts"], rows), per_run]
     incomplete = stats.missing_by_contract if stats else []
     if incomplete:
         by_contract = table("missing_by_contract", ["model", "contract", "missing rows", "incomplete in runs",
@@ -513,15 +543,18 @@ def _usage(report: Report) -> str:
 
 
 def _generic_rows(name: str, items: Sequence[BaseModel]) -> str:
-    """Any list of typed rows as a table of its fields (rates shown as they are, to three decimals)."""
-    fields = list(type(items[0]).model_fields)
+    """Any list of typed rows as the reader's tables (labels.py: labels, percent, split or transposed)."""
+    return html_tables(view(name, [i.model_dump() for i in items]))
 
-    def text(v: Any) -> str:
-        return "–" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
 
-    rows: list[tuple[dict[str, str], Sequence[Cell | str]]] = [
-        ({}, [Cell(text(getattr(i, f)), getattr(i, f), f) for f in fields]) for i in items]
-    return table(name, fields, rows)
+def _debate_effects(rows: Sequence[DebateEffectRow]) -> str:
+    """Transposed: one column per debated system, one line per figure (base → debate), so it fits the page."""
+    systems = [debate_system(r) for r in rows]
+    body: list[tuple[dict[str, str], Sequence[Cell | str]]] = [
+        ({"figure": key}, [Cell(title, css="text"), *(Cell(*debate_line(r, key, kind), f"{key}:{s}")
+                                                      for r, s in zip(rows, systems, strict=True))])
+        for key, title, kind in DEBATE_LINES]
+    return table("debate_effects", ["", *systems], body)
 
 
 def _debate(report: Report) -> str:
@@ -529,10 +562,9 @@ def _debate(report: Report) -> str:
     by_category = list(getattr(report, "debate_by_category", []) or [])
     if not effects and not by_category:
         return ""
-    parts = ["<p>Baseline versus the typed debate on the same instances, scored by the same judge. A debate that "
-             "mainly removes fabrications lowers FP, FAR and HalGen while contradictions barely move.</p>"]
+    parts = [f'<p data-caption="debate">{escape(debate_caption(effects))}</p>' if effects else ""]
     if effects:
-        parts.append(_generic_rows("debate_effects", effects))
+        parts.append(_debate_effects(effects))
     if by_category:
         parts += ["<h3>Per category (debate minus baseline)</h3>", _generic_rows("debate_by_category", by_category)]
     return _section("debate", "Debate effects", *parts)

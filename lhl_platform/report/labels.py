@@ -36,7 +36,7 @@ LABELS: dict[str, str] = {
     "missing_judgments": "missing judgments", "dropped_identified": "identified elements dropped",
     "response_calls": "response calls", "judge_calls": "judge calls", "missing_elements": "missing elements",
     "gold_elements": "gold elements", "non_required_elements": "non-required elements", "domains": "domains",
-    "jurisdictions": "jurisdictions", "self_built": "self-built", "gold_source": "gold from", "named": "named",
+    "jurisdictions": "jurisdictions", "self_built": "built by this platform", "gold_source": "gold from", "named": "named",
     "matched": "matched", "decisions": "decisions", "newest_run": "newest run", "baseline_runs": "earlier runs",
     "drifted": "drifted",
     # rates and scores
@@ -46,8 +46,8 @@ LABELS: dict[str, str] = {
     "over_flag": "over-flag", "identification": "identification",
     "claimed_anything_missing": "claimed something missing", "additional_claims_count": "additional claims",
     "explanation": "explanation", "fabrication": "fabrication", "f2_mean_abs_diff": "F2 mean |difference|",
-    "required_failed": "required checks failed", "identical": "identical pairs kept", "force_changed": "force changed",
-    "right_mismatch": "right mismatch", "force_kept": "force kept", "baseline_recall": "earlier runs' recall",
+    "required_failed": "required checks failed", "identical": "identical pairs", "force_changed": "force changed",
+    "right_mismatch": "right type", "force_kept": "force kept", "baseline_recall": "earlier runs' recall",
     "newest_recall": "newest run's recall", "delta_far": "FAR change", "delta_hal_gen": "HalGen change",
     "rdi_shift": "RDI change", "flip_rate": "flipped", "far": "FAR", "frr": "FRR", "acc": "Acc", "hal_tp": "HalTP",
     "hal_gen": "HalGen", "jeq": "JEq", "rdi": "RDI",
@@ -230,13 +230,13 @@ def split_columns(cols: Sequence[Column], section: str, keep: int = 1) -> tuple[
 
 def identity_columns(fields: Sequence[str]) -> int:
     """How many leading columns name a row (model and category, or model alone, ...)."""
-    names = ("model", "judge", "category", "item_set", "bucket", "contract_id", "run", "backbone")
+    names = ("model", "category", "item_set", "bucket", "contract_id", "run", "backbone")
     count = 0
     for f in fields:
         if f not in names:
             break
         count += 1
-    return max(count, 1)
+    return max(count, 1)  # a judge names a row only as its first column (a judge's validation)
 
 
 def few_cases_note(rows: Sequence[dict[str, Any]], cols: Sequence[Column]) -> str | None:

@@ -88,7 +88,7 @@ def _cell(v: View, col: Column, row: dict[str, Any]) -> Any:
         weak = text.endswith(FEW_MARK) and few_cases(row) is not None
         return Cell(text, row.get(col.low or ""), col.low, "ci weak" if weak else "ci")
     value = row.get(col.key)
-    css = "text" if isinstance(value, str) and col.key != "model" and len(value) > 24 else ""
+    css = "text" if isinstance(value, str | list | tuple) else ""  # words left-aligned, numbers right
     return Cell(text, value, col.key, css)
 
 
@@ -101,11 +101,12 @@ def html_tables(v: View) -> str:
             ({"field": c.key}, [Cell(c.title, css="text"), _cell(v, c, row)]) for c in v.main[1:]]
         out = table(v.name, ["", v.text(v.main[0], row)], body).replace("<table ", '<table class="facts" ', 1)
     else:
-        rows = [({}, [_cell(v, c, r) for c in v.main]) for r in v.rows]
+        rows: list[tuple[dict[str, str], Sequence[Any]]] = [({}, [_cell(v, c, r) for c in v.main]) for r in v.rows]
         out = table(v.name, [c.title for c in v.main], rows)
         if v.detail:
             names = ", ".join(c.title for c in v.detail[1:])
-            detail = [({}, [_cell(v, c, r) for c in v.detail]) for r in v.rows]
+            detail: list[tuple[dict[str, str], Sequence[Any]]] = [({}, [_cell(v, c, r) for c in v.detail])
+                                                                  for r in v.rows]
             out += (f"<details><summary>More columns: {escape(names)}</summary>"
                     + table(f"{v.name}_detail", [c.title for c in v.detail], detail) + "</details>")
     if v.note:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.report.labels import FEW_CASES, FEW_MARK, scheme_label
 from lhl_platform.report.rows import METRIC_COLUMNS, DebateEffectRow, Report
 from lhl_platform.report.verdict import clause_verdict
 from lhl_platform.report.verdict_render import render_verdict_text
@@ -40,6 +41,9 @@ def _inert(text: str, markdown: bool) -> str:
     may be printed: literal Markdown, or without control characters for a terminal."""
     return markdown_text(text) if markdown else printable(text)
 
+
+FEW_RDI = (f"{FEW_MARK} the RDI interval rests on fewer than {FEW_CASES} contradicted clauses: too few to establish "
+           "a direction.")
 
 # Beside every content figure (HalTP, HalGen, JEq, RDI) whose judge failed its validation, or has none.
 JUDGE_MARKS: dict[bool | None, str] = {True: "", False: "!", None: "?"}
@@ -75,6 +79,17 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     def t(text: str) -> str:
         return _inert(text, markdown)
 
+    def gap(model: str) -> str:  # percentage points
+        return _pct(gaps[model].gap) + " pp" * markdown if model in gaps else "-"
+
+    contradicted = {r.model: r.contradicted for r in report.rdi if r.category is None}
+
+    def few(model: str) -> str:  # in Markdown, beside an RDI interval resting on fewer than FEW_CASES clauses
+        return f" {FEW_MARK}" if markdown and contradicted.get(model, FEW_CASES) < FEW_CASES else ""
+
+    def rate(value: float | None) -> str:  # percent in Markdown; the terminal table's title says "in %"
+        return _pct(value) + ("%" if markdown and value is not None else "")
+
     sc = report.scope
     # systems whose cells differ, or whose TPs the judge labelled only in part: their content figures' cells
     partial = [c for c in report.coverage if c.coverage_differs or c.judged_tp < c.true_positives]
@@ -94,12 +109,14 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     out.append(h("Leaderboard (pooled over runs; rates in %)"))
     out.append(_table(
         ["model", "runs", "contracts", "n", "FAR", "FRR", "Acc", "HalTP", "HalGen", "JEq", "RDI [95% CI]", "missing"],
-        [[r.model + (" *" if r.coverage_differs else ""), str(r.runs), str(r.contracts), str(r.n), _pct(r.far),
-          _pct(r.frr), _pct(r.acc), _marked(_pct(r.hal_tp), r.hal_tp, mark),
-          _marked(_pct(r.hal_gen), r.hal_gen, mark), _marked(_pct(r.jeq), r.jeq, mark),
-          f"{_marked(_signed(r.rdi), r.rdi, mark)} [{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]",
-          str(r.missing_rows)]
+        [[r.model + (" *" if r.coverage_differs else ""), str(r.runs), str(r.contracts), str(r.n), rate(r.far),
+          rate(r.frr), rate(r.acc), _marked(rate(r.hal_tp), r.hal_tp, mark),
+          _marked(rate(r.hal_gen), r.hal_gen, mark), _marked(rate(r.jeq), r.jeq, mark),
+          f"{_marked(_signed(r.rdi), r.rdi, mark)} [{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]"
+          + few(r.model), str(r.missing_rows)]
          for r in report.leaderboard], markdown))
+    if markdown and any(few(r.model) for r in report.leaderboard):
+        out.extend(["", FEW_RDI])
     legend = judge_legend(report)
     if legend:  # in Markdown after a blank line: a plain line right under a table is one more row of it
         out.extend(["", t(legend)] if markdown else [t(legend)])
@@ -112,21 +129,23 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     typed = {(r.model, r.category): r for r in report.typed_profiles}
     gaps = {g.model: g for g in report.gaps}
     out.append(_table(["model", *categories, "gap"],
-                      [[m.model, *(_pct(typed[(m.model, c)].hal_tp) if (m.model, c) in typed else "-"
+                      [[m.model, *(rate(typed[(m.model, c)].hal_tp) if (m.model, c) in typed else "-"
                                    for c in categories),
-                        _pct(gaps[m.model].gap) if m.model in gaps else "-"] for m in report.leaderboard], markdown))
+                        gap(m.model)] for m in report.leaderboard], markdown))
     out.append("")
     out.append(h("Risk Direction Index (missing vs extra condition, % of contradicted)"))
     out.append(_table(["model", "contradicted", "missing %", "extra %", "scope %", "RDI", "95% CI"],
-                      [[r.model, str(r.contradicted), _pct(r.p_missing), _pct(r.p_extra), _pct(r.p_scope),
-                        _signed(r.rdi), f"[{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]"]
+                      [[r.model, str(r.contradicted), rate(r.p_missing), rate(r.p_extra), rate(r.p_scope),
+                        _signed(r.rdi), f"[{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]" + few(r.model)]
                        for r in report.rdi if r.category is None], markdown))
+    if markdown and any(few(r.model) for r in report.leaderboard):
+        out.extend(["", FEW_RDI])
     out.append("")
     out.append(h("Composite rank (weighted mean rank; lower is better)"))
     schemes = list(dict.fromkeys(c.scheme for c in report.composite))
     score = {(c.scheme, c.model): c for c in report.composite}
     ranked = {c.model for c in report.coverage if c.ranked}
-    out.append(_table(["model", *schemes],
+    out.append(_table(["model", *map(scheme_label, schemes)],
                       [[m.model + ("" if m.model in ranked else " (not ranked)"),
                         *(f"{score[(s, m.model)].score:.2f} (#{score[(s, m.model)].rank})"
                           if score.get((s, m.model)) and score[(s, m.model)].score is not None else "-"
@@ -136,8 +155,8 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     out.append("")
     out.append(h("Per run"))
     out.append(_table(["model", "run", "n", "FAR", "FRR", "Acc", "HalTP", "JEq", "RDI", "missing"],
-                      [[r.model, str(r.run), str(r.n), _pct(r.far), _pct(r.frr), _pct(r.acc), _pct(r.hal_tp),
-                        _pct(r.jeq), _signed(r.rdi), str(r.missing_rows)] for r in report.per_run], markdown))
+                      [[r.model, str(r.run), str(r.n), rate(r.far), rate(r.frr), rate(r.acc), rate(r.hal_tp),
+                        rate(r.jeq), _signed(r.rdi), str(r.missing_rows)] for r in report.per_run], markdown))
     out.append("")
     out.append(h("Usage and cost (USD at registered prices)"))
     out.append(_table(["model", "run", "extraction calls", "judge calls", "input tok", "cached tok", "output tok",
@@ -149,7 +168,8 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     out.append("")
     if report.debate_effects:
         out.append(h("Debate effects (base > debate, same instances)"))
-        out.append(debate_effects_table(report.debate_effects, markdown))
+        out.append(debate_effects_markdown(report.debate_effects) if markdown
+                   else debate_effects_table(report.debate_effects, markdown))
         out.append("")
     out.append(h("Checks"))
     out.extend(f"{'- ' if markdown else ''}[{'PASS' if c.passed else 'FAIL'}] {t(c.name)}: {t(c.summary)}"
@@ -231,3 +251,68 @@ def debate_effects_table(rows: Sequence[DebateEffectRow], markdown: bool = False
 def render_debate_effects(rows: Sequence[DebateEffectRow]) -> str:
     title = "Debate effects (base > debate, same instances)"
     return "\n".join([title, "=" * len(title), debate_effects_table(rows) if rows else "(no debate in scope)"])
+
+
+# The debate's effect as a reader reads it: one column per debated system, one line per figure (base -> debate).
+DEBATE_LINES: tuple[tuple[str, str, str], ...] = (
+    ("decisions", "decisions", "count"), ("fp", "false positives (FP)", "pair"), ("fn", "false negatives (FN)", "pair"),
+    ("contradicted", "contradicted", "pair"), ("far", "FAR", "rate"), ("frr", "FRR", "rate"),
+    ("hal_gen", "HalGen", "rate"), ("rdi", "RDI", "signed"), ("mean_rounds", "mean rounds", "number"),
+    ("share_round1", "settled in round 1", "share"), ("consensus_rate", "consensus", "share"),
+    ("flip_rate", "flipped", "share"), ("calls_per_decision", "calls per decision", "number"),
+    ("tokens_per_decision", "tokens per decision", "tokens"))
+
+
+def debate_system(r: DebateEffectRow) -> str:
+    return f"{r.backbone} run {r.run} ({r.config}{', ' + r.subset if r.subset else ''})"
+
+
+def debate_line(r: DebateEffectRow, key: str, kind: str) -> tuple[str, Any]:
+    """One figure of one debated system as shown (base → debate for a pair) and its exact (debate) value."""
+    from lhl_platform.report.labels import pct, signed
+
+    if kind in ("pair", "rate", "signed"):
+        base, debate = (getattr(r, f"{key}_base"), getattr(r, f"{key}_debate"))
+        fmt: Callable[[Any], str] = {"pair": str, "rate": pct, "signed": signed}[kind]
+        return f"{fmt(base)} → {fmt(debate)}", debate
+    value = getattr(r, key)
+    if value is None:
+        return "–", None
+    shown: dict[str, Callable[[Any], str]] = {"count": str, "share": pct, "number": lambda v: f"{v:.2f}",
+                                              "tokens": lambda v: f"{v:,.0f}"}
+    return shown[kind](value), value
+
+
+def _movement(base: int, debate: int) -> str:
+    if base == debate == 0:
+        return "stay at 0"
+    change = (debate - base) / max(base, 1)
+    word = "fall" if change <= -0.25 else "rise" if change >= 0.25 else "barely move"
+    return f"{word} ({base} → {debate})"
+
+
+def debate_caption(rows: Sequence[DebateEffectRow]) -> str:
+    """What the debate changed, in words generated from the counts (never a fixed sentence)."""
+    if not rows:
+        return ""
+    total = {k: (sum(getattr(r, f"{k}_base") for r in rows), sum(getattr(r, f"{k}_debate") for r in rows))
+             for k in ("fp", "fn", "contradicted")}
+    pooled = f" (summed over {len(rows)} debated runs)" if len(rows) > 1 else ""
+    text = (f"Baseline against the typed debate on the same instances, scored by the same judge{pooled}: false "
+            f"positives {_movement(*total['fp'])}, false negatives {_movement(*total['fn'])}, contradicted clauses "
+            f"{_movement(*total['contradicted'])}.")
+    from lhl_platform.report.labels import pct
+
+    worse = [f"{debate_system(r)} {pct(r.frr_base)} → {pct(r.frr_debate)}" for r in rows
+             if r.frr_base is not None and r.frr_debate is not None and r.frr_debate > r.frr_base * 1.25
+             and r.fn_debate > r.fn_base]
+    if worse:
+        text += " The debate also drops true clauses: FRR rises for " + "; ".join(worse) + "."
+    return text
+
+
+def debate_effects_markdown(rows: Sequence[DebateEffectRow]) -> str:
+    """The debate's effect for Markdown: transposed (a line per figure), so it stays narrow whatever the runs."""
+    headers = ["", *(debate_system(r) for r in rows)]
+    body = [[title, *(debate_line(r, key, kind)[0] for r in rows)] for key, title, kind in DEBATE_LINES]
+    return _table(headers, body, True) + "\n\n" + debate_caption(rows)

@@ -19,7 +19,9 @@ from pydantic import BaseModel, Field
 from lhl_platform import __version__
 from lhl_platform.home import Home
 from lhl_platform.quality.checks import CheckOutcome
-from lhl_platform.report.html import _CSS, Cell, _checks, _figure, _section, table
+from lhl_platform.report.figures import leaderboard_strip
+from lhl_platform.report.html import _CSS, _checks, _figure, _section
+from lhl_platform.report.layout import html_tables, ordered, text_tables, view
 from lhl_platform.report.render import _table
 from lhl_platform.report.verdict import suite_verdict
 from lhl_platform.report.verdict_render import render_verdict_html, render_verdict_text
@@ -157,9 +159,12 @@ def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
     for name, rows in report.sections.items():
         out.append(h(report.titles.get(name, name)))
         if rows:
-            shown = [with_judge(report, name, r.model_dump()) for r in rows]
-            fields = list(shown[0])
-            out.append(_table(fields, [[_text(r[f]) for f in fields] for r in shown], markdown))
+            shown = ordered(name, [with_judge(report, name, r.model_dump()) for r in rows])
+            if markdown:  # for a reader: labels, percent, wide tables split (layout.py)
+                out.extend(text_tables(view(name, shown), markdown))
+            else:  # the terminal's table keeps the column names and fractions of the JSON
+                fields = list(shown[0])
+                out.append(_table(fields, [[_text(r[f]) for f in fields] for r in shown], markdown))
             legend = judge_legend(report) if name == "leaderboard" else None
             if legend:  # in Markdown after a blank line: a plain line right under a table is one more row of it
                 out.extend(["", legend] if markdown else [legend])
@@ -184,13 +189,15 @@ def render_suite_html(report: SuiteReport, suite: Suite) -> str:
     for section in suite.sections:
         rows = report.sections.get(section.name, [])
         parts: list[str] = []
+        if rows:
+            shown = view(section.name, [with_judge(report, section.name, r.model_dump()) for r in rows])
+            strip = leaderboard_strip(shown) if section.name == "leaderboard" else None
+            if strip is not None:
+                parts.append(_figure(strip[0], strip[1], f"{section.name}_intervals"))
         if section.figure is not None and rows:
             parts.append(_figure(section.figure(rows), section.title, section.name))
         if rows:
-            shown = [with_judge(report, section.name, r.model_dump()) for r in rows]
-            fields = list(shown[0])
-            parts.append(table(section.name, fields, [({}, [Cell(_text(r[f]), r[f], f) for f in fields])
-                                                      for r in shown]))
+            parts.append(html_tables(shown))
         else:
             parts.append("<p>No rows in scope.</p>")
         if section.note:
