@@ -82,6 +82,6 @@ def _client() -> Any:
             region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
             client = boto3.session.Session().client(
                 "s3", region_name=region,
-                config=Config(retries=_RETRIES, connect_timeout=5, read_timeout=30))  # type: ignore[arg-type]
+                config=Config(retries=_RETRIES, connect_timeout=5, read_timeout=30))
             _clients[ident] = client
         return client

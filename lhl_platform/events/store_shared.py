@@ -244,7 +244,8 @@ class SharedStore:
         (problems, objects read). Every object is read from the bucket, never from the cache."""
         problems: list[str] = []
         rows = self.catalog.rows_after(0)
-        prev_line, heads = GENESIS, {}
+        prev_line = GENESIS
+        heads: dict[str, tuple[int, str]] = {}
         for row in rows:
             doc = json.loads(row.checkpoint)
             expected = {"prev": prev_line, "stream": row.stream, "count": row.seq + row.count, "head": row.last_chain}

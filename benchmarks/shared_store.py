@@ -1,0 +1,104 @@
+"""Benchmark: the event log on the shared store (moto's S3 server + PostgreSQL on loopback) beside the folder.
+
+In one run, on this machine, each measured the same way on both stores:
+
+* append throughput: `--commits` commits of `--events` events each, one writer (events/s and commits/s);
+* the event-log part of a report's refresh: the committed segments a warehouse refresh reads, checked
+  (`EventLog.segments()`), on a home that has read nothing yet (cold: for the shared store every segment is
+  fetched from the bucket) and again with nothing new (warm: the folder rehashes nothing; the shared store asks
+  the catalog for rows it has not read).
+
+Loopback servers measure the client's work and the round trips' count, not a real network's latency: a real
+bucket and database add their latency to every commit. Ratios are shared / folder (time) and are printed.
+
+    python benchmarks/shared_store.py [--commits 200] [--events 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+os.environ.setdefault("LHL_CACHE_KEY_FILE", str(Path(tempfile.mkdtemp(prefix="lhl-bench-key-")) / "key"))
+
+import boto3  # noqa: E402
+import psycopg  # noqa: E402
+from moto.server import ThreadedMotoServer  # noqa: E402
+
+from lhl_platform.events.log import EventLog  # noqa: E402
+from lhl_platform.events.store import FOLDER, SegmentStore  # noqa: E402
+from lhl_platform.events.store_shared import shared_store  # noqa: E402
+from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed  # noqa: E402
+from tests.test_publish import postgres  # noqa: E402  (the tests' throwaway PostgreSQL server)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _append(log: EventLog, commits: int, events: int) -> float:
+    started = time.perf_counter()
+    with log.writer("bench", flush_every=events) as w:
+        for i in range(commits * events):
+            w.append(ExtractionEvent.FAILED, f"c{i}", f"k{i}",
+                     ExtractionFailed(model="m", run=1, contract_id=f"c{i}", stage="call", reason="benchmark"))
+    return time.perf_counter() - started
+
+
+def _read(root: Path, store: SegmentStore) -> float:
+    started = time.perf_counter()
+    EventLog(root, store=store).segments()
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commits", type=int, default=200)
+    parser.add_argument("--events", type=int, default=50)
+    args = parser.parse_args()
+    server_gen = postgres.__pytest_wrapped__.obj()  # type: ignore[attr-defined]
+    host_url, password = next(server_gen)
+    port = _free_port()
+    s3 = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    s3.start()
+    try:
+        os.environ.update({"AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AWS_ACCESS_KEY_ID": "bench",
+                           "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"})
+        boto3.client("s3").create_bucket(Bucket="lhl-bench")
+        name = "bench_" + uuid.uuid4().hex[:8]
+        with psycopg.connect(host_url, password=password, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        catalog = host_url.replace("postgresql://lhl@", f"postgresql://lhl:{password}@").rsplit("/", 1)[0]
+        shared = shared_store(f"s3://lhl-bench/{name}", f"{catalog}/{name}")
+        work = Path(tempfile.mkdtemp(prefix="lhl-bench-"))
+        n = args.commits * args.events
+        rows = []
+        for label, store in (("folder", FOLDER), ("shared", shared)):
+            took = _append(EventLog(work / f"{label}-writer" / "events", store=store), args.commits, args.events)
+            reader = work / f"{label}-writer" / "events" if store is FOLDER else work / f"{label}-reader" / "events"
+            cold = _read(reader, store)
+            warm = _read(reader, store)
+            rows.append((label, took, cold, warm))
+            print(f"{label:6}  append {n / took:9.0f} events/s  {args.commits / took:7.1f} commits/s  "
+                  f"refresh cold {cold * 1000:7.1f} ms  warm {warm * 1000:7.1f} ms", flush=True)
+        (_, f_took, f_cold, f_warm), (_, s_took, s_cold, s_warm) = rows
+        print(f"shared / folder: append time x{s_took / f_took:.1f}, refresh cold x{s_cold / f_cold:.1f}, "
+              f"refresh warm x{s_warm / f_warm:.1f}  ({args.commits} commits of {args.events} events)")
+    finally:
+        s3.stop()
+        next(server_gen, None)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,338 @@
+"""The shared event store: segments in S3-compatible object storage, commits in PostgreSQL.
+
+A real PostgreSQL server (tests/test_publish.py's fixture) and moto's standalone S3 server on loopback. moto is
+what s3fs and delta-rs test against too; its server speaks the S3 REST API over HTTP, so boto3 talks to it as
+to any S3 endpoint (`AWS_ENDPOINT_URL`). Faults are injected by a small HTTP proxy in front of it.
+"""
+
+from __future__ import annotations
+
+import http.client
+import http.server
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+
+from lhl_platform.events.log import EventLog
+from lhl_platform.events.store import CATALOG_URL_ENV, EVENTS_URL_ENV, FOLDER
+from lhl_platform.events.verify import verify_log
+from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
+from orchestration.cli import main
+from tests.test_publish import postgres  # noqa: F401  (the module-scoped PostgreSQL server fixture)
+
+psycopg = pytest.importorskip("psycopg")
+boto3 = pytest.importorskip("boto3", reason="boto3 is not installed (the dev extra carries it)")
+moto_server = pytest.importorskip("moto.server", reason="moto[server] is not installed (the dev extra carries it)")
+
+BUCKET = "lhl-evidence"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """moto's S3 server on a free loopback port, with one bucket; its endpoint URL."""
+    port = _free_port()
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    endpoint = f"http://127.0.0.1:{port}"
+    saved = {k: os.environ.get(k) for k in ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+                                            "AWS_DEFAULT_REGION")}
+    os.environ.update({"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "testing",
+                       "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"})
+    boto3.client("s3").create_bucket(Bucket=BUCKET)
+    try:
+        yield endpoint
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        server.stop()
+
+
+@pytest.fixture
+def shared(postgres, s3, monkeypatch):  # noqa: F811
+    """A fresh shared store (its own database and prefix) attached through the environment: its env."""
+    host_url, password = postgres
+    name = "lhl_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(host_url, password=password, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    catalog = host_url.replace("postgresql://lhl@", f"postgresql://lhl:{password}@").rsplit("/", 1)[0] + f"/{name}"
+    env = {EVENTS_URL_ENV: f"s3://{BUCKET}/{name}", CATALOG_URL_ENV: catalog}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return env
+
+
+def _objects(prefix: str) -> list[str]:
+    listed = boto3.client("s3").list_objects_v2(Bucket=BUCKET, Prefix=prefix + "/segments/")
+    return [o["Key"] for o in listed.get("Contents", [])]
+
+
+def _append(log: EventLog, stream: str, texts: list[str], flush_every: int = 1) -> None:
+    with log.writer(stream, flush_every=flush_every) as w:
+        for text in texts:
+            w.append(ExtractionEvent.FAILED, text, f"note:{text}", _note(text))
+
+
+def _note(text: str) -> ExtractionFailed:
+    return ExtractionFailed(model="m", run=1, contract_id=text, stage="call", reason=text)
+
+
+def test_appends_round_trip_between_homes_and_verify_reads_the_objects(shared, tmp_path):
+    writer_log = EventLog(tmp_path / "a" / "events")
+    _append(writer_log, "notes", [f"n{i}" for i in range(7)], flush_every=3)
+    _append(writer_log, "other", ["x"])
+    # A second machine: an empty home with the same shared store sees every committed event.
+    reader_log = EventLog(tmp_path / "b" / "events")
+    assert [e.subject for e in reader_log.read("notes")] == [f"n{i}" for i in range(7)]
+    assert [e.model_dump() for e in reader_log.read()] == [e.model_dump() for e in writer_log.read()]
+    assert reader_log.streams() == ["notes", "other"]
+    assert reader_log.keys("other") == {"note:x"}
+    # Content-addressed and immutable: one object per committed segment, named by its SHA-256.
+    assert len(_objects(shared[EVENTS_URL_ENV].rsplit("/", 1)[1])) == 4
+    report = verify_log(reader_log)
+    assert report.ok, report.summary()
+    assert report.events == 8 and report.objects == 4
+    # Appending from the second home extends the same chain.
+    _append(reader_log, "notes", ["n7"])
+    assert [e.seq for e in writer_log.read("notes")] == list(range(8))
+    assert verify_log(writer_log).ok
+
+
+def test_a_folder_home_is_refused_as_a_mirror(shared, tmp_path, monkeypatch):
+    _append(EventLog(tmp_path / "events", store=FOLDER), "notes", ["a"])
+    with pytest.raises(RuntimeError, match="home migrate"):
+        EventLog(tmp_path / "events").streams()
+    monkeypatch.delenv(CATALOG_URL_ENV)
+    with pytest.raises(ValueError, match="LHL_CATALOG_URL is not set"):
+        EventLog(tmp_path / "other" / "events")
+
+
+RACER = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from lhl_platform.events.log import EventLog
+    from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
+
+    home, who, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    with EventLog(home / "events").writer("race", flush_every=1) as w:
+        for i in range(count):
+            w.append(ExtractionEvent.FAILED, who, f"{who}:{i}",
+                     ExtractionFailed(model="m", run=1, contract_id=who, stage="call", reason=str(i)))
+    print(w.commits)
+""")
+
+
+def test_two_processes_racing_200_appends_on_one_stream_never_fork_it(shared, tmp_path):
+    env = {**os.environ, **shared}
+    racers = [subprocess.Popen([sys.executable, "-c", RACER, str(tmp_path / who), who, "100"], env=env, cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for who in ("a", "b")]
+    outs = [r.communicate(timeout=120) for r in racers]
+    assert all(r.returncode == 0 for r in racers), outs
+    log = EventLog(tmp_path / "c" / "events")
+    events = log.read("race")
+    assert [e.seq for e in events] == list(range(200))
+    assert sorted(e.idempotency_key for e in events) == sorted(f"{w}:{i}" for w in "ab" for i in range(100))
+    writers = [e.subject for e in events]
+    switches = sum(x != y for x, y in zip(writers, writers[1:], strict=False))
+    assert switches >= 2, "the two writers' commits interleave: each lost races and re-chained onto the other's"
+    assert all(e.prev_hash == p.chain_hash for p, e in zip(events, events[1:], strict=False))
+    report = verify_log(log)
+    assert report.ok and report.heads["race"][0] == 200, report.summary()
+    with psycopg.connect(shared[CATALOG_URL_ENV]) as conn:
+        rows = conn.execute("SELECT seq, count, prev_head, last_chain FROM lhl_segments WHERE stream = 'race' "
+                            "ORDER BY seq").fetchall()
+    assert [r[0] for r in rows] == list(range(200)) and all(r[1] == 1 for r in rows)
+    assert all(b[2] == a[3] for a, b in zip(rows, rows[1:], strict=False))
+
+
+class _FaultyProxy(http.server.ThreadingHTTPServer):
+    """Forwards to the S3 server, answering a share of the requests with a 503 or a 500 instead."""
+
+    daemon_threads = True
+
+    def __init__(self, upstream: str, rate: float) -> None:
+        self.upstream = upstream.removeprefix("http://")
+        self.rate = rate
+        self.faults = 0
+        self.random = random.Random(7)
+        self.lock = threading.Lock()
+        super().__init__(("127.0.0.1", 0), _Forward)
+
+
+class _Forward(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _FaultyProxy
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _any(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        with self.server.lock:
+            fail = self.server.random.random() < self.server.rate
+            self.server.faults += fail
+        if fail:
+            status = self.server.random.choice((500, 503))
+            error = b"<Error><Code>InternalError</Code><Message>injected</Message></Error>"
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(error)))
+            self.end_headers()
+            self.wfile.write(error)
+            return
+        conn = http.client.HTTPConnection(self.server.upstream, timeout=30)
+        headers = {k: v for k, v in self.headers.items() if k.lower() != "host"}
+        conn.request(self.command, self.path, body=body, headers={**headers, "Host": self.headers["Host"]})
+        reply = conn.getresponse()
+        data = reply.read()
+        self.send_response(reply.status)
+        for key, value in reply.getheaders():
+            if key.lower() not in ("content-length", "transfer-encoding", "connection"):
+                self.send_header(key, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+        conn.close()
+
+    do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = _any
+
+
+def test_an_injected_5xx_rate_loses_nothing(shared, s3, tmp_path, monkeypatch):
+    proxy = _FaultyProxy(s3, rate=0.25)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{proxy.server_address[1]}")
+        log = EventLog(tmp_path / "a" / "events")
+        _append(log, "notes", [f"n{i}" for i in range(40)], flush_every=4)
+        other = EventLog(tmp_path / "b" / "events")  # every object fetched through the faults too
+        assert [e.subject for e in other.read("notes")] == [f"n{i}" for i in range(40)]
+    finally:
+        proxy.shutdown()
+    assert proxy.faults >= 5, "the proxy injected faults"
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3)
+    report = verify_log(EventLog(tmp_path / "c" / "events"))
+    assert report.ok and report.events == 40 and report.objects == 10, report.summary()
+
+
+def test_an_object_altered_in_the_bucket_is_named_by_verify(shared, tmp_path, capsys):
+    home = tmp_path / "home"
+    log = EventLog(home / "events")
+    _append(log, "notes", ["a", "b", "c"], flush_every=1)
+    assert main(["--home", str(home), "verify"]) == 0
+    capsys.readouterr()
+    prefix = shared[EVENTS_URL_ENV].rsplit("/", 1)[1]
+    victim = sorted(_objects(prefix))[1]
+    client = boto3.client("s3")
+    data = client.get_object(Bucket=BUCKET, Key=victim)["Body"].read()
+    client.put_object(Bucket=BUCKET, Key=victim, Body=data[:-1] + bytes([data[-1] ^ 1]))
+    # This home's cache still holds the good bytes; verify reads the bucket and names the object.
+    assert main(["--home", str(home), "verify"]) == 1
+    err = capsys.readouterr().err
+    assert f"s3://{BUCKET}/{victim}" in err and "bytes differ" in err and err.count("\n") == 1
+    # A machine without the good bytes refuses to read the altered segment at all.
+    with pytest.raises(RuntimeError, match=victim):
+        EventLog(tmp_path / "fresh" / "events").read("notes")
+
+
+def test_gc_collects_uncommitted_objects_only(shared, tmp_path):
+    from datetime import timedelta
+
+    log = EventLog(tmp_path / "a" / "events")
+    _append(log, "notes", ["a", "b"])
+    prefix = shared[EVENTS_URL_ENV].rsplit("/", 1)[1]
+    orphan = f"{prefix}/segments/{'f' * 64}.parquet"  # written by an appender that died before its commit
+    boto3.client("s3").put_object(Bucket=BUCKET, Key=orphan, Body=b"never committed")
+    assert len(_objects(prefix)) == 3
+    assert log.store.gc(timedelta(hours=1)) == (0, 2)  # too young: may be an append in flight
+    assert log.store.gc(timedelta(0)) == (1, 2)
+    assert orphan not in _objects(prefix) and len(_objects(prefix)) == 2
+    assert verify_log(EventLog(tmp_path / "b" / "events")).ok
+
+
+WORKER = textwrap.dedent("""
+    import sys
+    from orchestration.cli import main
+
+    home, name, model_id = sys.argv[1:]
+    assert main(["--home", home, "models", "add", name, "--provider", "offline", "--model-id", model_id]) == 0
+    assert main(["--home", home, "audit", "--models", name, "--runs", "1", "--subset", "three"]) == 0
+""")
+
+
+def _report(capsys, home: Path) -> dict:
+    capsys.readouterr()
+    assert main(["--home", str(home), "report", "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_two_worker_homes_audit_partitions_and_a_third_reports_as_one_folder_home(shared, tmp_path, monkeypatch,
+                                                                                  capsys):
+    from lhl_platform.corpus.demo import DEMO_DIR
+
+    a, b, c, d = (tmp_path / x for x in "abcd")
+    setup = (("ingest", "cuad", str(DEMO_DIR)), ("subset", "create", "three", "--size", "3", "--seed", "1"))
+    for args in setup:
+        assert main(["--home", str(a), *args]) == 0
+    # Two worker processes, each with its own home: both append to the registry, then audit a model x run
+    # partition each, at the same time.
+    env = {**{k: v for k, v in os.environ.items() if not k.endswith("API_KEY")}, **shared}
+    workers = [subprocess.Popen([sys.executable, "-c", WORKER, str(home), name, model_id], env=env, cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for home, name, model_id in ((a, "lex", "lexical"), (b, "omit", "simulated:omitter"))]
+    outs = [w.communicate(timeout=400) for w in workers]
+    assert all(w.returncode == 0 for w in workers), [err[-2000:] for _, err in outs]
+    shared_report = _report(capsys, c)  # a third machine: nothing but the shared store
+    assert main(["--home", str(c), "verify"]) == 0
+    # The same partitions audited in one folder home.
+    for key in shared:
+        monkeypatch.delenv(key)
+    for args in (*setup, ("models", "add", "lex", "--provider", "offline", "--model-id", "lexical"),
+                 ("models", "add", "omit", "--provider", "offline", "--model-id", "simulated:omitter"),
+                 ("audit", "--models", "lex,omit", "--runs", "1", "--subset", "three")):
+        assert main(["--home", str(d), *args]) == 0
+    folder_report = _report(capsys, d)
+    assert {(r["model"], r["n"]) for r in shared_report["leaderboard"]} == {("lex", 3 * 41), ("omit", 3 * 41)}
+    assert shared_report == folder_report
+
+
+def test_home_migrate_copies_a_folder_home_and_verifies_the_copy(shared, tmp_path, monkeypatch, capsys):
+    from lhl_platform.corpus.demo import DEMO_DIR
+
+    folder = tmp_path / "folder"
+    for key in shared:
+        monkeypatch.delenv(key)
+    assert main(["--home", str(folder), "ingest", "cuad", str(DEMO_DIR)]) == 0
+    _append(EventLog(folder / "events"), "notes", [f"n{i}" for i in range(5)], flush_every=2)
+    expected = [e.model_dump() for e in EventLog(folder / "events").read()]
+    assert main(["--home", str(folder), "home", "migrate"]) == 1
+    assert "no shared store" in capsys.readouterr().err
+    for key, value in shared.items():
+        monkeypatch.setenv(key, value)
+    assert main(["--home", str(folder), "home", "migrate"]) == 0
+    out = capsys.readouterr().out
+    assert "copied 4 segments" in out and "copy verified" in out
+    assert main(["--home", str(folder), "home", "migrate"]) == 0  # again: nothing new to copy
+    assert "copied 0 segments" in capsys.readouterr().out
+    # Another machine: the events, byte for byte, and the stored corpus come with the shared store.
+    other = tmp_path / "other"
+    assert [e.model_dump() for e in EventLog(other / "events").read()] == expected
+    assert main(["--home", str(other), "verify"]) == 0
+    assert "corpora intact: 1 corpora, 2 files" in capsys.readouterr().out
