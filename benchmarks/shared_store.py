@@ -67,7 +67,7 @@ def main() -> None:
     parser.add_argument("--commits", type=int, default=200)
     parser.add_argument("--events", type=int, default=50)
     args = parser.parse_args()
-    server_gen = postgres.__pytest_wrapped__.obj()  # type: ignore[attr-defined]
+    server_gen = postgres.__wrapped__()  # type: ignore[attr-defined]
     host_url, password = next(server_gen)
     port = _free_port()
     s3 = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
