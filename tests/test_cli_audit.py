@@ -33,7 +33,7 @@ def test_report_json_has_exactly_the_spec_shape(demo_home, capsys):
     report = json.loads(out)
     # The five metric sections, the scope they were computed in, tokens and cost per model and run, the RDI
     # table with its shares, mean and SD across runs, and per-clause-type profiles.
-    assert set(report) == {"verdict", "scope", "leaderboard", "per_run", "typed_profiles", "gaps", "composite",
+    assert set(report) == {"verdict", "suite", "scope", "leaderboard", "per_run", "typed_profiles", "gaps", "composite",
                            "usage", "rdi", "run_summary", "clause_profiles", "debate_effects", "debate_by_category",
                            "provenance", "statistics", "judge_validation", "coverage", "checks"}
     assert set(report["scope"]) == {"corpus_id", "corpus_name", "subset", "runs", "judge", "models", "contracts",

@@ -203,7 +203,8 @@ def _runs_asked(report: Report) -> str:
 def report_json(report: Report, checks: Sequence[CheckOutcome] | None = None) -> dict[str, Any]:
     """The report as JSON data: every leaderboard row carries its judge's `judge_validated`, and `checks` (name,
     passed, summary: as the suite reports' JSON and the text formats) follows the sections when computed."""
-    out = {"verdict": clause_verdict(report).model_dump(mode="json"), **report.model_dump(mode="json")}  # first
+    out = {"verdict": clause_verdict(report).model_dump(mode="json"),  # first
+           "suite": "clause", **report.model_dump(mode="json")}  # named as every suite's JSON report names its own
     status = judge_validated(report)
     for row in out["leaderboard"]:
         row["judge_validated"] = status
