@@ -1,5 +1,6 @@
-"""`lhl report`: the audit's results as tables, JSON, CSV, Markdown or one self-contained HTML file; `--schema`
-prints the JSON schema of every result row."""
+"""`lhl report`: the audit's results as tables, JSON, CSV, Markdown or one self-contained HTML file, for the
+clause suite (the default) or any suite with `--suite` (every JSON report names its `"suite"`); `--schema` prints
+the JSON schema of every result row."""
 
 from __future__ import annotations
 
@@ -59,15 +60,31 @@ def _suite_report(args: argparse.Namespace, home: Home, suite: Suite) -> str:
         render_suite_text,
     )
 
-    request = suite_request(args, suite)  # first: a suite without a scope of its own says so
-    if args.format == "csv":
-        raise CliError(f"suite {suite.name} reports as table, md, json or html (csv is the clause suite's)")
+    if suite.scope is None:
+        raise CliError(results_elsewhere(suite))
+    request = suite_request(args, suite)
     report = build_suite_report(home, suite, request)
     if args.format == "json":
         return render_suite_json(report)
+    if args.format == "csv":
+        from lhl_platform.report.suite_csv import render_suite_csv
+
+        return render_suite_csv(report)
     if args.format == "html":
         return render_suite_html(report, suite)
     return render_suite_text(report, markdown=args.format == "md")
+
+
+def results_elsewhere(suite: Suite) -> str:
+    """Where the results of a suite without a scope of its own are: the clause report's sections its stages
+    record (LexFlip's judge validations), in every format."""
+    from lhl_platform.report.rows import Report
+
+    shown = [f"`{s.name}`" for s in suite.stages if s.name in Report.model_fields]
+    where = (f"the {', '.join(shown)} section{'s' if len(shown) > 1 else ''} of `lhl report` (every format)"
+             if shown else "`lhl report` (every format)")
+    return (f"suite {suite.name} has no report of its own: it is computed in the clause suite's scope, and its "
+            f"results are {where}")
 
 
 def scope_request(args: argparse.Namespace) -> ScopeRequest:
