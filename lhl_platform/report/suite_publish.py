@@ -55,7 +55,7 @@ def _publish_table(name: str, row: type[BaseModel], judged: bool = False) -> typ
 
 def suite_scope_key(report: SuiteReport) -> str:
     sc = report.scope
-    ident = [sc.suite, sc.item_set, sorted(sc.runs), sorted(sc.models), sc.judge]
+    ident: list[Any] = [sc.suite, sc.item_set, sorted(sc.runs), sorted(sc.models), sc.judge]
     if sc.gold_version is not None:  # each gold version of a reviewed suite is its own published scope
         ident.append(sc.gold_version)
     return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:32]
