@@ -336,3 +336,70 @@ def test_home_migrate_copies_a_folder_home_and_verifies_the_copy(shared, tmp_pat
     assert [e.model_dump() for e in EventLog(other / "events").read()] == expected
     assert main(["--home", str(other), "verify"]) == 0
     assert "corpora intact: 1 corpora, 2 files" in capsys.readouterr().out
+
+
+@pytest.fixture
+def restartable_postgres(tmp_path):
+    """A PostgreSQL server of this test's own (trust auth on loopback), and a function that restarts it."""
+    import pwd
+    import shutil
+    import tempfile
+
+    from tests.test_publish import _has_user, _pg_binary
+
+    initdb, pg_ctl = _pg_binary("initdb"), _pg_binary("pg_ctl")
+    if not initdb or not pg_ctl:
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not found; .ci/run installs the postgresql package")
+    root = Path(tempfile.mkdtemp(prefix="lhl-pg-restart-"))
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        user = next((u for u in ("postgres", "nobody") if _has_user(u)), None)
+        if user is None or not shutil.which("runuser"):
+            pytest.skip("running as root without a `postgres` or `nobody` user and runuser to start PostgreSQL")
+        entry = pwd.getpwnam(user)
+        os.chown(root, entry.pw_uid, entry.pw_gid)
+        prefix = ["runuser", "-u", user, "--"]
+    data, port = root / "data", _free_port()
+    subprocess.run([*prefix, initdb, "-D", str(data), "-U", "lhl", "--auth=trust", "--no-sync"], check=True,
+                   capture_output=True, timeout=120)
+    options = ["-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"]
+
+    def ctl(*args: str) -> None:
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-l", str(root / "server.log"), "-w", "-t", "60",
+                        *options, *args], check=True, capture_output=True, timeout=90)
+
+    ctl("start")
+    try:
+        yield f"postgresql://lhl@127.0.0.1:{port}/postgres", ctl
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"], capture_output=True,
+                       timeout=60)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_postgresql_restart_during_appends_loses_nothing(restartable_postgres, s3, tmp_path, monkeypatch):
+    url, ctl = restartable_postgres
+    down = threading.Event()
+
+    def restart() -> None:  # the server stops (connections cut), stays down a while, comes back
+        ctl("-m", "fast", "stop")
+        down.set()
+        threading.Event().wait(1.5)
+        ctl("start")
+
+    monkeypatch.setenv(EVENTS_URL_ENV, f"s3://{BUCKET}/restart-{uuid.uuid4().hex[:8]}")
+    monkeypatch.setenv(CATALOG_URL_ENV, url)
+    log = EventLog(tmp_path / "a" / "events")
+    texts = [f"n{i}" for i in range(60)]
+    with log.writer("notes", flush_every=2) as w:
+        for i, text in enumerate(texts):
+            if i == 30:  # mid-stream: the next commits find the server gone and retry until it is back
+                restarter = threading.Thread(target=restart, daemon=True)
+                restarter.start()
+                assert down.wait(60)
+            w.append(ExtractionEvent.FAILED, text, f"note:{text}", _note(text))
+    restarter.join(60)
+    events = EventLog(tmp_path / "b" / "events").read("notes")
+    assert [e.subject for e in events] == texts and [e.seq for e in events] == list(range(60))
+    report = verify_log(EventLog(tmp_path / "c" / "events"))
+    assert report.ok and report.objects == 30, report.summary()
