@@ -35,7 +35,7 @@ def test_report_json_has_exactly_the_spec_shape(demo_home, capsys):
     # table with its shares, mean and SD across runs, and per-clause-type profiles.
     assert set(report) == {"verdict", "suite", "scope", "leaderboard", "per_run", "typed_profiles", "gaps", "composite",
                            "usage", "rdi", "run_summary", "clause_profiles", "debate_effects", "debate_by_category",
-                           "provenance", "statistics", "judge_validation", "coverage", "checks"}
+                           "provenance", "statistics", "judge_validation", "coverage", "cost", "checks"}
     assert set(report["scope"]) == {"corpus_id", "corpus_name", "subset", "runs", "judge", "models", "contracts",
                                     "matched_contracts"}
     assert {(u["model"], u["run"]) for u in report["usage"]} == {(r["model"], r["run"]) for r in report["per_run"]}
@@ -66,8 +66,10 @@ def test_report_is_reproducible_for_a_seed_and_offers_cluster_bootstrap(demo_hom
 def test_report_csv_and_markdown_to_file(demo_home, tmp_path, capsys):
     assert main(["--home", str(demo_home), "report", "--format", "csv", "--out", str(tmp_path / "r.csv")]) == 0
     lines = (tmp_path / "r.csv").read_text().splitlines()
-    # the leaderboard, per-run and typed-profile rows of the demo's 5 systems
-    assert lines[0].startswith("table,model,run,category") and len(lines) == 1 + 5 + 10 + 20
+    # the leaderboard, per-run and typed-profile rows of the demo's 5 systems, then the cost section's rows
+    metric = [ln for ln in lines[1:] if not ln.startswith("cost_")]
+    assert lines[0].startswith("table,model,run,category") and len(metric) == 5 + 10 + 20
+    assert sum(ln.startswith("cost_per_correct,") for ln in lines) == 5
     code, out, _ = _run(capsys, "--home", str(demo_home), "report", "--format", "md")
     assert code == 0 and "## Leaderboard" in out and "|---|" in out
 

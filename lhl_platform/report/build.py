@@ -10,6 +10,7 @@ import duckdb
 from lhl_platform.home import Home
 from lhl_platform.monitoring import drift, unjudged_runs
 from lhl_platform.quality.checks import CheckOutcome, all_checks, drift_outcome
+from lhl_platform.report.cost import read_cost
 from lhl_platform.report.marts import rows_of
 from lhl_platform.report.rows import (
     CategoryRow,
@@ -122,6 +123,7 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
         provenance=provenance_from(con),
         statistics=statistics_from(con, composite, resamples=resamples, seed=seed, cluster=cluster),
         coverage=rows_of(con, "scope_coverage", ScopeCoverageRow),
+        cost=read_cost(con),
     )
 
 

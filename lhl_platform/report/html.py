@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.report.cost import cost_html
 from lhl_platform.report.figures import CATEGORY_ORDER, category_sizes, report_figures
 from lhl_platform.report.labels import FEW_CASES, FEW_MARK, scheme_label
 from lhl_platform.report.layout import html_tables, view
@@ -605,6 +606,7 @@ SECTIONS = (("verdict", "Verdict"),  # first in every report (docs/method.md, se
             ("scope", "Scope and provenance"), ("notes", "How to read this report"), ("leaderboard", "Leaderboard"),
             ("typed-haltp", "Typed HalTP"), ("rdi", "Risk Direction Index"), ("composite", "Composite ranks"),
             ("statistics", "Statistics"), ("missing", "Missing rows"), ("usage", "Usage and cost"),
+            ("cost", "Cost"),
             ("debate", "Debate effects"), ("judge-validation", "Judge validation"), ("checks", "Checks"))
 
 
@@ -614,7 +616,7 @@ def render_html(report: Report, checks: Sequence[CheckOutcome] = ()) -> str:
         render_verdict_html(clause_verdict(report)),
         _scope(report), _notes(report), _leaderboard(report), _typed(report, figures["typed_haltp"]),
         _rdi(report, figures["rdi_forest"]), _composite(report, figures["composite_ranks"]), _statistics(report),
-        _missing(report, figures.get("missing_rows")), _usage(report), _debate(report),
+        _missing(report, figures.get("missing_rows")), _usage(report), cost_html(report.cost), _debate(report),
         _judge_validation(report, checks),
         _checks(checks),
     ]

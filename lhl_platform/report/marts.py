@@ -571,6 +571,7 @@ class CostPerCorrectRow(Row):
     calls: int | None
     unknown_cost_calls: int | None
     correct: int
+    unit: str  # what a correct answer is in the suite
     cost_usd: float | None
     cost_per_correct_usd: float | None
 

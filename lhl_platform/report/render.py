@@ -10,6 +10,8 @@ from typing import Any
 
 from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.report.cost import CSV_COLUMNS as COST_CSV_COLUMNS
+from lhl_platform.report.cost import cost_csv_rows, cost_lines
 from lhl_platform.report.labels import FEW_CASES, FEW_MARK, scheme_label
 from lhl_platform.report.rows import METRIC_COLUMNS, DebateEffectRow, Report
 from lhl_platform.report.verdict import clause_verdict
@@ -166,6 +168,7 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
                         "unknown" if u.cost_usd is None else f"${u.cost_usd:.2f}"]
                        for u in report.usage], markdown))
     out.append("")
+    out.extend(cost_lines(report.cost, markdown))  # per stage, per correct answer, batch, over time
     if report.debate_effects:
         out.append(h("Debate effects (base > debate, same instances)"))
         out.append(debate_effects_markdown(report.debate_effects) if markdown
@@ -220,7 +223,7 @@ def render_json(report: Report, checks: Sequence[CheckOutcome] | None = None) ->
 def render_csv(report: Report) -> str:
     """One CSV table: every metric row, with a `table` column saying which section it belongs to."""
     columns = ["table", "model", "run", "category", *METRIC_COLUMNS, "rdi_ci_low", "rdi_ci_high", "missing_rows",
-               "judge_validated"]
+               "judge_validated", *COST_CSV_COLUMNS]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
@@ -230,6 +233,7 @@ def render_csv(report: Report) -> str:
                         ("typed_profiles", report.typed_profiles)):
         for row in rows:
             writer.writerow({"table": table, **row.model_dump(), "judge_validated": status})
+    writer.writerows(cost_csv_rows(report.cost))  # the cost section's rows, `table` naming each part
     return buffer.getvalue()
 
 

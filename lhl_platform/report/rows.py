@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from lhl_platform.report.cost import CostSection
 from lhl_platform.report.marts import (
     CategoryRow,
     ClauseRow,
@@ -46,6 +47,9 @@ class Report(BaseModel):
     # What each system covers of the scope (`scope_coverage`), the one statement the header, the leaderboard, the
     # checks, the HTML and `lhl publish` read. Last, so the sections before it keep their place in the JSON.
     coverage: list[ScopeCoverageRow] = []
+    # Cost per model, stage, correct answer, batch savings and monitored runs (`cost.py`); after coverage, so the
+    # sections before it keep their place in the JSON.
+    cost: CostSection | None = None
 
 
 __all__ = ["METRIC_COLUMNS", "CategoryRow", "ClauseRow", "CompositeRow", "DebateCategoryRow", "DebateEffectRow",

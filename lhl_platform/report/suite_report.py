@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from lhl_platform import __version__
 from lhl_platform.home import Home
 from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.report.cost import CostSection, cost_html, cost_json, cost_lines, suite_cost
 from lhl_platform.report.figures import leaderboard_strip
 from lhl_platform.report.html import _CSS, _checks, _figure, _section
 from lhl_platform.report.layout import html_tables, ordered, text_tables, view
@@ -43,6 +44,7 @@ class SuiteReport(BaseModel):
     # whose figures a judge scores (it has a `judge_validation` section).
     judge_validated: bool | None = None
     judged: bool = False
+    cost: CostSection | None = None  # the suite's cost section (`cost.py`); None: the suite has no cost marts
 
 
 JUDGE_SECTION = "judge_validation"  # a suite whose scores rest on a judge reports its validation in this section
@@ -90,10 +92,11 @@ def build_suite_report(home: Home, suite: Suite, request: SuiteScopeRequest | No
         sections = {s.name: [s.row.model_validate({k: nan_to_null(v) for k, v in r.model_dump().items()})
                              for r in s.rows(con)] for s in suite.sections}
         checks = [c.check(con) for c in suite.checks]
+        cost = suite_cost(con, suite.name)
     judged = judged_suite(suite) and scope.judge is not None
     return SuiteReport(suite=suite.name, title=suite.title, scope=scope, sections=sections, checks=checks,
                        notes={s.name: s.note for s in suite.sections if s.note},
-                       titles={s.name: s.title for s in suite.sections}, judged=judged,
+                       titles={s.name: s.title for s in suite.sections}, judged=judged, cost=cost,
                        judge_validated=judge_status(sections[JUDGE_SECTION], scope.judge) if judged else None)
 
 
@@ -117,6 +120,8 @@ def suite_report_json(report: SuiteReport) -> dict[str, Any]:
                            "suite": report.suite, "scope": report.scope.model_dump(mode="json")}
     for name, rows in report.sections.items():
         out[name] = [with_judge(report, name, r.model_dump(mode="json")) for r in rows]
+    if report.cost is not None:  # before the checks, as in the clause report
+        out["cost"] = cost_json(report.cost)
     out["checks"] = [{"name": c.name, "passed": c.passed, "summary": c.summary} for c in report.checks]
     return out
 
@@ -173,6 +178,7 @@ def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
         if report.notes.get(name):
             out.append(report.notes[name])
         out.append("")
+    out.extend(cost_lines(report.cost, markdown))
     if report.checks:
         out.append(h("Checks"))
         out += [f"{'- ' if markdown else ''}[{'PASS' if c.passed else 'FAIL'}] {c.name}: {c.summary}"
@@ -203,6 +209,7 @@ def render_suite_html(report: SuiteReport, suite: Suite) -> str:
         if section.note:
             parts.append(f'<div class="note">{escape(section.note)}</div>')
         body.append(_section(section.name, section.title, *parts))
+    body.append(cost_html(report.cost))
     body.append(_checks(report.checks))
     title = f"LegalHalluLens: {report.title}"
     legend = judge_legend(report)

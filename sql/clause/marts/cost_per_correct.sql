@@ -8,8 +8,8 @@ with cost as (
     from cost_stage_runs
     group by model
 )
-select l.model, c.calls, c.unknown_cost_calls, l.tp as correct, c.cost_usd,
-       cost_per(c.cost_usd, l.tp) as cost_per_correct_usd
+select l.model, c.calls, c.unknown_cost_calls, l.tp as correct, 'true positive' as unit,
+       c.cost_usd, cost_per(c.cost_usd, l.tp) as cost_per_correct_usd
 from leaderboard l
 left join cost c using (model)
 order by l.model

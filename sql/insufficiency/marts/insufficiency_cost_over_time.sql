@@ -1,6 +1,6 @@
 -- depends_on: insufficiency_cost_runs, stg_model_registered
--- InsufficiencyBench: for each monitored model (registered with `monitor`), what each run in scope cost, with the days its
--- calls were made. Unknown (null) where a call of the run has an unknown cost.
+-- InsufficiencyBench: for each monitored model (registered with `monitor`), what each run in scope cost, with the
+-- days its calls were made. Unknown (null) where a call of the run has an unknown cost.
 with latest as (  -- each model's latest registration says whether it is monitored
     select name as model, coalesce(params.monitor, false) as monitored
     from stg_model_registered

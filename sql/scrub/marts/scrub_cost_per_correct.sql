@@ -1,5 +1,6 @@
 -- depends_on: scrub_cost_runs, scrub_units, scrub_coverage
--- ContractScrub: per model in scope, what all its calls in scope cost per found defect (a gold finding it matched: the TPs of `scrub_units`, full tuples).
+-- ContractScrub: per model in scope, what all its calls in scope cost per found defect (a gold finding it matched:
+-- the TPs of `scrub_units`, full tuples).
 -- Null when it has none or any of its calls has an unknown cost (`cost_per`), and null cost where no call was
 -- recorded (imported results): nothing was measured.
 with cost as (
@@ -11,8 +12,8 @@ with cost as (
 correct as (
     select model, sum(tp) as correct from scrub_units group by model
 )
-select m.model, c.calls, c.unknown_cost_calls, coalesce(k.correct, 0) as correct, c.cost_usd,
-       cost_per(c.cost_usd, k.correct) as cost_per_correct_usd
+select m.model, c.calls, c.unknown_cost_calls, coalesce(k.correct, 0) as correct, 'found defect' as unit,
+       c.cost_usd, cost_per(c.cost_usd, k.correct) as cost_per_correct_usd
 from (select distinct model from scrub_coverage) m
 left join cost c using (model)
 left join correct k using (model)
