@@ -94,16 +94,17 @@ def test_graphql_shows_every_asset_the_lineage_the_partitions_and_the_checks(web
     assert "metric_cube" in deps("leaderboard") and "drift_cells" in deps("model_drift")
     assert "extractions" in deps("debate_outcomes") and "debate_outcomes" in deps("debate_verdicts")
 
-    dims = {d["name"]: set(d["partitionKeys"]) for d in nodes["model_profiles"]["partitionKeysByDimension"]}
-    # The model dimension is shared by the suites: the clause demo's models and every other suite's demo models.
-    from lhl_platform.home import Home
-    from lhl_platform.registry import list_models
-    from lhl_platform.suites import suites
+    def dims(name):
+        return {d["name"]: set(d["partitionKeys"]) for d in nodes[name]["partitionKeysByDimension"]}
 
-    extractors = {m.name for m in list_models(Home.resolve(demo_home)) if m.role == "extractor"}
-    demo_models = {spec.name for s in suites() if s.demo for spec, _ in s.demo.models}
-    assert {"lexical", "sim-inventor", "sim-omitter", "sim-balanced"} | demo_models <= extractors
-    assert dims == {"model": extractors, "run": {"1", "2"}}
+    # Each suite job's own dimensions: the models audited through it, never a judge or another suite's model.
+    from lhl_platform.suites import get_suite
+
+    assert dims("model_profiles") == {"model": {"lexical", "sim-inventor", "sim-omitter", "sim-balanced"},
+                                      "run": {"1", "2"}}
+    for stage, suite in (("insufficiency_responses", "insufficiency"), ("scrub_findings", "contractscrub")):
+        demo = get_suite(suite).demo
+        assert demo is not None and dims(stage) == {"model": {s.name for s, _ in demo.models}, "run": {"1"}}
     assert nodes["model_profiles"]["isPartitioned"] and not nodes["leaderboard"]["isPartitioned"]
 
     def checks(name):
