@@ -414,3 +414,16 @@ def test_insufficiency_sheet_decisions_versions_and_agreement(bench: dict, tmp_p
     capsys.readouterr()
     assert lhl(home, "review", "import", str(tmp_path / "v2" / "decisions.csv"), "--reviewer", "cy") == 1
     assert "but the gold is at version 3, made from another sheet" in capsys.readouterr().err
+
+
+def test_a_model_imported_after_the_review_is_scored_in_every_gold_version(scrub: dict, capsys) -> None:
+    home, root = scrub["home"], scrub["root"]
+    lines = [json.loads(x) for x in (root / "findings.jsonl").read_text().splitlines()]
+    late = root / "late.jsonl"
+    late.write_text("".join(json.dumps({**x, "model": "vendor-z"}) + "\n" for x in lines if x["model"] == "vendor-y"))
+    assert lhl(home, "import", "findings", str(late)) == 0
+    for version, il_fp in (("1", 0), ("2", 3)):  # vendor-y's answers, so vendor-y's counts in each version
+        board = report(home, capsys, "--suite", "contractscrub", "--gold-version", version)
+        z, y = _leader(board, "vendor-z"), _leader(board, "vendor-y")
+        assert z["complete"] and z["recall"] == y["recall"] and z["precision"] == y["precision"]
+        assert _category(board, "vendor-z")[IL]["fp"] == il_fp

@@ -25,6 +25,7 @@ from lhl_platform.domain.models import MODEL_NAME_PATTERN, RunNumber
 from lhl_platform.files import write_atomic
 from lhl_platform.home import Home
 from lhl_platform.review.commands import COMMANDS as REVIEW_COMMANDS
+from lhl_platform.review.scrub_gold import later_gold, write_later_scores
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.events import ScrubEventType, ScrubFindingsImported, ScrubItemsBuilt, ScrubScope
 from lhl_platform.scrub.imports import gold_findings, parse_findings
@@ -120,6 +121,7 @@ def cmd_import_findings(args: argparse.Namespace, home: Home) -> int:
     pairs = sorted({(c.model, c.run) for c in calls})
     ids = tuple(item.contract_id for item in stored.items)
     new = 0
+    later = later_gold(home, stored.item_set)  # a reviewed set: the calls are scored in every gold version
     with home.events.writer(IMPORTS_STREAM, atomic=True) as writer:  # all of the file or nothing
         for model, run in pairs:
             writer.append(ScrubEventType.SCOPE, f"{model}/{run}", f"scrub.scope:{stored.item_set}:{model}:{run}",
@@ -135,6 +137,7 @@ def cmd_import_findings(args: argparse.Namespace, home: Home) -> int:
                 (c.contract_id, c.category): (c.findings, f"{sha}:{c.line}") for c in calls
                 if (c.model, c.run) == (model, run)}
             write_scores(writer, stored.items, stored.item_set, model, run, answers, "imported")
+            write_later_scores(writer, later, stored.item_set, model, run, answers, "imported")
     expected = len(pairs) * len(ids) * len(CATEGORY_KEYS)
     absent = expected - len(calls)
     print(f"imported {len(calls)} calls of {len(pairs)} (model, run) pair(s) on {stored.describe()} ({new} new); "
