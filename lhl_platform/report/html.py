@@ -304,7 +304,7 @@ def _typed(report: Report, svg: str) -> str:
     sizes = category_sizes()
     typed = {(r.model, r.category): r for r in report.typed_profiles}
     gaps = {g.model: g for g in report.gaps}
-    headers = ["model", *(f"{c} ({sizes.get(c, 0)} types)" for c in CATEGORY_ORDER), "gap (pp)", "worst / best"]
+    headers = ["model", *(f"{c} ({sizes.get(c, 0)} types)" for c in CATEGORY_ORDER), "gap", "worst / best"]
     rows = []
     for lb in report.leaderboard:
         cells: list[Cell | str] = [Cell(lb.model)]
@@ -315,7 +315,8 @@ def _typed(report: Report, svg: str) -> str:
             weak = row is not None and row.tp < SMALL_TP
             cells.append(Cell(text, value, f"hal_tp:{c}", "weak" if weak else ""))
         gap = gaps.get(lb.model)
-        cells.append(Cell(pct(gap.gap) if gap else "–", gap.gap if gap else None, "gap"))
+        cells.append(Cell(f"{100 * gap.gap:.1f} pp" if gap and gap.gap is not None else "–",
+                          gap.gap if gap else None, "gap"))
         cells.append(Cell(f"{gap.max_category} / {gap.min_category}" if gap and gap.max_category else "–",
                           css="text"))
         rows.append(({"model": lb.model}, cells))

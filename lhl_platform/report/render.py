@@ -278,7 +278,8 @@ def debate_line(r: DebateEffectRow, key: str, kind: str) -> tuple[str, Any]:
 
     if kind in ("pair", "rate", "signed"):
         base, debate = (getattr(r, f"{key}_base"), getattr(r, f"{key}_debate"))
-        fmt: Callable[[Any], str] = {"pair": str, "rate": pct, "signed": signed}[kind]
+        formats: dict[str, Callable[[Any], str]] = {"pair": str, "rate": pct, "signed": signed}
+        fmt = formats[kind]
         return f"{fmt(base)} → {fmt(debate)}", debate
     value = getattr(r, key)
     if value is None:
