@@ -252,6 +252,9 @@ def test_decisions_make_gold_version_2_and_version_1_stays_reportable(scrub: dic
 
     # Every decision is an event of the hash-chained log, with the version, the 3 items and the 54 calls rescored.
     assert verify_events(home, capsys) == before + len(rows) + 1 + len(ITEMS) + 2 * len(ITEMS) * len(CATEGORY_KEYS)
+    assert lhl(home, "verify") == 0
+    assert f"review: {len(rows)} decisions by 1 reviewer(s) (ann), in the log verified above; contractscrub " \
+        in capsys.readouterr().out
     # The same file again records nothing.
     assert lhl(home, "review", "import", str(tmp_path / "ann.csv"), "--reviewer", "ann") == 0
     assert "imported before; nothing new" in capsys.readouterr().out
@@ -408,6 +411,9 @@ def test_insufficiency_sheet_decisions_versions_and_agreement(bench: dict, tmp_p
     assert agreed["kappa"] == pytest.approx(13 / 21)
     assert [(d["item_id"], d["kind"], d["first"], d["second"]) for d in agreed["disagreements"]] == [
         ("q1b", "variant", "reject", "accept")]
+    capsys.readouterr()
+    assert lhl(home, "verify") == 0
+    assert f"review: {2 * len(rows)} decisions by 2 reviewer(s) (ann, bob)" in capsys.readouterr().out
     # A sheet of version 2 is refused once version 3 was made from another sheet.
     assert lhl(home, "review", "export", "--suite", "insufficiency", "--gold-version", "2", "--out",
                str(tmp_path / "v2")) == 0

@@ -32,6 +32,11 @@ def cmd_verify(args: argparse.Namespace, home: Home) -> int:
         return 0
     print(f"event log intact: {report.streams} streams, {report.segments} segments, {report.events} events")
     print(f"corpora intact: {report.corpora} corpora, {report.corpus_files} files")
+    from lhl_platform.review.ledger import review_summary
+
+    reviewed = review_summary(home)  # decisions are events of the log just verified
+    if reviewed:
+        print(reviewed)
     if report.projection is not None:
         print(f"warehouse: {report.projection}")
     head = report.checkpoint
