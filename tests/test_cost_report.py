@@ -243,6 +243,11 @@ def test_a_suite_report_has_its_cost_section_in_every_format(tmp_path: Path, mon
         text = capsys.readouterr().out
         assert "Cost by model and stage" in text and "Cost per identified missing element" in text
         assert "batch savings: no call in scope was served by a batch API" in text
+    assert main(["--home", str(root.root), "report", "--suite", "insufficiency", "--judge", "gpt-judge",
+                 "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    (csv_row,) = [r for r in rows if r["table"] == "cost_per_correct"]
+    assert float(csv_row["cost_per_correct_usd"]) == pytest.approx(row["cost_per_correct_usd"], rel=1e-9)
     out = tmp_path / "s.html"
     assert main(["--home", str(root.root), "report", "--suite", "insufficiency", "--judge", "gpt-judge",
                  "--format", "html", "--out", str(out)]) == 0

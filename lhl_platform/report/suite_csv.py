@@ -10,6 +10,7 @@ import io
 import json
 from typing import Any
 
+from lhl_platform.report.cost import cost_csv_rows
 from lhl_platform.report.suite_report import SuiteReport, with_judge
 
 
@@ -26,6 +27,7 @@ def _cell(value: Any) -> Any:
 def render_suite_csv(report: SuiteReport) -> str:
     rows = [{"table": name, **with_judge(report, name, r.model_dump(mode="json"))}
             for name, section in report.sections.items() for r in section]
+    rows += cost_csv_rows(report.cost)  # the cost section's rows, `table` naming each part (`cost_by_stage`, ...)
     columns = list(dict.fromkeys(["table", *(k for row in rows for k in row)]))
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
