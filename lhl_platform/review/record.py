@@ -32,7 +32,7 @@ from lhl_platform.review.events import (
 )
 from lhl_platform.review.scrub_sheet import Answer, CallKey, answered_calls
 from lhl_platform.review.sheets import SUITES, Sheet, sheet
-from lhl_platform.review.versions import decisions, review_events, versions
+from lhl_platform.review.versions import decisions, latest_version, review_events, versions
 from lhl_platform.scrub.items import Finding
 
 
@@ -91,8 +91,7 @@ def import_decisions(home: Home, data: bytes, name: str, reviewer: str) -> Impor
              and d.gold_version == current.gold_version]
     agreed, reviewed, split = settle(prior + new)
     changes = {ref: d for ref, d in agreed.items() if d in CHANGES}
-    version = (versions(events, current.suite, current.item_set) or [None])[-1]
-    number = (version.gold_version if version else 1) + 1
+    number = latest_version(events, current.suite, current.item_set) + 1
     made = GoldVersionMade(suite=cast(Suite, current.suite), item_set=current.item_set, gold_version=number,
                            base_version=current.gold_version, files=files,
                            reviewers=tuple(sorted({d.reviewer for d in prior + new})), reviewable=len(current.rows),
