@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 import lhl_platform.debate.events
 import lhl_platform.extraction.events
 import lhl_platform.judging.events
-import lhl_platform.lexflip.events  # noqa: F401  (the modules that register the suites' event types)
+import lhl_platform.lexflip.events
+import lhl_platform.review.events  # noqa: F401  (the modules registering the suites' and the review's event types)
 from lhl_platform.clause.suite import SUITE as CLAUSE
 from lhl_platform.insufficiency.suite import SUITE as INSUFFICIENCY
 from lhl_platform.lexflip.suite import SUITE as LEXFLIP

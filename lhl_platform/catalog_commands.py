@@ -13,6 +13,5 @@ from lhl_platform.suites.declared import DeclaredCommands
 DECLARED: tuple[DeclaredCommands, ...] = (
     DeclaredCommands("insufficiency", "InsufficiencyBench", ("ingest", "import", "insufficiency"),
                      "lhl_platform.insufficiency.commands"),
-    DeclaredCommands("contractscrub", "ContractScrub", ("scrub", "ingest", "import", "review"),
-                     "lhl_platform.scrub.commands"),
+    DeclaredCommands("contractscrub", "ContractScrub", ("scrub", "ingest", "import"), "lhl_platform.scrub.commands"),
 )

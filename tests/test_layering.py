@@ -28,6 +28,7 @@ LAYERS: list[set[str]] = [
     {"suites"},  # the suite contract and the registered suites
     {"report"},  # the clause report and the generic suite report
     {"clause", "lexflip", "scrub", "insufficiency"},  # the suites, each in its own package; none imports another
+    {"review"},  # the review of the suites' gold (sheets, decisions, gold versions)
     {"catalog", "catalog_commands"},  # the application assembled: every suite registered; its commands declared
 ]
 # What each outer package may import (besides the standard library and third parties).

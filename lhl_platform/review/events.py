@@ -19,8 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lhl_platform.events.kinds import register_events
 from lhl_platform.insufficiency.items import MissingElement
-from lhl_platform.scrub.events import ScrubScored
-from lhl_platform.scrub.items import GoldFinding
+from lhl_platform.scrub.versions import SCRUB_ITEM, SCRUB_SCORED
 
 Suite = Literal["contractscrub", "insufficiency"]
 Kind = Literal["edit", "finding", "variant", "element"]
@@ -74,25 +73,6 @@ class GoldVersionMade(_Payload):
     disagreements: int = Field(ge=0, description="rows the reviewers decided differently (left as they were)")
 
 
-class ScrubItemAtVersion(_Payload):
-    """A ContractScrub item in a gold version."""
-
-    item_set: str
-    gold_version: int = Field(ge=2)
-    contract_id: str
-    text: str
-    gold: tuple[GoldFinding, ...]
-
-
-class ScrubScoredAtVersion(ScrubScored):
-    """One answered call's counts against the gold of `gold_version`."""
-
-    gold_version: int = Field(ge=2)
-
-    def key(self) -> str:
-        return f"review.scrub_scored:{self.gold_version}:{super().key()}"
-
-
 class InsufficiencyGoldAtVersion(_Payload):
     """An InsufficiencyBench item in a gold version: `kept` false when a reviewer rejected the variant."""
 
@@ -107,16 +87,14 @@ class InsufficiencyGoldAtVersion(_Payload):
 class ReviewEventType:
     DECISION = "review.decision"
     GOLD_VERSION = "review.gold_version"
-    SCRUB_ITEM = "review.scrub_item"
-    SCRUB_SCORED = "review.scrub_scored"
+    SCRUB_ITEM = SCRUB_ITEM  # declared with the suite (lhl_platform.scrub.versions), which scores them
+    SCRUB_SCORED = SCRUB_SCORED
     INSUFFICIENCY_GOLD = "review.insufficiency_gold"
 
 
 EVENT_PAYLOADS: dict[str, type[BaseModel]] = {
     ReviewEventType.DECISION: DecisionRecorded,
     ReviewEventType.GOLD_VERSION: GoldVersionMade,
-    ReviewEventType.SCRUB_ITEM: ScrubItemAtVersion,
-    ReviewEventType.SCRUB_SCORED: ScrubScoredAtVersion,
     ReviewEventType.INSUFFICIENCY_GOLD: InsufficiencyGoldAtVersion,
 }
 

@@ -6,16 +6,12 @@ term only that edit defined dropped from the derived defined terms); a finding m
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
 
-from lhl_platform.events.log import StreamWriter
-from lhl_platform.home import Home
-from lhl_platform.review.events import ReviewEventType, ScrubItemAtVersion, ScrubScoredAtVersion
-from lhl_platform.review.scrub_sheet import Answer, CallKey, edit_ref
-from lhl_platform.scrub.categories import CategoryKey
-from lhl_platform.scrub.events import ScrubScored
+from lhl_platform.review.scrub_sheet import edit_ref
 from lhl_platform.scrub.items import Edit, Finding, GoldFinding, ScrubItem
-from lhl_platform.scrub.scoring import unit_score
+from lhl_platform.scrub.versions import ScrubItemAtVersion, rescored
+
+__all__ = ["apply", "items_at", "rescored"]
 
 
 def _undo(text: str, gold: list[GoldFinding], g: GoldFinding) -> tuple[str, list[GoldFinding]]:
@@ -57,43 +53,3 @@ def apply(item_set: str, items: Sequence[ScrubItem], rejected: set[str],
 def items_at(item_set: str, version: int, items: Sequence[ScrubItem]) -> list[ScrubItemAtVersion]:
     return [ScrubItemAtVersion(item_set=item_set, gold_version=version, contract_id=i.contract_id, text=i.text,
                                gold=i.gold) for i in items]
-
-
-def rescored(item_set: str, version: int, items: Sequence[ScrubItem],
-             calls: Mapping[CallKey, Answer]) -> list[ScrubScoredAtVersion]:
-    """Every answered call's counts against the version's gold (the findings as answered: the models read the
-    text of version 1)."""
-    gold: dict[tuple[str, str], list[GoldFinding]] = {}
-    for item in items:
-        for g in item.gold:
-            gold.setdefault((item.contract_id, g.category), []).append(g)
-    out = []
-    for (model, run, contract, category), (findings, key, source) in sorted(calls.items()):
-        unit = unit_score(run, contract, category, gold.get((contract, category), []), findings)
-        src: Literal["recorded", "imported"] = source
-        scored = ScrubScored.of(unit, model=model, item_set=item_set, source=src, answer_key=key)
-        out.append(ScrubScoredAtVersion(**scored.model_dump(), gold_version=version))
-    return out
-
-
-def later_gold(home: Home, item_set: str) -> list[tuple[int, tuple[ScrubItem, ...]]]:
-    """Each gold version after 1 of a set and its items, so a call scored now is scored against every version
-    (`scrub.scored` holds version 1): a call answered after a review counts in the reviewed figures too."""
-    from lhl_platform.review.versions import latest_version, review_events, scrub_items_at
-
-    events = review_events(home)
-    return [(v, scrub_items_at(home, events, item_set, v)[1])
-            for v in range(2, latest_version(events, "contractscrub", item_set) + 1)]
-
-
-def write_later_scores(writer: StreamWriter, later: Sequence[tuple[int, tuple[ScrubItem, ...]]], item_set: str,
-                       model: str, run: int, answers: Mapping[tuple[str, CategoryKey], tuple[tuple[Finding, ...], str]],
-                       source: Literal["recorded", "imported"]) -> int:
-    """The calls of one (model, run) scored against each later gold version, in the writer of their version-1
-    scores (one atomic write with them where that writer is atomic); returns how many are new."""
-    calls = {(model, run, c, cat): (f, key, source) for (c, cat), (f, key) in answers.items()}
-    new = 0
-    for version, items in later:
-        for s in rescored(item_set, version, items, calls):
-            new += writer.append(ReviewEventType.SCRUB_SCORED, f"{s.contract_id}/{s.category}", s.key(), s)
-    return new

@@ -6,19 +6,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
 
 from lhl_platform.home import Home
 from lhl_platform.review.refs import ref_of
 from lhl_platform.review.rows import ReviewRow
-from lhl_platform.scrub.categories import CategoryKey
 from lhl_platform.scrub.events import ScrubEventType, ScrubFindingsImported, ScrubFindingsRecorded
 from lhl_platform.scrub.items import Finding, GoldFinding, ScrubItem
 from lhl_platform.scrub.normalize import finding_key
+from lhl_platform.scrub.versions import Answer, CallKey
 
 CONTEXT = 300  # characters shown either side of a change or a finding
-CallKey = tuple[str, int, str, CategoryKey]  # (model, run, contract, category)
-Answer = tuple[tuple[Finding, ...], str, Literal["recorded", "imported"]]  # findings, answer key, source
 
 
 def answered_calls(home: Home, item_set: str) -> dict[CallKey, Answer]:

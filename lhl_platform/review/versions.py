@@ -16,10 +16,10 @@ from lhl_platform.review.events import (
     DecisionRecorded,
     GoldVersionMade,
     InsufficiencyGoldAtVersion,
-    ScrubItemAtVersion,
 )
 from lhl_platform.scrub.items import ScrubItem
 from lhl_platform.scrub.store import load_set
+from lhl_platform.scrub.versions import items_at_version
 
 
 class GoldVersionError(LookupError):
@@ -59,12 +59,7 @@ def scrub_items_at(home: Home, events: list[BaseModel], item_set: str | None,
     """A ContractScrub set's items at a gold version (text and gold); (item set id, items)."""
     stored = load_set(home, item_set)
     check_version(events, "contractscrub", stored.item_set, version)
-    if version == 1:
-        return stored.item_set, stored.items
-    at = {p.contract_id: p for p in events if isinstance(p, ScrubItemAtVersion) and p.item_set == stored.item_set
-          and p.gold_version == version}
-    return stored.item_set, tuple(ScrubItem(contract_id=i.contract_id, text=at[i.contract_id].text,
-                                            gold=at[i.contract_id].gold, source=i.source) for i in stored.items)
+    return stored.item_set, items_at_version(home, stored.item_set, stored.items, version)
 
 
 @dataclass(frozen=True)

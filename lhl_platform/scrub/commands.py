@@ -24,14 +24,13 @@ from pydantic import BaseModel, Field
 from lhl_platform.domain.models import MODEL_NAME_PATTERN, RunNumber
 from lhl_platform.files import write_atomic
 from lhl_platform.home import Home
-from lhl_platform.review.commands import COMMANDS as REVIEW_COMMANDS
-from lhl_platform.review.scrub_gold import later_gold, write_later_scores
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.events import ScrubEventType, ScrubFindingsImported, ScrubItemsBuilt, ScrubScope
 from lhl_platform.scrub.imports import gold_findings, parse_findings
 from lhl_platform.scrub.items import Finding, export_items
 from lhl_platform.scrub.stages import IMPORTS_STREAM, build_set, ingest_file, write_scores
 from lhl_platform.scrub.store import StoredSet, load_set
+from lhl_platform.scrub.versions import later_gold, write_later_scores
 from lhl_platform.suites.contract import Command
 
 
@@ -121,7 +120,7 @@ def cmd_import_findings(args: argparse.Namespace, home: Home) -> int:
     pairs = sorted({(c.model, c.run) for c in calls})
     ids = tuple(item.contract_id for item in stored.items)
     new = 0
-    later = later_gold(home, stored.item_set)  # a reviewed set: the calls are scored in every gold version
+    later = later_gold(home, stored.item_set, stored.items)  # reviewed: the calls are scored in every gold version
     with home.events.writer(IMPORTS_STREAM, atomic=True) as writer:  # all of the file or nothing
         for model, run in pairs:
             writer.append(ScrubEventType.SCOPE, f"{model}/{run}", f"scrub.scope:{stored.item_set}:{model}:{run}",
@@ -180,6 +179,4 @@ COMMANDS = (
             _define_ingest, cmd_ingest),
     Command(("import", "findings"), "import ContractScrub findings made elsewhere (validated whole, written "
             "atomically, scored by the suite's own code)", _define_import, cmd_import_findings),
-    # The review of any suite's gold (`lhl review ...`, --suite), declared here once.
-    *REVIEW_COMMANDS,
 )

@@ -339,9 +339,9 @@ def scrub_scores(ctx: StageContext) -> StageResult:
     stored = selection_of(whole, chosen_items(ctx.home, whole, config.contracts, config.subset))
     chosen = {i.contract_id for i in stored.items}
     answered = {k: f for k, f in answered_calls(ctx.home, model, run, stored.item_set).items() if k[0] in chosen}
-    from lhl_platform.review.scrub_gold import later_gold, write_later_scores
+    from lhl_platform.scrub.versions import later_gold, write_later_scores
 
-    later = later_gold(ctx.home, stored.item_set)  # a reviewed set: the calls count in every gold version
+    later = later_gold(ctx.home, stored.item_set, whole.items)  # reviewed: the calls count in every gold version
     answers = {k: (f.findings, f.request_key) for k, f in answered.items()}
     with ctx.home.events.writer(scores_stream(model, run)) as writer:
         new = write_scores(writer, stored.items, stored.item_set, model, run, answers, "recorded")

@@ -90,6 +90,8 @@ def register(cli: Cli) -> None:
     from lhl_platform.suites import suites
 
     cli.add("suites", cmd_suites, "the suites the platform runs, their item sets and commands")
+    # The review of any suite's gold (`lhl review ...`, --suite): loaded when a command line reaches it.
+    cli.declare("review", "review a suite's gold: sheets, decisions, gold versions and agreement", _review(cli))
     declared = {d.suite for d in DECLARED}
     for d in DECLARED:
         for word in d.words:
@@ -97,6 +99,15 @@ def register(cli: Cli) -> None:
     for suite in suites():
         if suite.name not in declared:
             add_commands(cli, suite.title, suite.commands)
+
+
+def _review(cli: Cli) -> Callable[[], None]:
+    def load() -> None:
+        from lhl_platform.review.commands import COMMANDS
+
+        add_commands(cli, "review", COMMANDS)
+
+    return load
 
 
 def _loader(cli: Cli, declared: DeclaredCommands, word: str) -> Callable[[], None]:
