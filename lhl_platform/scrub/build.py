@@ -19,7 +19,7 @@ Everything depends only on (corpus, n, seed, config, versions): the same inputs 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,10 +29,11 @@ from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.document import ParsedContract, parse_contract
 from lhl_platform.scrub.inject import INJECTOR_VERSION, Injection, apply, candidates, targets
 from lhl_platform.scrub.items import Edit, GoldFinding, ScrubItem, Source
+from lhl_platform.scrub.parties import AnnotatedParties
 from lhl_platform.scrub.style import drafting_style
 from lhl_platform.scrub.verify import VERIFIER_VERSION, Rejection, VerifierReport, report, verify_item
 
-BUILDER_VERSION = f"scrub-build-v1+{INJECTOR_VERSION}+{VERIFIER_VERSION}"
+BUILDER_VERSION = f"scrub-build-v2+{INJECTOR_VERSION}+{VERIFIER_VERSION}"
 # How a built set must be labelled wherever it is reported.
 PROVENANCE = ("self-built: drafting defects injected into the source contracts by lhl_platform.scrub (not "
               "annotated by lawyers); the defined_terms gold is derived by its definition parser")
@@ -124,12 +125,14 @@ def contract_targets(contract: Contract, seed: int) -> dict[CategoryKey, int]:
 
 
 def inject_contract(contract: Contract, corpus: str, seed: int, config: BuildConfig,
-                    doc: ParsedContract | None = None) -> tuple[ScrubItem, list[Rejection]]:
-    """One contract's item: injected, verified, and the rejections met on the way."""
+                    doc: ParsedContract | None = None,
+                    parties: AnnotatedParties | None = None) -> tuple[ScrubItem, list[Rejection]]:
+    """One contract's item: injected, verified, and the rejections met on the way (`parties`: the corpus's
+    annotation of the contract's parties, which tells which names are one party)."""
     doc = doc or parse_contract(contract.text)
     key = f"{BUILDER_VERSION}|{seed}|{contract.contract_id}"
     wanted = contract_targets(contract, seed)
-    pools = candidates(doc, drafting_style(contract.text), key)
+    pools = candidates(doc, drafting_style(contract.text), key, parties)
     accepted: list[Injection] = []
     rejections: list[Rejection] = []
     item = _assemble(contract, corpus, accepted)
@@ -174,8 +177,9 @@ def _without_rejected(contract: Contract, corpus: str, item: ScrubItem, accepted
 
 
 def build_items(contracts: Sequence[Contract], n: int, seed: int, *, corpus: str,
-                config: BuildConfig = CUAD_CONFIG) -> BuiltSet:
-    """`n` items from `contracts` (a stored corpus), reproducible to the byte for the same inputs."""
+                config: BuildConfig = CUAD_CONFIG, parties: Mapping[str, AnnotatedParties] | None = None) -> BuiltSet:
+    """`n` items from `contracts` (a stored corpus), reproducible to the byte for the same inputs. `parties`:
+    each contract's annotated parties (CUAD's Parties column, `parties.annotated_parties`), when the corpus has them."""
     if n < 1:
         raise BuildError(f"--contracts must be at least 1, got {n}")
     skipped: list[SkippedContract] = []
@@ -195,7 +199,7 @@ def build_items(contracts: Sequence[Contract], n: int, seed: int, *, corpus: str
     for contract, doc in eligible:
         if len(items) == n:
             break
-        item, rejected = inject_contract(contract, corpus, seed, config, doc)
+        item, rejected = inject_contract(contract, corpus, seed, config, doc, (parties or {}).get(contract.contract_id))
         rejections += rejected
         held = {g.category for g in item.gold if g.edit is not None}
         if len(held) < config.min_categories:

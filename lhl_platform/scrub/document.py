@@ -24,7 +24,7 @@ last one, a dotted number under the current or next top-level number, never twic
 tables of contents, page numbers and numbered lists. Numbering stops at the first exhibit.
 
 **Definitions.** A term is a quoted phrase of one to eight words starting with a capital letter or a
-digit, in straight or curly quotes, defined in one of two ways:
+digit, in straight or curly quotes, defined in one of four ways:
 
 - *means*: the quoted term followed by `means`, `mean`, `shall mean`, `has/shall have the meaning`, `refers to`,
   `shall refer to`, `is/shall be defined as`, `includes` or `shall include`; another quoted term joined to it by
@@ -32,6 +32,12 @@ digit, in straight or curly quotes, defined in one of two ways:
 - *parenthetical*: one or more quoted terms inside parentheses, after at most 60 characters of lead-in without
   quotes or parentheses (`the`, `each, a`, `collectively, the`, `hereinafter referred to as`), the lead-in not
   saying `as defined` or `defined in` (`Harbor Peak Software, Inc. ("Licensor")`).
+
+- *numbered item*: a numbered section opening with a quoted term (after a heading repeating it), whatever follows
+  (`1.1"Affiliates" of a Party shall mean`, `1.8 "Initial Term" is defined in Section 9.1`), and the quoted terms
+  joined to it (`"Sale", "Sells" or "Sold"`);
+- *referred to as*: `hereinafter referred to as "CUTANEA"`, `shall hereinafter be individually referred to as a
+  "Party" and collectively as the "Parties"` (near the preamble, no parenthesis needed).
 
 A definition's *body* is what it defines the term as: after the verb to the end of the sentence or list item
 (means), or the clause before the parenthesis (parenthetical). Its location is the location of its opening
@@ -45,6 +51,10 @@ A lowercase occurrence is the same match on the lower-cased term.
 **Parties.** A party is a term defined in the preamble (or in the first 3,000 characters) whose definition
 names an entity (`Inc`, `LLC`, `Ltd`, `corporation`, `GmbH`, ...) or which is a role word (`Licensor`,
 `Distributor`, ...), excluding `Agreement`, `Party` and dates, and used at least three times.
+
+A party's names are grouped: two terms defined one after the other with only `and/or`, `or` or parentheses between
+them (`("Ferrer" and/or "Supplier")`, `("Ferrer")("Supplier")`) name one entity (`Party.entity`); the CUAD
+annotations refine this (`parties`).
 
 **Cross-references.** `Section 8.2`, `Sections 8.2 and 9.1`, `section 8.2(a)`, `Article IV`, `Paragraph 3`,
 `Clause 4.1`, `§ 8.2`, resolved to the section with that number (a lettered paragraph falls back to its
@@ -78,7 +88,7 @@ _SECTION_LINE = re.compile(
     r"^[ \t]*(?:"
     r"(?P<art>ARTICLE|Article)[ \t]+(?P<artno>[IVXLC]{1,6}|\d{1,2})\b\.?"
     r"|(?:SECTION|Section|Sec\.)[ \t]+(?P<secno>\d{1,2}(?:\.\d{1,3}){0,3})\b\.?"
-    r"|(?P<num>\d{1,2}(?:\.\d{1,3}){1,3})\.?(?=\s+\S)"
+    r"|(?P<num>\d{1,2}(?:\.\d{1,3}){1,3})\.?(?=\s+\S|[\"“][A-Z])"
     r"|(?P<top>\d{1,2})\.(?=\s+\S)"
     r"|(?P<bare>\d{1,2})(?=[ \t]+[A-Z][A-Z]{2})"
     r"|\((?P<para>[a-z])\)(?=[ \t]+\S)"
@@ -90,7 +100,7 @@ _SECTION_LINE = re.compile(
 _SECTION_INLINE = re.compile(
     r"(?<=[ \t])(?:"
     r"(?P<art>ARTICLE)[ \t]+(?P<artno>[IVXLC]{1,6}|\d{1,2})\b"
-    r"|(?P<num>\d{1,2}(?:\.\d{1,3}){1,3})\.?(?=[ \t]+[\"“A-Z(])"
+    r"|(?P<num>\d{1,2}(?:\.\d{1,3}){1,3})\.?(?=[ \t]+[\"“A-Z(]|[\"“][A-Z])"
     r"|(?P<top>\d{1,2})\.(?=[ \t]+[\"“A-Z])"
     r"|\((?P<para>[a-z])\)(?=[ \t]+\S)"
     r")")
@@ -127,13 +137,33 @@ _OPEN, _CLOSE = "\"“", "\"”"
 _TERM = r"[A-Z0-9][^\"“”\n]{0,78}?"
 _QUOTED = rf"[{_OPEN}](?P<term>{_TERM})[,.]?[{_CLOSE}]"
 _MEANS_VERB = re.compile(
-    r"\s*(?:\)\s*)?,?\s*(?P<verb>shall\s+have\s+the\s+meanings?|has\s+the\s+meanings?|shall\s+mean|means|mean|"
+    r"\s*(?:\)\s*)?,?\s*(?:\([^()]{0,200}\)\s*,?\s*)?(?:of\s+(?:a|an|any|each|either|the)\s+[A-Za-z]+\s+)?"
+    r"(?P<verb>shall\s+have\s+the\s+meanings?|has\s+the\s+meanings?|shall\s+mean|means|mean|"
     r"shall\s+refer\s+to|refers\s+to|shall\s+be\s+defined\s+as|is\s+defined\s+as|shall\s+include|includes)\b")
 _QUOTED_TERM = re.compile(_QUOTED)
 _PAREN_LEAD = re.compile(r"\((?P<lead>[^()\"“”]{0,60}?)(?=[\"“])")
 _PAREN_REST = re.compile(r"[^()]{0,120}?\)")
 _NOT_A_DEFINITION = re.compile(r"as\s+defined|defined\s+in|within\s+the\s+meaning|see\b|cf\.", re.IGNORECASE)
 DefinitionStyle = Literal["means", "parenthetical"]
+# A numbered item that opens with a quoted term (after an optional heading repeating it) defines that term, whatever
+# verb follows ("shall mean", "will mean", "is defined in Section 11.8", "with respect to X means").
+_LEADING_TERM = re.compile(r"[ \t]*(?:(?:Section|SECTION)[ \t]+)?\d{1,2}(?:\.\d{1,3}){1,3}\.?[ \t]*"
+                           r"(?P<heading>(?:[A-Z][\w\-/]*[ \t]+){0,6}?)" + _QUOTED)
+# More quoted terms joined to the first: `"Sale", "Sells" or "Sold"`, `"Party" and collectively as the "Parties"`.
+_QUOTED_CHAIN = re.compile(r"(?:\s*(?:,|or|and|and/or)?\s*(?:,\s*)?(?:or|and)?\s*(?:(?:collectively|together|"
+                           r"individually)\s+)?(?:(?:referred\s+to\s+)?as\s+)?(?:(?:a|an|the)\s+)?" + _QUOTED.replace(
+                               "(?P<term>", "(?:") + ")+")
+# A definition without parentheses: `hereinafter referred to as "CUTANEA"`, `referred to as a "Party"`.
+_REFERRED_AS = re.compile(r"\b(?:hereinafter|hereafter|herein)?(?:[ \t]+(?:be|are|is|individually|collectively|"
+                          r"indistinctly|jointly|together|each))*[ \t]+(?:referred[ \t]+to|called|known|designated)"
+                          r"[ \t]+(?:(?:herein|hereinafter|individually|collectively|together)[ \t]+)*as[ \t]+"
+                          r"(?:(?:a|an|the)[ \t]+)?(?P<first>[\"“])")
+
+
+def _heading_fits(heading: str, term: str) -> bool:
+    """A heading before the quoted term is only the term repeated (`1.1 Act "Act" means`)."""
+    words = " ".join(heading.split()).rstrip(".:")
+    return not words or words.lower() == " ".join(term.split()).lower()
 
 
 @dataclass(frozen=True)
@@ -168,6 +198,7 @@ class Reference:
 class Party:
     term: str
     definition: Definition
+    entity: int = 0  # names of one party share it: `("Ferrer" and/or "Supplier")` are one entity
 
 
 ROLE_WORDS = {
@@ -321,6 +352,12 @@ class ParsedContract:
                 return False
         return True
 
+    def names_any(self, term: str) -> bool:
+        """Whether the term is defined as every thing of a kind ("Law" means any law, statute or regulation), so
+        that "similar" or "other" things of the kind are still within its meaning."""
+        return any(d.style == "means" and re.match(r"(?:any|all|each|every)\b", d.body.lower())
+                   for d in self.terms.get(term, ()))
+
     def means_something_else(self, term: str, start: int) -> str | None:
         """The word before a lowercase or capitalised occurrence of `term` at `start` that shows the defined term
         is not meant there ("third party", "similar services", "any other agreement"), or None."""
@@ -328,9 +365,9 @@ class ParsedContract:
         word = before.group(1).lower() if before else ""
         if f"{word} {term.lower()}" in self.lower_forms:
             return None  # "third party" where "Third Party" is itself a defined term
-        if word in CONTRAST_WORDS:
-            return word
-        if word in OTHER_WORDS and self.names_one_thing(term):
+        if word == "third" or word in CONTRAST_WORDS and not self.names_any(term):
+            return word  # "similar Laws" still fits a "Law" defined as any law: there the defined meaning is meant
+        if word in OTHER_WORDS and self.names_one_thing(term) and term.lower() not in ("party", "parties"):
             return word
         if term == "Agreement" and word in AGREEMENT_CONTRAST | OTHER_WORDS:
             return word
@@ -470,6 +507,23 @@ def _definitions(text: str, located: ParsedContract) -> list[Definition]:
             shifted = _QUOTED_TERM.match(text, max(0, m.start() - 90) + before.start())
             if shifted is not None:
                 add(shifted, "means", verb.end(), max(verb.end(), end))
+    for section in located.sections:  # a numbered item of a definitions list: `1.1"Affiliates" of a Party ...`
+        lead = _LEADING_TERM.match(text, section.start)
+        if lead is None or not _heading_fits(lead.group("heading"), lead.group("term")):
+            continue
+        chain = _QUOTED_CHAIN.match(text, lead.end())
+        quoted_end = chain.end() if chain else lead.end()
+        _, end = sentence_bounds(text, quoted_end, semicolons=True)
+        add(lead, "means", quoted_end, max(quoted_end, end))
+        for q in _QUOTED_TERM.finditer(text, lead.end(), quoted_end):
+            add(q, "means", quoted_end, max(quoted_end, end))
+    for m in _REFERRED_AS.finditer(text):  # `shall hereinafter be referred to as a "Party" and collectively as ...`
+        if m.start() > (located.body_start or 3000) + 3000:
+            break
+        chain = _QUOTED_CHAIN.match(text, m.start("first"))
+        body_start, _ = sentence_bounds(text, m.start(), semicolons=True)
+        for q in _QUOTED_TERM.finditer(text, m.start("first"), chain.end() if chain else m.end()):
+            add(q, "parenthetical", body_start, m.start())
     for lead in _PAREN_LEAD.finditer(text):
         if _NOT_A_DEFINITION.search(lead.group("lead")):
             continue
@@ -525,8 +579,15 @@ def _parties(text: str, located: ParsedContract, definitions: list[Definition]) 
             continue
         uses = len(re.findall(rf"(?<![\w\-]){term_pattern(d.term)}(?![\w\-])", text)) - 1
         if uses >= 3:
-            parties.append(Party(term=d.term, definition=d))
+            same = parties[-1] if parties and _ALIAS_GAP.fullmatch(text[parties[-1].definition.end:d.start]) else None
+            entity = same.entity if same is not None else (parties[-1].entity + 1 if parties else 0)
+            parties.append(Party(term=d.term, definition=d, entity=entity))
     return parties
+
+
+# What stands between two names given to one party: `"Ferrer" and/or "Supplier"`, `("Ferrer")("Supplier")`.
+_ALIAS_GAP = re.compile(r"[\s\"“”(),/]*(?:(?:and/or|or|and|also|hereinafter|referred\s+to\s+as|as|the|a|an|"
+                        r"indistinctly|collectively|together|individually)[\s\"“”(),/]+)*[\s\"“”(),/]*")
 
 
 @lru_cache(maxsize=16)

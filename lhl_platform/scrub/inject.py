@@ -10,21 +10,26 @@ not here: this module only proposes edits that are structurally possible.
   (`marketing materials` -> `Marketing Materials`); gold: the term and where it occurs.
 - `uncapitalized_defined_terms`: lower-case one usage of a defined term (`Licensed Products` ->
   `licensed products`); gold: the term and where it occurs.
-- `unused_defined_terms`: add, at the end of a section, a definition of a term the contract never uses
-  (`For purposes of this Section 7.1, "Review Period" means ...`); gold: the term and where it is defined.
+- `unused_defined_terms`: define, among the contract's definitions (in alphabetical place, never after a filing
+  legend), a shorthand for a phrase the contract writes out and never uses (`"Termination Notice" means the notice
+  of termination referred to in Section 12.2.`); failing such a phrase, a term named for an article's subject and a
+  noun its section uses; gold: the term and where it is defined.
 - `incorrect_section_references`: renumber a resolved cross-reference to an existing sibling section
   (`Section 8.2` -> `Section 8.3`); gold: wrong, correct, where the reference is, and its distance in characters
   to the start of the correct section.
-- `incorrect_party_references`: name the other party as the actor of a provision (`Licensee shall pay` ->
-  `Licensor shall pay`); gold: wrong, correct and where.
+- `incorrect_party_references`: name another party as the actor of a provision (`Licensee shall pay` ->
+  `Licensor shall pay`), never another name of the same party (`parties`: CUAD's annotation and the contract's
+  own definitions); gold: wrong, correct and where.
 - `incorrectly_capitalized_terms`: capitalise a defined term where the context means something else
   (`any other agreement` -> `any other Agreement`, `third party` -> `third Party`); gold: the term as written
   and where.
 - `terms_defined_multiple_times`: define a term a second time, far from the first, with a figure, a date or a
   party changed (`As used in this Agreement, "Effective Date" means April 15, 2024.`); gold: the term and where
   each definition is.
-- `inconsistent_language`: change a figure in one of two provisions that state the same thing, or restate a
-  provision at the end of a distant section with a different figure; gold: where each provision is.
+- `inconsistent_language`: change a figure in one of two provisions that must agree (the same words, the same
+  party, the same thing counted), or state one party's obligation a second time in its own article with another
+  figure; the new figure agrees with its noun (`two (2) years`) and a sentence whose figures depend on each
+  other is left alone; gold: where each provision is.
 
 How many of each a contract gets follows the paper's per-contract averages (Table 4: gold totals over 44
 contracts) scaled by the contract's length against `REFERENCE_CHARS` (the paper's 10-15 pages), rounded
@@ -35,12 +40,13 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from lhl_platform.scrub.categories import ERROR_CATEGORIES, CategoryKey
 from lhl_platform.scrub.document import (
     ROLE_WORDS,
+    Definition,
     ParsedContract,
     Section,
     lowercase_form_exists,
@@ -49,13 +55,14 @@ from lhl_platform.scrub.document import (
     term_pattern,
 )
 from lhl_platform.scrub.items import distance_bucket
+from lhl_platform.scrub.parties import AnnotatedParties, party_entities
 from lhl_platform.scrub.style import (
     DraftingStyle,
     in_heading,
     mostly_upper,
     quantities,
     sentence_bounds,
-    shift_quantity,
+    shift_in_agreement,
     starts_sentence,
     title_case,
 )
@@ -64,10 +71,9 @@ from lhl_platform.scrub.vocabulary import (
     NEEDS_MODIFIER,
     NON_MODIFIERS,
     PARTY_VERBS,
-    UNUSED_TERM_BANK,
 )
 
-INJECTOR_VERSION = "scrub-inject-v1"
+INJECTOR_VERSION = "scrub-inject-v2"
 PAPER_CONTRACTS = 44
 REFERENCE_CHARS = 30_000  # the length of a 10-15 page contract in plain text, roughly
 
@@ -125,6 +131,16 @@ def _editable(doc: ParsedContract, start: int, end: int) -> bool:
     return not in_heading(text, start) and not doc.in_definition_quotes(start, end)
 
 
+_LEGEND = re.compile(r"\*\*\*|\[\*+\]|\bomitted\b|Confidential\s+Treatment|\bSource:|\bPage\s+\d", re.IGNORECASE)
+
+
+def after_legend(text: str, point: int) -> bool:
+    """Whether the sentence ending at `point` is a filing legend or page furniture ("*** Portions of this page have
+    been omitted ...", "Source: ... 10-Q"), not the contract's own words: nothing is added after it."""
+    start, _ = sentence_bounds(text, max(0, point - 1))
+    return _LEGEND.search(text, start, point) is not None or mostly_upper(text, max(start, point - 200), point)
+
+
 def _leaf_sections(doc: ParsedContract) -> list[Section]:
     """Body sections without subsections or definitions whose text ends with a full stop: where a sentence can
     be added."""
@@ -134,7 +150,8 @@ def _leaf_sections(doc: ParsedContract) -> list[Section]:
         has_child = i + 1 < len(doc.sections) and doc.sections[i + 1].start < s.end
         body = doc.text[s.start:s.end].rstrip()
         if (not has_child and s.label not in defining and len(body) >= 150 and body.endswith(".")
-                and _editable(doc, s.start + len(body) - 1, s.start + len(body))):
+                and _editable(doc, s.start + len(body) - 1, s.start + len(body))
+                and not after_legend(doc.text, s.start + len(body))):
             out.append(s)
     return out
 
@@ -160,7 +177,8 @@ def _words(text: str, lower: bool = True) -> list[str]:
 _PHRASE = re.compile(r"(?<![\w\-\"“])(?:(?P<mod>[a-z]{3,}(?:-[a-z]+)?)\s)?(?P<head>[a-z]{3,})(?![\w\-\"”])")
 
 
-def undefined_capitalized(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+def undefined_capitalized(doc: ParsedContract, style: DraftingStyle, rng: random.Random,
+                          entities: Mapping[str, int]) -> list[Injection]:
     text = doc.text
     defined = {f.lower() for t in doc.terms for f in term_forms(t)}
     capitalised = set(re.findall(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)?\b", " ".join(text.split())))
@@ -201,7 +219,8 @@ def _respace(original: str, replacement_words: str) -> str:
     return "".join(w + (gaps[i] if i < len(gaps) else "") for i, w in enumerate(words))
 
 
-def uncapitalized_defined(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+def uncapitalized_defined(doc: ParsedContract, style: DraftingStyle, rng: random.Random,
+                          entities: Mapping[str, int]) -> list[Injection]:
     text = doc.text
     out = []
     proper_names = {p.term for p in doc.parties if not is_role_word(p.term)}
@@ -227,29 +246,107 @@ def is_role_word(term: str) -> bool:
     return term.lower() in ROLE_WORDS or term.lower().split()[-1] in ROLE_WORDS
 
 
-def unused_defined(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+# "notice of termination", "certificate of insurance": a phrase the contract writes out, which
+# a drafter may have defined as a shorthand ("Termination Notice") and then never used.
+_OF_PHRASE = re.compile(r"(?<![\w\-])(?P<head>[a-z]{4,})\s+of\s+(?P<mod>[a-z]{4,})(?=\s*[,.;:)]|\s+(?:and|or|under|to|"
+                        r"by|in|with|for|from|on|shall|will|is|as|at|that|which|hereunder|thereof|pursuant)\b)")
+_NOT_NOUN_ENDING = ("ed", "ly", "ing", "ive", "ous", "ful", "able", "ible", "ent", "ory", "ic", "ar", "teen", "ty")
+_NOT_NOUNS = frozenset({"time", "like", "such", "same", "other", "each", "either", "both", "none", "brand", "this",
+                        "thereof", "hereof", "business", "means", "process", "others", "rights", "features",
+                        "notices", "costs", "cast", "attorneys", "lawyers", "counsel", "products", "sales"})
+_OF_HEADS = HEAD_NOUNS | frozenset({"certificate", "certificates", "list", "letter", "proof", "evidence", "statement",
+                                    "summary", "method", "place", "level", "term", "terms", "certification"})
+# After an added definition: the next definition, numbered item or paragraph (not the middle of a sentence).
+_NEXT_ITEM = re.compile(r"[ \t]*(?:\n|$|\d{1,2}(?:\.\d{1,3})+\.?[ \t\"“]|\([a-z0-9]{1,3}\)[ \t]|[\"“][A-Z])")
+_REFERRING = ("described in", "set out in", "referred to in", "provided for in")
+
+
+def _singular(noun: str) -> str:
+    if noun.endswith("ies"):
+        return noun[:-3] + "y"
+    return noun[:-1] if noun.endswith("s") and not noun.endswith(("ss", "sis", "us")) else noun
+
+
+def unused_defined(doc: ParsedContract, style: DraftingStyle, rng: random.Random,
+                   entities: Mapping[str, int]) -> list[Injection]:
+    """A term built from the contract's own words (a section's heading and a noun that section uses), defined
+    where the contract defines its terms (after a definition that sorts before it), and never used."""
     text = doc.text
     lowered = text.lower()
-    party = "a Party" if "Party" in doc.terms else "a party"
-    bank = list(UNUSED_TERM_BANK)
-    rng.shuffle(bank)
-    sections = _leaf_sections(doc)
-    rng.shuffle(sections)
+    places = [d for d in doc.definitions if d.style == "means" and d.location not in ("P", "R")
+              and _in_body(doc, d.start) and text[d.body_end - 1:d.body_end] == "."
+              and not text[d.body_end - 2:d.body_end - 1].isdigit() and _NEXT_ITEM.match(text, d.body_end)
+              and _editable(doc, d.body_end - 1, d.body_end)
+              and not after_legend(text, d.body_end)]
+    phrases: dict[str, list[int]] = {}
+    for m in _OF_PHRASE.finditer(text):
+        head, mod = m.group("head"), m.group("mod")
+        if (head in _OF_HEADS and head not in doc.lower_forms and mod not in NON_MODIFIERS
+                and mod not in doc.lower_forms and not mod.endswith(_NOT_NOUN_ENDING) and mod not in _NOT_NOUNS
+                and _editable(doc, m.start(), m.end())):
+            phrases.setdefault(f"{head} of {mod}", []).append(m.start())
     out = []
-    for index, (term, body) in enumerate(bank):
-        if not sections:
-            break
+    names = sorted(phrases)
+    rng.shuffle(names)
+    for phrase in names:
+        head, _, mod = phrase.split()
+        singular = _singular(head)
+        term = title_case(f"{_singular(mod)} {singular}")  # "schedule of payments" -> "Payment Schedule"
         if any(re.search(rf"(?<![\w\-]){term_pattern(f.lower())}(?![\w\-])", lowered) for f in term_forms(term)):
             continue
-        lead = rng.choice(("For purposes of this Section", "As used in this Section"))
-        for k in range(min(ALTERNATIVES, len(sections))):
-            section = sections[(index * ALTERNATIVES + k) % len(sections)]
+        where = {doc.location(at) for at in phrases[phrase]}
+        first = doc.section_at(phrases[phrase][0])
+        if len(where) == 1 and first is not None:
+            label = first.label if first.label.startswith("Article") else f"Section {first.label}"
+            body = f"the {singular} of {mod} {rng.choice(_REFERRING)} {label}"
+        else:
+            body = f"any {singular} of {mod} under {style.self_name}"
+        if not places:  # no definitions list to hold it (a term defined in passing would repeat the phrase)
+            continue
+        before = [d for d in places if d.term.lower() < term.lower()] or places[:1]
+        anchor = max(before, key=lambda d: (d.term.lower(), d.start))
+        point = anchor.body_end
+        sentence = f" {style.quoted(term)} {style.means} {body}."
+        out.append(Injection("unused_defined_terms", point, point, sentence,
+                             {"term": term, "location": doc.location(point - 1)}, subject=f"term:{term}"))
+    return out or _named_for_a_section(doc, style, rng, places)
+
+
+_SUBJECT_HEADING = re.compile(r"[ \t]*(?:(?:ARTICLE|Article|SECTION|Section)[ \t]+)?(?:\d{1,2}|[IVXLC]{1,6})\.?[ \t]+"
+                              r"(?P<word>[A-Z][A-Za-z]+(?i:tion|ment|ance|ence|ity|ure))\b")
+
+
+def _named_for_a_section(doc: ParsedContract, style: DraftingStyle, rng: random.Random,
+                         places: list[Definition]) -> list[Injection]:
+    """When the contract writes out no such phrase: a term named for what a section is about and a noun it uses
+    (`8. Termination` and its "notice" -> "Termination Notice"), defined at the end of that section."""
+    text = doc.text
+    lowered = text.lower()
+    out = []
+    for section in _leaf_sections(doc):
+        top = next((t for t in doc.sections if t.depth == 0 and t.start <= section.start < t.end), section)
+        m = _SUBJECT_HEADING.match(text, top.start)
+        if m is None:
+            continue
+        words = re.findall(r"(?<![\w\-])[a-z]{4,}(?![\w\-])", text[section.start:section.end])
+        nouns = [w for w in dict.fromkeys(words) if w in HEAD_NOUNS and w not in doc.lower_forms]
+        if not nouns:
+            continue
+        noun = max(nouns, key=words.count)
+        term = title_case(f"{m.group('word').lower()} {noun}")
+        if any(re.search(rf"(?<![\w\-]){term_pattern(f.lower())}(?![\w\-])", lowered) for f in term_forms(term)):
+            continue
+        label = section.label if section.label.startswith("Article") else f"Section {section.label}"
+        if places:  # among the contract's definitions, in order
+            before = [d for d in places if d.term.lower() < term.lower()] or places[:1]
+            point = max(before, key=lambda d: (d.term.lower(), d.start)).body_end
+            sentence = f" {style.quoted(term)} {style.means} the {noun} {rng.choice(_REFERRING)} {label}."
+        else:
             point = _insertion_point(doc, section)
-            label = section.label if not section.label.startswith("Article") else section.label.split()[-1]
-            sentence = (f" {lead} {label}, {style.quoted(term)} {style.means} "
-                        f"{body.format(agreement=style.self_name, party=party)}.")
-            out.append(Injection("unused_defined_terms", point, point, sentence,
-                                 {"term": term, "location": doc.location(point - 1)}, subject=f"term:{term}"))
+            sentence = f" {style.quoted(term)} {style.means} the {noun} {rng.choice(_REFERRING)} this {label}."
+        out.append(Injection("unused_defined_terms", point, point, sentence,
+                             {"term": term, "location": doc.location(point - 1)}, subject=f"term:{term}"))
+    rng.shuffle(out)
     return out
 
 
@@ -263,7 +360,8 @@ def _siblings(doc: ParsedContract, target: Section) -> list[Section]:
     return sorted(same_parent, key=lambda s: abs(index[s.number] - here))
 
 
-def section_references(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+def section_references(doc: ParsedContract, style: DraftingStyle, rng: random.Random,
+                       entities: Mapping[str, int]) -> list[Injection]:
     by_bucket: dict[str, list[Injection]] = {}
     for ref in doc.references:
         target = ref.target
@@ -312,15 +410,17 @@ def _roman(value: int) -> str:
     return out
 
 
-def party_references(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+def party_references(doc: ParsedContract, style: DraftingStyle, rng: random.Random,
+                     entities: Mapping[str, int]) -> list[Injection]:
+    """Another party named as the actor: always a name of another entity, never an alias of the same one."""
     text = doc.text
-    parties = list(doc.party_terms)
-    if len(parties) < 2:
+    parties = [p for p in doc.party_terms if p in entities]
+    if len(set(entities[p] for p in parties)) < 2:
         return []
     counts = {p: len(doc.usages.get(p, ())) for p in parties}
     out = []
     for correct in parties:
-        others = sorted((p for p in parties if p != correct), key=lambda p: -counts[p])
+        others = sorted((p for p in parties if entities[p] != entities[correct]), key=lambda p: (-counts[p], p))
         wrong = others[0]
         for start, end in doc.usages.get(correct, ()):
             if text[start:end] != correct or not _editable(doc, start, end) or doc.location(start) in ("P", "R"):
@@ -334,7 +434,8 @@ def party_references(doc: ParsedContract, style: DraftingStyle, rng: random.Rand
     return out
 
 
-def incorrectly_capitalized(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+def incorrectly_capitalized(doc: ParsedContract, style: DraftingStyle, rng: random.Random,
+                            entities: Mapping[str, int]) -> list[Injection]:
     text = doc.text
     out = []
     for term, spans in doc.lowercase_usages.items():
@@ -349,26 +450,30 @@ def incorrectly_capitalized(doc: ParsedContract, style: DraftingStyle, rng: rand
                 out.append(Injection("incorrectly_capitalized_terms", start, end, _respace(text[start:end], written),
                                      {"term": written, "location": doc.location(start)}))
     rng.shuffle(out)
-    return out
+    # "any other agreement" is everywhere: one such edit a contract, after the terms that are its own.
+    agreement = [i for i in out if i.fields["term"].lower().startswith("agreement")]
+    return [i for i in out if i not in agreement] + agreement[:1]
 
 
 _SCOPED = re.compile(r"for\s+(?:the\s+)?purposes?\s+of|as\s+used\s+in\s+this\s+(?:section|article|paragraph)",
                      re.IGNORECASE)
 
 
-def _conflicting_body(doc: ParsedContract, body: str, rng: random.Random) -> str | None:
-    """The body with one figure or date changed, or one party named instead of another."""
-    found = quantities(body)
+def _conflicting_body(doc: ParsedContract, body: str, rng: random.Random, entities: Mapping[str, int]) -> str | None:
+    """The body with one figure or date changed (in agreement with what it counts), or one party named instead
+    of another party (never another name of the same party)."""
+    found = [q for q in quantities(body) if not _arithmetic(body)]
     if found:
         start, end, _ = rng.choice(found)
-        shifted = shift_quantity(body, start, end, rng.randrange(3))
+        shifted = shift_in_agreement(body, start, end, rng.randrange(3))
         if shifted is not None:
-            return body[:start] + shifted + body[end:]
-    parties = list(doc.party_terms)
+            return body[:start] + shifted[1] + body[shifted[0]:]
+    parties = [p for p in doc.party_terms if p in entities]
     for party in parties:
         m = re.search(rf"(?<![\w\-]){re.escape(party)}(?![\w\-])(?!['’](?!s))", body)  # not "Imprimis' product"
-        others = [p for p in parties if p != party and not re.search(rf"(?<![\w\-]){re.escape(p)}(?![\w\-])", body)]
-        if m and others:  # the other party must not be named already ("Aura and/or Aura")
+        named = {entities[p] for p in parties if re.search(rf"(?<![\w\-]){re.escape(p)}(?![\w\-])", body)}
+        others = [p for p in parties if entities[p] not in named]  # not "Aura and/or Aura", not an alias
+        if m and others:
             return body[:m.start()] + others[0] + body[m.end():]
     return None
 
@@ -394,7 +499,8 @@ def _parenthetical_body(term: str, body: str) -> str | None:
     return None
 
 
-def duplicate_definitions(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+def duplicate_definitions(doc: ParsedContract, style: DraftingStyle, rng: random.Random,
+                          entities: Mapping[str, int]) -> list[Injection]:
     text = doc.text
     sections = _leaf_sections(doc)
     out = []
@@ -414,7 +520,7 @@ def duplicate_definitions(doc: ParsedContract, style: DraftingStyle, rng: random
             if restated is None:
                 continue
             body = restated
-        conflicting = _conflicting_body(doc, body, rng)
+        conflicting = _conflicting_body(doc, body, rng, entities)
         if conflicting is None:
             continue
         far = [s for s in sections if abs(s.start - definition.start) > _far(doc)
@@ -448,54 +554,99 @@ def _content_words(sentence: str) -> set[str]:
     return {w for w in _words(sentence) if len(w) > 3 and w not in NON_MODIFIERS}
 
 
-def inconsistent_language(doc: ParsedContract, style: DraftingStyle, rng: random.Random) -> list[Injection]:
+_ARITHMETIC = re.compile(r"\b(?:times|multiplied|divided|equal\s+to|equals|sum\s+of|total\s+of|totals?|plus|minus|"
+                         r"less|aggregate|in\s+excess\s+of|exceeds?|product\s+of|per\s+cent\s+of|percent\s+of)\b|%\s+of",
+                         re.IGNORECASE)
+
+
+def _arithmetic(sentence: str) -> bool:
+    """Whether figures of the sentence may depend on each other ("four (4) times $105,000, equal to $420,000"):
+    changing one of them would break a sum a reader checks, which is a different defect."""
+    return len(quantities(sentence)) > 1 and _ARITHMETIC.search(sentence) is not None
+
+
+def _actors(doc: ParsedContract, sentence: str, entities: Mapping[str, int]) -> frozenset[int]:
+    """The parties a provision names, as entities ("Ferrer" and "Supplier" are one)."""
+    return frozenset(entities[p] for p in entities if re.search(rf"(?<![\w\-]){term_pattern(p)}(?![\w\-])", sentence))
+
+
+def _counted(text: str, end: int) -> str:
+    """What a figure counts: the word after it ("days", "copies"), or nothing (an amount)."""
+    m = re.match(r"\s*([A-Za-z]+)", text[end:end + 20])
+    return m.group(1).lower().rstrip("s") if m else ""
+
+
+_OBLIGATION = re.compile(r"(?:\b(?:The|Each|Either|each|either)\s+)?(?<![\w\-])"
+                         r"(?P<party>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,2}|party)\s+(?:shall|will|must|agrees\s+to)\b")
+
+
+def inconsistent_language(doc: ParsedContract, style: DraftingStyle, rng: random.Random,
+                          entities: Mapping[str, int]) -> list[Injection]:
+    """Two provisions that must agree, made to disagree in a figure: a figure restated elsewhere in the same
+    words, for the same parties (changed in one place), or one party's obligation stated a second time in
+    the same article with another figure. The new figure agrees with what it counts; a sentence whose figures
+    depend on each other is left alone."""
     text = doc.text
     sentences: list[tuple[int, int, list[tuple[int, int, str]]]] = []
     seen: set[int] = set()
     for start, end, _ in quantities(text):
         s, e = _provision(text, *sentence_bounds(text, start))
-        if s in seen or not _editable(doc, start, end) or any(s <= d.start < e for d in doc.definitions):
-            continue  # a provision that defines a term would be a second definition if restated
+        if s in seen or not _editable(doc, start, end):
+            continue
         seen.add(s)
         found = [(s + a, s + b, v) for a, b, v in quantities(text[s:e])]
-        if found and 40 <= e - s <= 800:
+        if found and 40 <= e - s <= 800 and not _arithmetic(text[s:e]):
             sentences.append((s, e, found))
+    defining = {s for s, e, _ in sentences if any(s <= d.start < e for d in doc.definitions)}
     out: list[Injection] = []
-    # Two provisions that say the same thing with the same figure: change the figure in one of them.
     words = {s: _content_words(text[s:e]) for s, e, _ in sentences}
+    actors = {s: _actors(doc, text[s:e], entities) for s, e, _ in sentences}
     for i, (s1, _, q1) in enumerate(sentences):
         for s2, _, q2 in sentences[i + 1:]:
-            if doc.location(q1[0][0]) == doc.location(q2[0][0]):
-                continue
+            if doc.location(q1[0][0]) == doc.location(q2[0][0]) or actors[s1] != actors[s2]:
+                continue  # one party's provision against another's need not agree
             union = words[s1] | words[s2]
             if not union or len(words[s1] & words[s2]) / len(union) < 0.45:
                 continue
-            shared = [q for q in q1 if q[2] in {v for _, _, v in q2}]
+            figures = {(v, _counted(text, b)) for _, b, v in q2}
+            shared = [q for q in q1 if (q[2], _counted(text, q[1])) in figures]
             if not shared:
                 continue
             start, end, _ = rng.choice(shared)
-            new = shift_quantity(text, start, end, rng.randrange(3))
+            new = shift_in_agreement(text, start, end, rng.randrange(3))
             if new is not None:
-                out.append(Injection("inconsistent_language", start, end, new,
+                out.append(Injection("inconsistent_language", start, new[0], new[1],
                                      {"location": doc.location(start), "location_2": doc.location(q2[0][0])},
                                      subject=f"sentence:{s1}"))
     rng.shuffle(out)
-    # Otherwise: restate a provision at the end of a distant section, with a different figure.
+    # One party's obligation stated twice: restated at the end of another section of its article.
     sections = _leaf_sections(doc)
     restated = []
     for s, e, found in sentences:
         sentence = text[s:e].strip()
-        if not sentence[:1].isupper() or not sentence.endswith(".") or "\n\n" in sentence:
+        if not sentence[:1].isupper() or not sentence.endswith(".") or "\n\n" in sentence or s in defining:
+            continue  # a provision that defines a term would be a second definition if restated
+        bound = [m.group("party") for m in _OBLIGATION.finditer(sentence)]
+        if not bound or not all(p in entities or p.lower() in ("party", "parties") for p in bound) or len(
+                {entities.get(p, -1) for p in bound}) != 1 or len(actors[s]) > 1:
+            continue  # one party's (or each party's) obligation, no other party's in the same sentence
+        here = doc.section_at(s)
+        if here is None:
             continue
-        far = [x for x in sections if abs(x.start - s) > _far(doc)]
-        if not far:
+        article = here.number.split(".")[0]
+        others = [x for x in sections if x is not here and not (x.start <= s < x.end) and abs(x.start - s) > 200]
+        near = [x for x in others if x.number.split(".")[0] == article]
+        if not near:  # a contract numbered without articles: the sections next to it
+            near = sorted(others, key=lambda x: abs(x.start - s))[:2]
+            near = [x for x in near if abs(x.start - s) < 6_000]
+        if not near:
             continue
         start, end, _ = rng.choice(found)
-        new = shift_quantity(text, start, end, rng.randrange(3))
+        new = shift_in_agreement(text, start, end, rng.randrange(3))
         if new is None:
             continue
-        changed = " ".join((text[s:start] + new + text[end:e]).split())
-        for section in rng.sample(far, min(ALTERNATIVES, len(far))):
+        changed = " ".join((text[s:start] + new[1] + text[new[0]:e]).split())
+        for section in rng.sample(near, min(ALTERNATIVES, len(near))):
             point = _insertion_point(doc, section)
             restated.append(Injection("inconsistent_language", point, point, f" {changed}",
                                       {"location": doc.location(point - 1), "location_2": doc.location(found[0][0])},
@@ -508,7 +659,7 @@ def inconsistent_language(doc: ParsedContract, style: DraftingStyle, rng: random
     return out + restated
 
 
-CandidateMaker = Callable[[ParsedContract, DraftingStyle, random.Random], list[Injection]]
+CandidateMaker = Callable[[ParsedContract, DraftingStyle, random.Random, Mapping[str, int]], list[Injection]]
 CANDIDATES: dict[CategoryKey, CandidateMaker] = {
     "undefined_capitalized_terms": undefined_capitalized,
     "uncapitalized_defined_terms": uncapitalized_defined,
@@ -521,9 +672,12 @@ CANDIDATES: dict[CategoryKey, CandidateMaker] = {
 }
 
 
-def candidates(doc: ParsedContract, style: DraftingStyle, seed: str) -> dict[CategoryKey, Iterator[Injection]]:
-    """The candidates of every error category, each category in its own seeded order."""
-    return {key: iter(make(doc, style, random.Random(f"{seed}|{key}"))) for key, make in CANDIDATES.items()}
+def candidates(doc: ParsedContract, style: DraftingStyle, seed: str,
+               parties: AnnotatedParties | None = None) -> dict[CategoryKey, Iterator[Injection]]:
+    """The candidates of every error category, each category in its own seeded order. `parties` (CUAD's
+    annotation of the contract's parties) tells which names are one party."""
+    entities = party_entities(doc, parties)
+    return {key: iter(make(doc, style, random.Random(f"{seed}|{key}"), entities)) for key, make in CANDIDATES.items()}
 
 
 def apply(text: str, injections: list[Injection]) -> tuple[str, list[tuple[Injection, int, int]]]:

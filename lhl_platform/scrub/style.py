@@ -51,7 +51,7 @@ QUANTITY = re.compile(
     rf"(?P<words>\b(?i:{_NUMBER_WORD})(?:[- ](?i:{_NUMBER_WORD}|and))*)(?P<percent>\s+percent)?"
     rf"\s+\((?P<n>\d{{1,6}})(?P<pct>%?)\)"
     rf"|(?<![\w.,$])(?P<n2>\d{{1,4}})(?=\s*{_UNIT})"
-    r"|\$(?P<money>\d{1,3}(?:,\d{3})+|\d{1,9})(?P<cents>\.\d{2})?(?![\d,])"
+    r"|\$(?P<money>\d{1,3}(?:,\d{3})+|\d{1,9})(?P<cents>\.\d{2})?(?!\d|,\d)"
 )
 _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December"]
@@ -109,6 +109,72 @@ def shift_quantity(text: str, start: int, end: int, pick: int) -> str | None:
     new = shifted_number(amount, pick)
     spelled = f"{new:,}" if "," in m.group("money") or new >= 10_000 else str(new)
     return f"${spelled}{m.group('cents') or ''}"
+
+
+# Count nouns a figure governs, singular -> plural: "one (1) month" but "two (2) months".
+COUNT_NOUNS = {"day": "days", "month": "months", "year": "years", "week": "weeks", "hour": "hours",
+               "quarter": "quarters", "copy": "copies", "business day": "business days",
+               "calendar day": "calendar days", "installment": "installments", "time": "times", "unit": "units",
+               "member": "members", "representative": "representatives", "occasion": "occasions"}
+_PLURAL_TO_SINGULAR = {v: k for k, v in COUNT_NOUNS.items()}
+# After the noun: the noun stands on its own ("one (1) year after"), not as a modifier ("a one (1) year term").
+_NOUN_ENDS = re.compile(r"\s*(?:[.,;:)]|$|(?:of|after|from|following|prior|before|in|and|or|thereafter|to|"
+                        r"notice|written)\b)")
+_COUNT_NOUN = re.compile(r"(?P<gap>\s+)(?P<noun>(?i:business\s+days?|calendar\s+days?|[a-z]+))")
+
+
+def counted_noun(text: str, end: int) -> tuple[int, int, str] | None:
+    """The count noun right after a figure ending at `end`: (start, end, lower-cased noun), or None."""
+    m = _COUNT_NOUN.match(text, end)
+    if m is None:
+        return None
+    noun = " ".join(m.group("noun").lower().split())
+    if noun not in COUNT_NOUNS and noun not in _PLURAL_TO_SINGULAR:
+        return None
+    return m.start("noun"), m.end("noun"), noun
+
+
+def agreement_error(text: str, start: int, end: int, value: int) -> bool:
+    """Whether the figure `value` at text[start:end] disagrees in number with the noun it counts ("two (2) copy",
+    "one (1) months"); a singular noun modifying another ("a two (2) year term") agrees."""
+    found = counted_noun(text, end)
+    if found is None:
+        return False
+    _, noun_end, noun = found
+    if value == 1:
+        return noun in _PLURAL_TO_SINGULAR
+    return noun in COUNT_NOUNS and bool(_NOUN_ENDS.match(text, noun_end))
+
+
+def shift_in_agreement(text: str, start: int, end: int, pick: int) -> tuple[int, str] | None:
+    """Like `shift_quantity`, and the noun the figure counts made to agree with the new figure: the end of the
+    span replaced (past the noun when it changes) and its replacement; None when no agreeing change exists."""
+    m = QUANTITY.match(text, start)
+    if m is None or m.end() != end or DATE.match(text, start):
+        new = shift_quantity(text, start, end, pick)
+        return None if new is None else (end, new)
+    raw = m.group("n") or m.group("n2")
+    if raw is None or m.group("pct") or m.group("percent"):
+        new = shift_quantity(text, start, end, pick)
+        return None if new is None else (end, new)
+    old = int(raw)
+    found = counted_noun(text, end)
+    for k in range(3):
+        new = shift_quantity(text, start, end, pick + k)
+        if new is None:
+            return None
+        value = int(re.findall(r"\d+", new)[-1])
+        if (value == 1) == (old == 1):
+            return end, new
+        if found is None or not _NOUN_ENDS.match(text, found[1]):
+            continue  # "one (1) copy" or "a one (1) year term": nothing to inflect safely
+        noun_start, noun_end, noun = found
+        written = text[noun_start:noun_end]
+        inflected = COUNT_NOUNS.get(noun) if value != 1 else _PLURAL_TO_SINGULAR.get(noun)
+        if inflected is None:
+            continue
+        return noun_end, new + text[end:noun_start] + match_case(written, inflected)
+    return None
 
 
 # --- sentences, headings and casing ------------------------------------------------------------------------

@@ -302,7 +302,7 @@ def _style(final: str, source_chars: set[str], start: int, end: int, original: s
         return [("style_spacing", f"spacing or punctuation at {seams[:60]!r}")]
     if not original:  # an added sentence
         sentence = injected.strip()
-        if (not sentence[:1].isupper() or not sentence.endswith(".") or final[start - 1:start] != "."
+        if (not sentence.lstrip("\"“")[:1].isupper() or not sentence.endswith(".") or final[start - 1:start] != "."
                 or not re.search(r"\b(?:means|mean|shall|may|will|must|is|are|has|have)\b", sentence)
                 or len(sentence.split()) < 6):
             return [("style_sentence", f"{sentence[:60]!r} is not a full sentence after a full stop")]

@@ -47,33 +47,3 @@ AGREEMENT_CONTRAST = _words("a an any each")
 
 # Verbs after a party name that make it the actor of a provision ("Licensee shall pay").
 PARTY_VERBS = _words("shall may will must agrees acknowledges represents warrants covenants hereby")
-
-# Self-built definitions for unused terms: phrases contracts use but that rarely appear in any one contract.
-# {agreement} is the contract's name for itself ("this Agreement"), {party} its word for a party.
-UNUSED_TERM_BANK: tuple[tuple[str, str], ...] = (
-    ("Review Period", "the period of ten (10) business days following receipt of a written request under {agreement}"),
-    ("Transition Period", "the period of ninety (90) days following the expiration or termination of {agreement}"),
-    ("Cure Notice", "a written notice describing a breach of {agreement} in reasonable detail"),
-    ("Dispute Notice", "a written notice describing a dispute arising under {agreement} in reasonable detail"),
-    ("Escalation Date", "the date falling fifteen (15) days after a dispute is first notified in writing"),
-    ("Designated Contact", "the individual appointed by {party} to coordinate its performance under {agreement}"),
-    ("Reporting Quarter", "each calendar quarter ending during the term of {agreement}"),
-    ("Supporting Records", "invoices, receipts and other records reasonably evidencing an amount claimed"),
-    ("Annual Work Plan", "the written plan for each calendar year agreed in writing under {agreement}"),
-    ("Restricted Period", "the period of twelve (12) months following the expiration or termination of {agreement}"),
-    ("Quarterly Statement", "a written statement of the amounts payable for a calendar quarter"),
-    ("Authorized Officer", "any officer of {party} holding the title of vice president or above"),
-    ("Inspection Window", "the hours between 9:00 a.m. and 5:00 p.m. local time on any business day"),
-    ("Response Deadline", "the date falling twenty (20) days after receipt of a written inquiry"),
-    ("Holdback Amount", "ten percent (10%) of any amount payable under {agreement} that is disputed in good faith"),
-    ("Wind-Down Period", "the period of sixty (60) days following the effective date of any termination"),
-    ("Replacement Notice", "a written notice requesting the replacement of any nonconforming item"),
-    ("Audit Window", "the period of thirty (30) days following delivery of an annual statement"),
-    ("Escalation Committee", "a committee of one senior executive appointed by each signatory to {agreement}"),
-    ("Relevant Quarter", "the calendar quarter in which a payment obligation first arises"),
-    ("Record Retention Period", "the period of three (3) years following the end of the calendar year to which "
-                                "a record relates"),
-    ("Step-In Notice", "a written notice of an intention to assume the performance of an obligation"),
-    ("Pre-Approved Vendor", "any vendor approved in writing in advance for the purposes of {agreement}"),
-    ("Price Review Date", "each anniversary of the date on which {agreement} was signed"),
-)
