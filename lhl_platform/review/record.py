@@ -30,10 +30,11 @@ from lhl_platform.review.events import (
     ReviewEventType,
     Suite,
 )
-from lhl_platform.review.scrub_sheet import Answer, CallKey, answered_calls
+from lhl_platform.review.scrub_sheet import answered_calls
 from lhl_platform.review.sheets import SUITES, Sheet, sheet
 from lhl_platform.review.versions import decisions, latest_version, review_events, versions
 from lhl_platform.scrub.items import Finding
+from lhl_platform.scrub.versions import Answer, CallKey
 
 
 @dataclass(frozen=True)
