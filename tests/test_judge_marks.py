@@ -144,7 +144,8 @@ def test_the_html_report_opens_with_a_banner_when_the_judge_is_not_shown_fit(hom
     assert lead == [value, value]
     hal = re.findall(r'data-metric="hal_tp" data-value="[^"]*">([^<]*)<', page.split('data-table="leaderboard"')[1]
                      .split("</table>")[0])
-    assert len(hal) == 2 and all(h.endswith(f" {MARK[status]}") if MARK[status] else h[-1].isdigit() for h in hal)
+    # in percent, the mark after it (none for a judge shown fit)
+    assert len(hal) == 2 and all(h.endswith(f"% {MARK[status]}") if MARK[status] else h.endswith("%") for h in hal)
 
 
 def test_publish_writes_judge_validated_and_strict_refuses_a_failed_judge(home, capsys, tmp_path):
