@@ -51,6 +51,7 @@ from lhl_platform.scrub.events import (
     ScrubScored,
 )
 from lhl_platform.scrub.items import Finding, ScrubItem, parse_items
+from lhl_platform.scrub.parties import annotated_parties
 from lhl_platform.scrub.scoring import unit_scores
 from lhl_platform.scrub.store import StoredSet, load_set, record_built, record_ingested
 from lhl_platform.scrub.task import OUTPUTS, SCRUB_PROMPT_VERSION, findings_of, scrub_messages, scrub_task
@@ -139,7 +140,9 @@ def build_set(home: Home, contracts: int, seed: int) -> StoredSet:
     corpus_id = active_corpus_id(home)
     name = ingested_corpora(home)[corpus_id].name  # as it was ingested (the stored copy is named by its id)
     config = DEMO_CONFIG if name == DEMO_DIR.name else CUAD_CONFIG
-    built = build_items(load_corpus(home, corpus_id).contracts, contracts, seed, corpus=name, config=config)
+    corpus = load_corpus(home, corpus_id)
+    built = build_items(corpus.contracts, contracts, seed, corpus=name, config=config,
+                        parties=annotated_parties(corpus.oracle))
     return record_built(home, built, contracts, corpus_id)
 
 
