@@ -36,7 +36,8 @@ LABELS: dict[str, str] = {
     "missing_judgments": "missing judgments", "dropped_identified": "identified elements dropped",
     "response_calls": "response calls", "judge_calls": "judge calls", "missing_elements": "missing elements",
     "gold_elements": "gold elements", "non_required_elements": "non-required elements", "domains": "domains",
-    "jurisdictions": "jurisdictions", "self_built": "built by this platform", "gold_source": "gold from", "named": "named",
+    "jurisdictions": "jurisdictions", "self_built": "built by this platform", "gold_source": "gold from",
+    "named": "named",
     "matched": "matched", "decisions": "decisions", "newest_run": "newest run", "baseline_runs": "earlier runs",
     "drifted": "drifted",
     # rates and scores
