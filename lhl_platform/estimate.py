@@ -7,12 +7,7 @@ would really make); a contract not extracted yet can only count its present clau
 (an upper bound), and the estimate says which basis each count has. Work already recorded in the event log is
 not counted: a re-run would not redo it.
 
-A suite other than the clause suite declares the calls an audit of a partition would make (`Suite.plan`: its
-stages' prompts rendered from its own items, work already recorded left out); `estimate_suite` counts their
-input at the same four characters per token, and assumes each call's output: the answering model's
-`expected_output_tokens`, capped at the request's max output tokens. Costed at the model's rates in force (the
-price table's or its registration's), interactive with no cache hits assumed and through the batch API for the
-stages that take `--batch`; a model of unknown cost has a null cost, never 0.
+The other suites' estimates are in `lhl_platform.suites.estimate`.
 
 Extraction is costed two ways, side by side. Interactive: every call after a partition's first reads the
 instructions (they come first in every request) from the provider's prompt cache, at the cached rate; for
@@ -22,13 +17,12 @@ every token at the batch rates, with no cache hits assumed (providers cache batc
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
 from pydantic import BaseModel
 
 from lhl_platform.corpus.store import load_corpus
-from lhl_platform.domain.models import Contract, ModelSpec, Usage
+from lhl_platform.domain.models import Contract
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.extraction.engine import extraction_stream, instance_key
 from lhl_platform.extraction.events import ExtractionEvent, ExtractionRecorded
@@ -39,9 +33,6 @@ from lhl_platform.judging.prompts import judge_messages
 from lhl_platform.progress import cost_usd
 from lhl_platform.providers.base import approx_tokens
 from lhl_platform.registry import get_model
-
-if TYPE_CHECKING:
-    from lhl_platform.suites.contract import Suite
 
 JUDGE_OUTPUT_TOKENS = 80
 # Providers that serve a repeated prompt prefix from a cache (OpenAI and Gemini on their own, Anthropic where
@@ -148,51 +139,4 @@ def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contr
                 not_extracted=len(skipped),
                 extract_missing_cost_usd=cost_usd(spec.price, sum(prompt_tokens[c.contract_id] for c in skipped),
                                                   expected_output * len(skipped))))
-    return out
-
-
-class SuiteEstimate(BaseModel):
-    """What a suite's audit of one (model, run) would call at one of its stages, through one registered model (the
-    model under test, or the judge)."""
-
-    model: str  # the partition's model (the one audited)
-    run: int
-    stage: str
-    caller: str  # the registered model that answers these calls
-    calls: int
-    input_tokens: int  # the rendered prompts, at about four characters per token
-    output_tokens: int  # assumed: per call, the caller's expected_output_tokens capped at the request's max
-    assumed_calls: int  # calls whose prompt holds a stand-in for an answer not made yet
-    batched: bool  # the stage sends its calls through the batch API under --batch
-    cost_usd: float | None  # interactive, no cache hits assumed; None: the caller's cost is unknown
-    batch_cost_usd: float | None  # with --batch (batch rates where `batched`); None: unknown
-    known_cost: bool
-
-
-def estimate_suite(home: Home, suite: Suite, models: Sequence[str], runs: Sequence[int],
-                   config: Mapping[str, Mapping[str, Any]]) -> list[SuiteEstimate]:
-    """Per (model, run, stage, caller): the calls `suite.plan` says the audit would make with this run config."""
-    from lhl_platform.providers.prices import pricing_for
-
-    if suite.plan is None:
-        raise LookupError(f"suite {suite.name} declares no estimate of its calls")
-    out: list[SuiteEstimate] = []
-    for name in models:
-        for run in runs:
-            groups: dict[tuple[str, str], list[tuple[int, int, bool]]] = {}
-            callers: dict[str, ModelSpec] = {}
-            for call in suite.plan(home, name, run, config):
-                caller = callers.setdefault(call.model.name, call.model)
-                cap = call.max_output_tokens or caller.params.max_output_tokens
-                groups.setdefault((call.stage, caller.name), []).append(
-                    (approx_tokens(call.text), min(caller.params.expected_output_tokens, cap), call.assumed))
-            for (stage, caller_name), calls in groups.items():
-                pricing = pricing_for(callers[caller_name])
-                usage = Usage(input_tokens=sum(c[0] for c in calls), output_tokens=sum(c[1] for c in calls))
-                batched = "batch" in suite.stage(stage).config.model_fields
-                out.append(SuiteEstimate(
-                    model=name, run=run, stage=stage, caller=caller_name, calls=len(calls),
-                    input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
-                    assumed_calls=sum(c[2] for c in calls), batched=batched, cost_usd=pricing.cost(usage),
-                    batch_cost_usd=pricing.cost(usage, batch=batched), known_cost=pricing.known))
     return out

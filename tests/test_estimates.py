@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from lhl_platform.corpus.demo import DEMO_DIR
-from lhl_platform.estimate import SuiteEstimate, estimate_suite
 from lhl_platform.home import Home
 from lhl_platform.suites import get_suite
+from lhl_platform.suites.estimate import SuiteEstimate, estimate_suite
 from orchestration.cli import main
 from tests.fakes import Reply, ScriptedServer, Seen
 

@@ -298,7 +298,7 @@ def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: l
 
 def _print_suite_estimate(home: Home, suite: Suite, models: list[str], runs: list[int],
                           overrides: dict[str, dict[str, Any]]) -> int:
-    from lhl_platform.estimate import estimate_suite
+    from lhl_platform.suites.estimate import estimate_suite
 
     if suite.plan is None:
         raise CliError(f"suite {suite.name} declares no estimate of its calls, so it has no --dry-run")

@@ -205,6 +205,9 @@ def cmd_judge_agree(args: argparse.Namespace, home: Home) -> int:
     from orchestration.cli.report import scope_request
     from orchestration.cli.suites import chosen_suite, suite_request
 
+    if getattr(args, "gold_version", None) is not None:  # two judges' labels of the same answers read no gold
+        raise CliError("lhl judge agree compares two judges' labels of the same answers and reads no gold; "
+                       "--gold-version does not apply")
     suite = chosen_suite(args)
     if suite is not None:  # a suite's own agreement of two judges, in its scope
         if suite.agreement is None:
