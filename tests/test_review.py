@@ -433,3 +433,11 @@ def test_a_model_imported_after_the_review_is_scored_in_every_gold_version(scrub
         z, y = _leader(board, "vendor-z"), _leader(board, "vendor-y")
         assert z["complete"] and z["recall"] == y["recall"] and z["precision"] == y["precision"]
         assert _category(board, "vendor-z")[IL]["fp"] == il_fp
+
+
+def test_judge_agreement_refuses_a_gold_version_it_would_not_read(tmp_path: Path, capsys) -> None:
+    # Two judges' labels of the same answers read no gold, so the flag is refused rather than ignored.
+    home = Home(tmp_path / "home")
+    rc = lhl(home, "judge", "agree", "a", "b", "--suite", "insufficiency", "--gold-version", "1")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1 and len(err) == 1 and "--gold-version does not apply" in err[0]
