@@ -130,10 +130,10 @@ def test_the_echo_shows_the_alerts_it_keeps_once_and_every_other_line_of_the_ale
 
 
 def test_a_clause_audit_keeps_the_clause_comparable_scope_and_not_insufficiency_s_of_the_same_name(capsys):
-    from orchestration.cli.audit import _own_alerts
+    from orchestration.cli.audit import own_alerts
 
     theirs = next(c for c in get_suite("insufficiency").checks if c.name == "comparable_scope")
-    with _own_alerts("clause"):
+    with own_alerts("clause"):
         for asset in (theirs.asset, "instance_outcomes", "instance_outcomes"):
             LogHook().send(Alert(check="comparable_scope", asset=asset, partition=None, summary="partial systems"))
     assert capsys.readouterr().err.splitlines() == [

@@ -89,7 +89,7 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
         for line in _rejudge_lines(home, models, runs, contracts):
             print(line)
     started = time.perf_counter()
-    with _batch_mode(args.batch), _own_alerts(CLAUSE):
+    with _batch_mode(args.batch), own_alerts(CLAUSE):
         stopped = limited(home, limit_usd, scope_of("audit", models, runs), lambda: audit(
             home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge, rejudge=rejudge),
             left=lambda: extraction_calls_left(home, models, runs, {c.contract_id for c in contracts}))
@@ -169,7 +169,7 @@ def _audit_suite(args: argparse.Namespace, home: Home, suite: Suite, models: lis
         print(f"queued {len(ids)} {suite.name} partition run(s) for the daemon of {home.root} (`lhl daemon`)")
         return 0
     started = time.perf_counter()
-    with _own_alerts(suite.name):
+    with own_alerts(suite.name):
         stopped = limited(home, limit_usd, scope_of(f"audit --suite {suite.name}", models, runs),
                           lambda: _run_partitions(home, suite, launches, models, runs, say=print))
         if stopped is not None:
@@ -195,7 +195,7 @@ def _run_partitions(home: Home, suite: Suite, launches: list[Any], models: list[
         instance.dispose()
 
 
-def _own_alerts(suite_name: str) -> contextlib.AbstractContextManager[None]:
+def own_alerts(suite_name: str) -> contextlib.AbstractContextManager[None]:
     """While an audit runs, the terminal shows the failing checks of the suite audited, each once: the SQL models
     and checks after it are every suite's, whose other alerts still go to the hook and to Dagster."""
     from lhl_platform.suites import get_suite

@@ -179,9 +179,12 @@ def cmd_debate(args: argparse.Namespace, home: Home) -> int:
         print(f"queued {len(queued)} debate run(s) for the daemon of {home.root} (`lhl daemon`); the marts and "
               "checks are rebuilt once they have finished")
         return 0
+    from orchestration.cli.audit import own_alerts
+
     started = time.perf_counter()
-    stopped = limited(home, limit_usd, scope_of("debate", [args.backbone], runs),
-                      lambda: launch_debate(home, args.backbone, runs, args.subset, args.config, args.judge))
+    with own_alerts("clause"):  # the debate is the clause suite's: the other suites' alerts stay off the terminal
+        stopped = limited(home, limit_usd, scope_of("debate", [args.backbone], runs),
+                          lambda: launch_debate(home, args.backbone, runs, args.subset, args.config, args.judge))
     if stopped is not None:
         return stopped
     report = build_report(home, resamples=200)
