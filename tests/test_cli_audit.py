@@ -66,8 +66,10 @@ def test_report_is_reproducible_for_a_seed_and_offers_cluster_bootstrap(demo_hom
 def test_report_csv_and_markdown_to_file(demo_home, tmp_path, capsys):
     assert main(["--home", str(demo_home), "report", "--format", "csv", "--out", str(tmp_path / "r.csv")]) == 0
     lines = (tmp_path / "r.csv").read_text().splitlines()
-    # the leaderboard, per-run and typed-profile rows of the demo's 5 systems, then the cost section's rows
-    metric = [ln for ln in lines[1:] if not ln.startswith("cost_")]
+    # the verdict first, then the leaderboard, per-run and typed-profile rows of the demo's 5 systems, then the
+    # cost section's rows
+    assert lines[1].startswith("verdict,sim-inventor+debate,") and lines[0].endswith(",part,statement")
+    metric = [ln for ln in lines[1:] if not ln.startswith(("cost_", "verdict,"))]
     assert lines[0].startswith("table,model,run,category") and len(metric) == 5 + 10 + 20
     assert sum(ln.startswith("cost_per_correct,") for ln in lines) == 5
     code, out, _ = _run(capsys, "--home", str(demo_home), "report", "--format", "md")
@@ -239,3 +241,18 @@ def test_a_queued_suite_audit_carries_its_item_filter_to_the_daemon(suites_home,
         instance.dispose()
     ops = queued.run_config["ops"]
     assert ops["scrub_findings"]["config"]["contracts"] == ops["scrub_scores"]["config"]["contracts"] == 1
+
+
+def test_report_scheme_chooses_the_verdict_s_ranking_and_is_refused_where_it_cannot_apply(demo_home, capsys):
+    code, out, _ = _run(capsys, "--home", str(demo_home), "report", "--format", "json", "--resamples", "20",
+                        "--scheme", "halluc_only")
+    report = json.loads(out)
+    first = sorted((c for c in report["composite"] if c["scheme"] == "halluc_only" and c["rank"] == 1),
+                   key=lambda c: c["model"])
+    assert code == 0 and report["verdict"]["scheme"] == "halluc_only"
+    assert report["verdict"]["best"] == [c["model"] for c in first]
+    code, _, err = _run(capsys, "--home", str(demo_home), "report", "--scheme", "nope")
+    assert code == 1 and err.strip().splitlines() == [
+        "lhl: unknown composite scheme 'nope'; schemes: equal, fp_heavy, recall_heavy, halluc_only, detection_only"]
+    code, _, err = _run(capsys, "--home", str(demo_home), "report", "--suite", "contractscrub", "--scheme", "equal")
+    assert code == 1 and "--scheme chooses the clause suite's composite scheme" in err

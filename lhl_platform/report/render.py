@@ -15,7 +15,7 @@ from lhl_platform.report.cost import cost_csv_rows, cost_lines
 from lhl_platform.report.labels import FEW_CASES, FEW_MARK, scheme_label
 from lhl_platform.report.rows import METRIC_COLUMNS, DebateEffectRow, Report
 from lhl_platform.report.verdict import clause_verdict
-from lhl_platform.report.verdict_render import render_verdict_text
+from lhl_platform.report.verdict_render import VERDICT_CSV_COLUMNS, render_verdict_text, verdict_csv_rows
 from lhl_platform.warehouse.scope import coverage_statement
 
 
@@ -221,14 +221,16 @@ def render_json(report: Report, checks: Sequence[CheckOutcome] | None = None) ->
 
 
 def render_csv(report: Report) -> str:
-    """One CSV table: every metric row, with a `table` column saying which section it belongs to."""
+    """One CSV table: the verdict's rows, then every metric row, with a `table` column saying which section each
+    belongs to."""
     columns = ["table", "model", "run", "category", *METRIC_COLUMNS, "rdi_ci_low", "rdi_ci_high", "missing_rows",
-               "judge_validated", *COST_CSV_COLUMNS]
+               "judge_validated", *COST_CSV_COLUMNS, *VERDICT_CSV_COLUMNS]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     # as in the JSON: true, false, or empty when the judge was never validated; one judge for every row
     status = {True: "true", False: "false", None: ""}[judge_validated(report)]
+    writer.writerows(verdict_csv_rows(clause_verdict(report)))  # the verdict first, as in every format
     for table, rows in (("leaderboard", report.leaderboard), ("per_run", report.per_run),
                         ("typed_profiles", report.typed_profiles)):
         for row in rows:

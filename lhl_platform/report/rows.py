@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from lhl_platform.report.cost import CostSection
 from lhl_platform.report.marts import (
@@ -50,6 +50,8 @@ class Report(BaseModel):
     # Cost per model, stage, correct answer, batch savings and monitored runs (`cost.py`); after coverage, so the
     # sections before it keep their place in the JSON.
     cost: CostSection | None = None
+    # The composite scheme the verdict ranks by (`lhl report --scheme`); not a section: the verdict names it.
+    verdict_scheme: str = Field(default="equal", exclude=True)
 
 
 __all__ = ["METRIC_COLUMNS", "CategoryRow", "ClauseRow", "CompositeRow", "DebateCategoryRow", "DebateEffectRow",

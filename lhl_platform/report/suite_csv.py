@@ -1,7 +1,7 @@
-"""A suite's report as one CSV table, as the clause report's: every section's rows, a `table` column naming the
-section, the columns of every section in the order they first appear (empty where a section has no such column),
-and `judge_validated` on a judged suite's leaderboard rows (as in the JSON). A list or mapping value is written as
-its JSON; null is empty, never 0."""
+"""A suite's report as one CSV table, as the clause report's: the verdict's rows first, then every section's
+rows, a `table` column naming the section, the columns of every section in the order they first appear (empty
+where a section has no such column), and `judge_validated` on a judged suite's leaderboard rows (as in the JSON).
+A list or mapping value is written as its JSON; null is empty, never 0."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from typing import Any
 
 from lhl_platform.report.cost import cost_csv_rows
 from lhl_platform.report.suite_report import SuiteReport, with_judge
+from lhl_platform.report.verdict import suite_verdict
+from lhl_platform.report.verdict_render import verdict_csv_rows
 
 
 def _cell(value: Any) -> Any:
@@ -25,8 +27,9 @@ def _cell(value: Any) -> Any:
 
 
 def render_suite_csv(report: SuiteReport) -> str:
-    rows = [{"table": name, **with_judge(report, name, r.model_dump(mode="json"))}
-            for name, section in report.sections.items() for r in section]
+    rows: list[dict[str, Any]] = list(verdict_csv_rows(suite_verdict(report)))  # the verdict first
+    rows += [{"table": name, **with_judge(report, name, r.model_dump(mode="json"))}
+             for name, section in report.sections.items() for r in section]
     rows += cost_csv_rows(report.cost)  # the cost section's rows, `table` naming each part (`cost_by_stage`, ...)
     columns = list(dict.fromkeys(["table", *(k for row in rows for k in row)]))
     buffer = io.StringIO()

@@ -216,10 +216,12 @@ def backbone(system: str) -> str | None:
     return head if sep and tail.startswith(DEBATE[1:]) else None
 
 
-def clause_verdict(report: Report, scheme: str = DEFAULT_SCHEME) -> Verdict:
-    """The clause report's verdict under one composite scheme (docs/method.md, section 17)."""
+def clause_verdict(report: Report, scheme: str | None = None) -> Verdict:
+    """The clause report's verdict under one composite scheme (docs/method.md, section 17): `scheme`, else the
+    report's chosen one (`lhl report --scheme`, `equal` by default)."""
     from lhl_platform.report.render import judge_validated  # render imports this module's renderer
 
+    scheme = scheme or report.verdict_scheme
     if scheme not in SCHEMES:
         raise ValueError(f"unknown composite scheme {scheme!r}; schemes: {', '.join(SCHEMES)}")
     ranked_systems = [c.model for c in report.coverage if c.ranked]
@@ -386,10 +388,10 @@ def _insufficiency_gold(report: SuiteReport) -> list[Caveat]:
 SUITE_RULES: dict[str, SuiteRule] = {
     "contractscrub": SuiteRule(
         metric=Metric("recall", "overall recall", True), ci=("recall_ci_low", "recall_ci_high"),
-        others=(Metric("precision", "precision", True), Metric("f1", "F1", True, percent=False)),
+        others=(Metric("precision", "precision", True), Metric("f1", "F1", True)),
         small=_scrub_small, gold=_scrub_gold),
     "insufficiency": SuiteRule(
-        metric=Metric("f2", "mean F2", True, percent=False), ci=("f2_ci_low", "f2_ci_high"),
+        metric=Metric("f2", "mean F2", True), ci=("f2_ci_low", "f2_ci_high"),
         others=(Metric("precision", "precision", True), Metric("recall", "recall", True),
                 Metric("expl_acc", "ExplAcc", True), Metric("safety", "safety", True),
                 Metric("over_flag", "over-flag", False)),

@@ -78,3 +78,23 @@ def render_verdict_html(v: Verdict) -> str:
             + "</ul>")
     parts.append(f'<p class="lede">Ranked by {escape(v.basis)}; the rule is docs/method.md, section 17.</p>')
     return f'<section id="verdict"><h2>{TITLE}</h2>' + "".join(parts) + "</section>"
+
+
+VERDICT_CSV_COLUMNS = ("part", "statement")
+
+
+def verdict_csv_rows(v: Verdict) -> list[dict[str, str]]:
+    """The verdict as the CSV's first rows (`table` = verdict): one per line of the section, `part` naming it
+    (answer, basis, figures, stability, trade-off, caveat) and `model` the system it is about, where one is."""
+    rows = [{"part": "answer", "model": ",".join(v.best), "statement": v.statement},
+            {"part": "basis", "model": "", "statement": f"{v.basis} (docs/method.md, section 17)"}]
+    if v.figures:
+        rows.append({"part": "figures", "model": ",".join(v.best),
+                     "statement": "; ".join(_figure(f) for f in v.figures)})
+    stable = stability_line(v)
+    if stable:
+        rows.append({"part": "stability", "model": ",".join(v.best), "statement": stable})
+    rows += [{"part": "trade-off", "model": t.model, "statement": t.statement} for t in v.trade_offs]
+    rows += [{"part": "caveat", "model": ",".join(c.subjects), "statement": c.statement} for c in v.caveats]
+    return [{"table": "verdict", **row} for row in rows]
+

@@ -32,24 +32,42 @@ def cmd_report(args: argparse.Namespace, home: Home) -> int:
         raise CliError(f"nothing to report in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
     suite = chosen_suite(args)
     if suite is not None:
+        if args.scheme is not None:
+            raise CliError(f"--scheme chooses the clause suite's composite scheme; suite {suite.name} ranks by its "
+                           "headline metric (docs/method.md, section 17)")
         write_out(_suite_report(args, home, suite), args.out, f"{args.format} report of suite {suite.name}")
         return 0
     request = scope_request(args)
     options = {"resamples": args.resamples, "seed": args.seed, "cluster": args.bootstrap == "contract"}
-    if args.format == "json":  # with the check results, as every other format but csv prints them
-        text = render_json(*build_report_with_checks(home, request, **options))
+    scheme = verdict_scheme(args.scheme)
+    if args.format == "csv":
+        report, checks = build_report(home, request, **options), []
+    else:  # with the check results, as every other format prints them
+        report, checks = build_report_with_checks(home, request, **options)
+    report.verdict_scheme = scheme
+    if args.format == "json":
+        text = render_json(report, checks)
     elif args.format == "csv":
-        text = render_csv(build_report(home, request, **options))
+        text = render_csv(report)
     elif args.format == "html":
         from lhl_platform.report.html import render_html
 
-        report, checks = build_report_with_checks(home, request, **options)
         text = render_html(report, checks)
     else:
-        report, checks = build_report_with_checks(home, request, **options)
         text = render_text(report, checks, markdown=args.format == "md")
     write_out(text, args.out, f"{args.format} report")
     return 0
+
+
+def verdict_scheme(name: str | None) -> str:
+    """The composite scheme `--scheme` names (default `equal`), or one line naming the schemes."""
+    from lhl_platform.report.stats import SCHEMES
+
+    if name is None:
+        return "equal"
+    if name not in SCHEMES:
+        raise CliError(f"unknown composite scheme {name!r}; schemes: {', '.join(SCHEMES)}")
+    return name
 
 
 def _suite_report(args: argparse.Namespace, home: Home, suite: Suite) -> str:
@@ -113,6 +131,8 @@ def register(cli: Cli) -> None:
     rep.add_argument("--out", help="write to FILE instead of stdout")
     rep.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     rep.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    rep.add_argument("--scheme", help="the composite scheme the verdict ranks by (clause suite; default: equal; "
+                     "docs/method.md, section 9)")
     rep.add_argument("--bootstrap", choices=["instance", "contract"], default="instance",
                      help="resampling unit for the intervals: instances (default) or contracts")
     rep.add_argument("--schema", action="store_true",
