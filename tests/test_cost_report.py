@@ -252,3 +252,20 @@ def test_a_suite_report_has_its_cost_section_in_every_format(tmp_path: Path, mon
     assert main(["--home", str(root.root), "report", "--suite", "insufficiency", "--judge", "gpt-judge",
                  "--format", "html", "--out", str(out)]) == 0
     assert '<section id="cost">' in out.read_text() and 'data-table="cost_per_correct"' in out.read_text()
+
+
+@pytest.mark.parametrize(("source", "measured"), [("registration", True), ("offline", True), (None, True),
+                                                  ("table", False), ("unknown", False)])
+def test_a_batch_saving_is_measured_only_against_registered_interactive_rates(source, measured):
+    # A call the price table priced has no registered rates to compare with: its interactive equivalent is
+    # unknown (null), never a rate of 0 that would make the batch call look dearer than interactive.
+    import duckdb
+
+    from lhl_platform.warehouse.build import macros_sql
+
+    con = duckdb.connect()
+    con.execute(macros_sql())
+    cost = None if source == "unknown" else 0.5
+    (value,) = con.execute("select interactive_cost(?, ?, 1000, 0, 0, 100, 2.0, 0.5, 2.5, 10.0)",
+                           [cost, source]).fetchone()
+    assert value == (pytest.approx((1000 * 2.0 + 100 * 10.0) / 1e6) if measured else None)

@@ -359,6 +359,9 @@ class StreamWriter:
         self._keys |= recorded
         self._next_seq, self._prev_hash = stream_head_of(entries)
         kept = [row for row in self._buffer if row[_KEY] not in recorded]
+        if self.atomic and len(kept) < len(self._buffer):  # all or nothing: part of it is another writer's now
+            raise AtomicConflict(f"stream {self.stream}: another writer recorded {len(self._buffer) - len(kept)} of "
+                                 "this all-or-nothing commit's events first; nothing of it was committed")
         self.skipped += len(self._buffer) - len(kept)
         self.written -= len(self._buffer) - len(kept)
         self._buffer = []
@@ -374,6 +377,11 @@ class StreamWriter:
         with self._lock:
             self._committed_units += self._buffered_units
         self._buffered_units = 0
+
+
+class AtomicConflict(RuntimeError):
+    """An atomic writer lost its stream to a writer that recorded some of the same events: committing the rest
+    would split what must land whole."""
 
 
 class EventLog:

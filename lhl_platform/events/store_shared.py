@@ -25,6 +25,7 @@ import fcntl
 import hashlib
 import io
 import json
+import logging
 import os
 import threading
 from collections.abc import Iterator
@@ -54,6 +55,7 @@ from lhl_platform.events.store_objects import CORPORA, SEGMENTS, ObjectStore
 if TYPE_CHECKING:
     from lhl_platform.events.log import StreamWriter
 
+_log = logging.getLogger("lhl.events")
 STATE = ".shared-store.json"  # in the mirror: which store it mirrors and how far it has read
 SYNC_LOCK = ".sync.lock"
 GC_GRACE = timedelta(hours=1)  # an uncommitted object younger than this may belong to an append in flight
@@ -100,7 +102,13 @@ class SharedStore:
             self.upload_corpora(self.corpora_dir(writer.root), data)
         prev = writer._entries[-1].last_chain if writer._entries else GENESIS
         self.catalog.commit(writer.stream, entry, prev)
-        self.refresh(writer.root)
+        # Committed from here on: a mirror that cannot refresh now (an object of another machine's unreadable) is
+        # not a failed append; the next read refreshes it, and reports what it cannot read.
+        try:
+            self.refresh(writer.root)
+        except Exception as exc:  # noqa: BLE001 - any refresh failure; the commit above stands
+            _log.warning("committed %s to stream %s; the local mirror will refresh on the next read (%s)",
+                         entry.name, writer.stream, exc)
 
     def upload_corpora(self, corpora_dir: Path, segment: bytes) -> None:
         """Upload the stored corpus files that the ingest events of a `corpus` segment record."""

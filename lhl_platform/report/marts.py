@@ -570,7 +570,7 @@ class CostPerCorrectRow(Row):
     model: str
     calls: int | None
     unknown_cost_calls: int | None
-    correct: int
+    correct: int | None  # null: nothing of the model was scored (or judged) yet, not zero correct answers
     unit: str  # what a correct answer is in the suite
     cost_usd: float | None
     cost_per_correct_usd: float | None

@@ -79,6 +79,8 @@ def import_decisions(home: Home, data: bytes, name: str, reviewer: str) -> Impor
     _check_base(events, header.suite, header.item_set, header.gold_version, name)
     current = sheet(home, events, header.suite, header.item_set, header.gold_version)
     decided = validate(raw, current.rows, name)
+    if not decided:  # a blank sheet would make a "reviewed" gold version that nobody reviewed
+        raise DecisionsError(f"{name}: no row has a decision; fill in the decision column of the rows reviewed")
     sha = hashlib.sha256(data).hexdigest()
     if any(d.file_sha256 == sha and d.reviewer == reviewer for d in decisions(events)):
         return Imported(header.suite, current.item_set, header.gold_version, None, len(decided), len(current.rows))
@@ -100,10 +102,17 @@ def import_decisions(home: Home, data: bytes, name: str, reviewer: str) -> Impor
     calls = answered_calls(home, current.item_set) if current.suite == "contractscrub" else {}
     home.ensure()
     with home.events.writer(STREAM, atomic=True) as writer:
+        # The stream is this writer's now: a review import that committed since `events` was read made its own
+        # version from the same base, and this one would be numbered against stale state.
+        if len(review_events(home)) != len(events):
+            raise DecisionsError(f"{name}: another review import of this home committed while this one ran; "
+                                 "nothing was written: import the file again")
         for d in new:
             writer.append(ReviewEventType.DECISION, d.ref, f"review.decision:{sha}:{reviewer}:{d.ref}", d)
-        writer.append(ReviewEventType.GOLD_VERSION, f"{current.item_set}/{number}",
-                      f"review.gold_version:{current.suite}:{current.item_set}:{number}", made)
+        if not writer.append(ReviewEventType.GOLD_VERSION, f"{current.item_set}/{number}",
+                             f"review.gold_version:{current.suite}:{current.item_set}:{number}", made):
+            raise DecisionsError(f"{name}: gold version {number} of {current.item_set} was made by another import "
+                                 "at the same time; nothing was written: import the file again")
         _write_gold(writer, current, number, changes, calls)
     return Imported(current.suite, current.item_set, current.gold_version, made, len(decided), len(current.rows))
 

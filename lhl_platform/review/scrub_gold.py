@@ -27,12 +27,14 @@ def _undo(text: str, gold: list[GoldFinding], g: GoldFinding) -> tuple[str, list
             moved = Edit(start=other.edit.start + delta, end=other.edit.end + delta, original=other.edit.original)
             other = other.model_copy(update={"edit": moved})
         kept.append(other)
-    # A term the injected text defined (and the replaced text did not) was derived from the edit: it goes too.
+    # Each term the injected text defined (and the replaced text did not) was derived from the edit: it goes too,
+    # once (the same term defined elsewhere in the contract stays).
+    gone: set[str] = set()
     for t in list(kept):
         quoted = f'"{t.term}"'
-        if t.category == "defined_terms" and quoted in injected and quoted not in original:
+        if t.category == "defined_terms" and t.term not in gone and quoted in injected and quoted not in original:
             kept.remove(t)
-            break
+            gone.add(str(t.term))
     return text[:s] + original + text[e:], kept
 
 

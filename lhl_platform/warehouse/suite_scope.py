@@ -131,6 +131,7 @@ def _gold(con: duckdb.DuckDBPyConnection, scope: SuiteScope, request: SuiteScope
     if request.gold_version is not None and request.gold_version not in known:
         raise ScopeError(f"the {scope.suite} item set {item_set} has no gold version {request.gold_version}; "
                          f"versions: {', '.join(map(str, known)) or 'none'}")
-    chosen = next((r for r in rows if r[0] == request.gold_version), rows[-1] if rows else (1, 0, None, 0))
+    # No row: no item set in scope holds gold, so no version is claimed (null, never "version 1, none reviewed").
+    chosen = next((r for r in rows if r[0] == request.gold_version), rows[-1] if rows else (None, None, None, None))
     return {"gold_version": chosen[0], "gold_reviewed": chosen[1], "gold_reviewable": chosen[2],
             "gold_reviewers": chosen[3]}

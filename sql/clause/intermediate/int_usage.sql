@@ -38,6 +38,7 @@ attributed as (
 select system as model, run, item as contract_id, case stage when 'judge' then 'judge' else 'extraction' end as stage,
        model as billed_model, case when stage = 'judge' then model end as judge,
        input_tokens, output_tokens, cached_tokens, cache_write_tokens, batch_id is not null as batch, cost_usd,
+       price_source,  -- which rates priced the call: a batch saving is measured only against registered ones
        -- a debate call's role (its subject ends `#<round>:<role>`) and when it was made, for the cost marts
        case when attributed.stage = 'debate' then coalesce(nullif(regexp_extract(subject, ':([a-z]+)$', 1), ''),
                                                            'debate') end as role, time

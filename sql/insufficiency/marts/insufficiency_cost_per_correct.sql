@@ -12,7 +12,7 @@ with cost as (
 correct as (
     select model, sum(tp) as correct from insufficiency_units group by model
 )
-select m.model, c.calls, c.unknown_cost_calls, coalesce(k.correct, 0) as correct,
+select m.model, c.calls, c.unknown_cost_calls, k.correct,
        'identified missing element' as unit,
        c.cost_usd, cost_per(c.cost_usd, k.correct) as cost_per_correct_usd
 from (select distinct model from insufficiency_completeness) m

@@ -12,7 +12,7 @@ with cost as (
 correct as (
     select model, sum(tp) as correct from scrub_units group by model
 )
-select m.model, c.calls, c.unknown_cost_calls, coalesce(k.correct, 0) as correct, 'found defect' as unit,
+select m.model, c.calls, c.unknown_cost_calls, k.correct, 'found defect' as unit,
        c.cost_usd, cost_per(c.cost_usd, k.correct) as cost_per_correct_usd
 from (select distinct model from scrub_coverage) m
 left join cost c using (model)

@@ -25,8 +25,8 @@ select c.system as model, c.run, 'solve' as stage, null::varchar as role, c.mode
        sum(c.cached_tokens) as cached_tokens,
        cost_total(c.cost_usd, true) as cost_usd,
        cost_total(c.cost_usd, c.batch) as batch_cost_usd,
-       cost_total(interactive_cost(c.cost_usd, c.input_tokens, c.cached_tokens, c.cache_write_tokens, c.output_tokens,
-                                   p.input_price, p.cached_price, p.cache_write_price, p.output_price),
+       cost_total(interactive_cost(c.cost_usd, c.price_source, c.input_tokens, c.cached_tokens, c.cache_write_tokens,
+                                   c.output_tokens, p.input_price, p.cached_price, p.cache_write_price, p.output_price),
                   c.batch) as batch_interactive_cost_usd
 from calls c
 left join int_model_prices p on p.name = c.model
