@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -131,11 +132,16 @@ RACER = textwrap.dedent("""
     from lhl_platform.events.log import EventLog
     from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
 
+    import time
     home, who, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
     with EventLog(home / "events").writer("race", flush_every=1) as w:
+        (home.parent / f"ready-{who}").touch()  # both append together, however late one process got going
+        while not (home.parent / "go").exists():
+            time.sleep(0.01)
         for i in range(count):
             w.append(ExtractionEvent.FAILED, who, f"{who}:{i}",
                      ExtractionFailed(model="m", run=1, contract_id=who, stage="call", reason=str(i)))
+            time.sleep(0.02)  # paced, so one writer's catching up on the other's head cannot outlast the race
     print(w.commits)
 """)
 
@@ -144,6 +150,10 @@ def test_two_processes_racing_200_appends_on_one_stream_never_fork_it(shared, tm
     env = {**os.environ, **shared}
     racers = [subprocess.Popen([sys.executable, "-c", RACER, str(tmp_path / who), who, "100"], env=env, cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for who in ("a", "b")]
+    deadline = time.monotonic() + 120
+    while not all((tmp_path / f"ready-{who}").exists() for who in "ab") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (tmp_path / "go").touch()
     outs = [r.communicate(timeout=120) for r in racers]
     assert all(r.returncode == 0 for r in racers), outs
     log = EventLog(tmp_path / "c" / "events")
