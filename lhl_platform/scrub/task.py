@@ -11,7 +11,7 @@ The prompt version is part of every request key and every recorded finding.
 from __future__ import annotations
 
 import json
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +19,7 @@ from lhl_platform.providers.base import Message, Task
 from lhl_platform.providers.llm.schema import strict_json_schema
 from lhl_platform.scrub.categories import BY_KEY, CategoryKey, category
 from lhl_platform.scrub.items import Finding
+from lhl_platform.suites.categories import category_outputs, category_tasks
 
 SCRUB_PROMPT_VERSION = "scrub-v1"
 
@@ -52,57 +53,23 @@ class InconsistencyFinding(_Strict):
     location_2: str = Field(description="where the contradicting provision is (same format)")
 
 
-class DefinedTermsFindings(_Strict):
-    findings: list[TermFinding]
-
-
-class UndefinedCapitalizedTermsFindings(_Strict):
-    findings: list[TermFinding]
-
-
-class UncapitalizedDefinedTermsFindings(_Strict):
-    findings: list[TermFinding]
-
-
-class UnusedDefinedTermsFindings(_Strict):
-    findings: list[TermFinding]
-
-
-class IncorrectSectionReferencesFindings(_Strict):
-    findings: list[ReferenceFinding]
-
-
-class IncorrectPartyReferencesFindings(_Strict):
-    findings: list[ReferenceFinding]
-
-
-class IncorrectlyCapitalizedTermsFindings(_Strict):
-    findings: list[TermFinding]
-
-
-class TermsDefinedMultipleTimesFindings(_Strict):
-    findings: list[RepeatedDefinitionFinding]
-
-
-class InconsistentLanguageFindings(_Strict):
-    findings: list[InconsistencyFinding]
-
-
-OUTPUTS: dict[CategoryKey, type[BaseModel]] = {
-    "defined_terms": DefinedTermsFindings,
-    "undefined_capitalized_terms": UndefinedCapitalizedTermsFindings,
-    "uncapitalized_defined_terms": UncapitalizedDefinedTermsFindings,
-    "unused_defined_terms": UnusedDefinedTermsFindings,
-    "incorrect_section_references": IncorrectSectionReferencesFindings,
-    "incorrect_party_references": IncorrectPartyReferencesFindings,
-    "incorrectly_capitalized_terms": IncorrectlyCapitalizedTermsFindings,
-    "terms_defined_multiple_times": TermsDefinedMultipleTimesFindings,
-    "inconsistent_language": InconsistentLanguageFindings,
+# Each category's answer is `{"findings": [...]}` of one of the four shapes above.
+SHAPES: dict[CategoryKey, type[_Strict]] = {
+    "defined_terms": TermFinding,
+    "undefined_capitalized_terms": TermFinding,
+    "uncapitalized_defined_terms": TermFinding,
+    "unused_defined_terms": TermFinding,
+    "incorrect_section_references": ReferenceFinding,
+    "incorrect_party_references": ReferenceFinding,
+    "incorrectly_capitalized_terms": TermFinding,
+    "terms_defined_multiple_times": RepeatedDefinitionFinding,
+    "inconsistent_language": InconsistencyFinding,
 }
+OUTPUTS: dict[CategoryKey, type[BaseModel]] = category_outputs(SHAPES, _Strict, __name__)
 
 
 class ScrubTask(Task):
-    """Scrub one contract for one category. Each category is a subclass whose `output` is its schema."""
+    """Scrub one contract for one category. Each category is a subclass (`TASKS`) whose `output` is its schema."""
 
     kind: Literal["scrub"] = "scrub"
     contract_id: str = Field(min_length=1)
@@ -113,62 +80,8 @@ class ScrubTask(Task):
         return f"{self.contract_id}/{self.category}"
 
 
-class DefinedTermsTask(ScrubTask):
-    category: Literal["defined_terms"] = "defined_terms"
-    output: ClassVar[type[BaseModel]] = DefinedTermsFindings
-
-
-class UndefinedCapitalizedTermsTask(ScrubTask):
-    category: Literal["undefined_capitalized_terms"] = "undefined_capitalized_terms"
-    output: ClassVar[type[BaseModel]] = UndefinedCapitalizedTermsFindings
-
-
-class UncapitalizedDefinedTermsTask(ScrubTask):
-    category: Literal["uncapitalized_defined_terms"] = "uncapitalized_defined_terms"
-    output: ClassVar[type[BaseModel]] = UncapitalizedDefinedTermsFindings
-
-
-class UnusedDefinedTermsTask(ScrubTask):
-    category: Literal["unused_defined_terms"] = "unused_defined_terms"
-    output: ClassVar[type[BaseModel]] = UnusedDefinedTermsFindings
-
-
-class IncorrectSectionReferencesTask(ScrubTask):
-    category: Literal["incorrect_section_references"] = "incorrect_section_references"
-    output: ClassVar[type[BaseModel]] = IncorrectSectionReferencesFindings
-
-
-class IncorrectPartyReferencesTask(ScrubTask):
-    category: Literal["incorrect_party_references"] = "incorrect_party_references"
-    output: ClassVar[type[BaseModel]] = IncorrectPartyReferencesFindings
-
-
-class IncorrectlyCapitalizedTermsTask(ScrubTask):
-    category: Literal["incorrectly_capitalized_terms"] = "incorrectly_capitalized_terms"
-    output: ClassVar[type[BaseModel]] = IncorrectlyCapitalizedTermsFindings
-
-
-class TermsDefinedMultipleTimesTask(ScrubTask):
-    category: Literal["terms_defined_multiple_times"] = "terms_defined_multiple_times"
-    output: ClassVar[type[BaseModel]] = TermsDefinedMultipleTimesFindings
-
-
-class InconsistentLanguageTask(ScrubTask):
-    category: Literal["inconsistent_language"] = "inconsistent_language"
-    output: ClassVar[type[BaseModel]] = InconsistentLanguageFindings
-
-
-TASKS: dict[CategoryKey, type[ScrubTask]] = {
-    "defined_terms": DefinedTermsTask,
-    "undefined_capitalized_terms": UndefinedCapitalizedTermsTask,
-    "uncapitalized_defined_terms": UncapitalizedDefinedTermsTask,
-    "unused_defined_terms": UnusedDefinedTermsTask,
-    "incorrect_section_references": IncorrectSectionReferencesTask,
-    "incorrect_party_references": IncorrectPartyReferencesTask,
-    "incorrectly_capitalized_terms": IncorrectlyCapitalizedTermsTask,
-    "terms_defined_multiple_times": TermsDefinedMultipleTimesTask,
-    "inconsistent_language": InconsistentLanguageTask,
-}
+# One subclass per category (`DefinedTermsTask`, ...), its `category` fixed and its `output` the category's schema.
+TASKS: dict[CategoryKey, type[ScrubTask]] = category_tasks(OUTPUTS, ScrubTask, __name__)
 
 
 def scrub_task(category_key: str, contract_id: str, contract_text: str) -> ScrubTask:
