@@ -27,6 +27,7 @@ from lhl_platform.scrub.build import DEMO_CONFIG, PROVENANCE, BuildConfig, Built
 from lhl_platform.scrub.categories import CATEGORY_KEYS
 from lhl_platform.scrub.items import ScrubItem
 from lhl_platform.scrub.offline import PROFILES, CalibrationTool, rules_answer
+from lhl_platform.scrub.parties import annotated_parties
 from lhl_platform.scrub.scoring import Answers, ScrubScore, recall_intervals, score
 from lhl_platform.scrub.task import findings_of, scrub_task
 
@@ -115,7 +116,9 @@ def main() -> None:
         return
     cuad = load_master_layout(args.cuad)
     started = time.perf_counter()
-    cuad_set = build_items(cuad.contracts, args.contracts, args.seed, corpus=cuad.name, config=BuildConfig())
+    # CUAD's Parties annotation, as `lhl scrub build` passes it, so this is the set the builder makes today
+    cuad_set = build_items(cuad.contracts, args.contracts, args.seed, corpus=cuad.name, config=BuildConfig(),
+                           parties=annotated_parties(cuad.oracle))
     show_build(f"CUAD v1 ({cuad.name})", cuad_set, time.perf_counter() - started, len(cuad.contracts))
     rules_baseline(f"{len(cuad_set.items)} CUAD items", cuad_set.items)
     calibration_recovery(cuad_set.items)

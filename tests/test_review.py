@@ -441,3 +441,28 @@ def test_judge_agreement_refuses_a_gold_version_it_would_not_read(tmp_path: Path
     rc = lhl(home, "judge", "agree", "a", "b", "--suite", "insufficiency", "--gold-version", "1")
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 1 and len(err) == 1 and "--gold-version does not apply" in err[0]
+
+
+def test_undoing_a_rejected_edit_derives_the_whole_defined_terms_gold_again() -> None:
+    """A rejected second definition of "Territory" (6.3): the gold's terms are read again from the restored text,
+    so "Territory" stays at 1.2 where the licence defines it, not at the 6.3 the edit made (dropping the first
+    "Territory" found would keep the wrong one); a defined-terms tuple the parser never derived stays."""
+    from lhl_platform.review import scrub_gold
+    from lhl_platform.review.scrub_sheet import edit_ref
+    from tests.scrub_fixtures import planted as planted_one
+
+    item = planted_one("terms_defined_multiple_times", "6.3 The restrictions in Sections 2.1 and 2.2 survive the "
+                       "termination of this Agreement.", "", ' "Territory" means the United States of America and '
+                       "Canada.", {"term": "Territory", "location": "1.2", "location_2": "6.3"})
+    kept = GoldFinding(category="defined_terms", term="Marketing Plan", location="4.2")  # a reviewer's, say
+    item = item.model_copy(update={"gold": (*item.gold, kept)})
+    assert ("Territory", "6.3") in {(g.term, g.location) for g in item.gold}
+    edit = next(g for g in item.gold if g.edit is not None)
+    (after,) = scrub_gold.apply("s", [item], {edit_ref("s", item, edit)}, {})
+    assert after.text == CONTRACT
+    expected = [("Agreement", "P"), ("Licensor", "P"), ("Licensee", "P"), ("Licensed Products", "1.1"),
+                ("Territory", "1.2"), ("Effective Date", "1.3"), ("Net Sales", "1.4"), ("Party", "1.5"),
+                ("Quarterly Report", "1.6")]
+    assert [(d.term, d.location) for d in parse_contract(CONTRACT).definitions] == expected
+    assert [(g.category, g.term, g.location) for g in after.gold] == [
+        ("defined_terms", t, loc) for t, loc in [*expected, ("Marketing Plan", "4.2")]]

@@ -1,13 +1,17 @@
 """A ContractScrub gold version from the decisions applied to the one before: a rejected edit leaves the gold and
-is undone in the item text (the source text it replaced put back, the later edits' offsets moved, and a defined
-term only that edit defined dropped from the derived defined terms); a finding marked `pre_existing` joins the gold
-(a defect already in the source contract, no edit of ours). Every answered call is then scored against it."""
+is undone in the item text (the source text it replaced put back, the later edits' offsets moved) and the whole
+defined-terms gold re-derived from the text as it now stands, as the builder derived it; a finding marked
+`pre_existing` joins the gold (a defect already in the source contract, no edit of ours). Every answered call is then
+scored against it."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from lhl_platform.review.scrub_sheet import edit_ref
+from lhl_platform.scrub.categories import CATEGORY_KEYS
+from lhl_platform.scrub.document import parse_contract
 from lhl_platform.scrub.items import Edit, Finding, GoldFinding, ScrubItem
 from lhl_platform.scrub.versions import ScrubItemAtVersion, rescored
 
@@ -17,7 +21,6 @@ __all__ = ["apply", "items_at", "rescored"]
 def _undo(text: str, gold: list[GoldFinding], g: GoldFinding) -> tuple[str, list[GoldFinding]]:
     assert g.edit is not None
     s, e, original = g.edit.start, g.edit.end, g.edit.original
-    injected = text[s:e]
     delta = len(original) - (e - s)
     kept: list[GoldFinding] = []
     for other in gold:
@@ -27,15 +30,26 @@ def _undo(text: str, gold: list[GoldFinding], g: GoldFinding) -> tuple[str, list
             moved = Edit(start=other.edit.start + delta, end=other.edit.end + delta, original=other.edit.original)
             other = other.model_copy(update={"edit": moved})
         kept.append(other)
-    # Each term the injected text defined (and the replaced text did not) was derived from the edit: it goes too,
-    # once (the same term defined elsewhere in the contract stays).
-    gone: set[str] = set()
-    for t in list(kept):
-        quoted = f'"{t.term}"'
-        if t.category == "defined_terms" and t.term not in gone and quoted in injected and quoted not in original:
-            kept.remove(t)
-            gone.add(str(t.term))
     return text[:s] + original + text[e:], kept
+
+
+def rederived(before: str, after: str, gold: Sequence[GoldFinding]) -> list[GoldFinding]:
+    """The gold with its defined terms read again from `after` (the text once edits are undone): the parser's
+    reading of `before` is replaced by its reading of `after`, so a term an undone edit defined goes, one it hid
+    or moved comes back at its section, and a twice-defined term keeps the right one of its two places. A
+    defined-terms tuple that was not the parser's (a reviewer's `pre_existing`, a release's own gold) stays."""
+    derived = Counter((d.term, d.location) for d in parse_contract(before).definitions)
+    others: list[GoldFinding] = []
+    for t in gold:
+        if t.category == "defined_terms" and derived[(str(t.term), str(t.location))] > 0:
+            derived[(str(t.term), str(t.location))] -= 1
+            continue
+        others.append(t)
+    terms = [GoldFinding(category="defined_terms", term=d.term, location=d.location)
+             for d in parse_contract(after).definitions]
+    order = {k: i for i, k in enumerate(CATEGORY_KEYS)}
+    # the builder's order: by category, then by where the edit sits (a stable sort keeps the parser's order)
+    return sorted(terms + others, key=lambda t: (order[t.category], t.edit.start if t.edit else 0))
 
 
 def apply(item_set: str, items: Sequence[ScrubItem], rejected: set[str],
@@ -47,6 +61,8 @@ def apply(item_set: str, items: Sequence[ScrubItem], rejected: set[str],
         undone = [g for g in gold if g.edit is not None and edit_ref(item_set, item, g) in rejected]
         for g in sorted(undone, key=lambda g: g.edit.start if g.edit else 0, reverse=True):
             text, gold = _undo(text, gold, g)
+        if undone:
+            gold = rederived(item.text, text, gold)
         gold += [GoldFinding(**f.model_dump()) for f in added.get(item.contract_id, [])]
         out.append(ScrubItem(contract_id=item.contract_id, text=text, gold=tuple(gold), source=item.source))
     return tuple(out)
