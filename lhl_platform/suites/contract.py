@@ -29,6 +29,8 @@ from lhl_platform.warehouse.suite_scope import SuiteScope, SuiteScopeRequest
 if TYPE_CHECKING:
     import duckdb
 
+    from lhl_platform.suites.reporting import Reporting
+
 Partitioning = Literal["model_run", "model", "none"]
 StageKind = Literal["items", "solve", "score", "mitigate", "profile", "derived"]
 
@@ -274,6 +276,9 @@ class Suite:
     agreement: Agreement | None = None  # `lhl judge agree A B --suite NAME`
     demo: Demo | None = None
     plan: CallPlan | None = None  # the calls a partition's audit would make: `lhl audit --suite NAME --dry-run`
+    # how `lhl report`, `compare` and `publish` run on it (`suites/reporting.py`); None: the shared report of its
+    # sections in its scope, or, with no scope of its own, a refusal naming where its results are
+    reporting: Reporting | None = None
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:
