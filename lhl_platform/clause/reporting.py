@@ -90,3 +90,17 @@ class ClauseReporting:
 
 
 REPORTING = ClauseReporting()
+
+
+
+def measure_agreement(home: Home, a: str, b: str, request: Any, *, resamples: int = 2000, seed: int = 0) -> Any:
+    """`lhl judge agree A B`: two judges on the true positives in scope both labelled (`clause/agreement.py`)."""
+    from lhl_platform.clause.agreement import measure
+
+    return measure(home, a, b, request, resamples=resamples, seed=seed)
+
+
+def agreement_text(result: Any) -> str:
+    from lhl_platform.clause.agreement import text
+
+    return text(result)

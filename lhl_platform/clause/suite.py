@@ -9,6 +9,7 @@ import duckdb
 
 from lhl_platform.clause import stages
 from lhl_platform.clause.models import OFFLINE_MODELS
+from lhl_platform.clause.reporting import REPORTING, agreement_text, measure_agreement
 from lhl_platform.corpus.store import ingested_corpora
 from lhl_platform.home import Home
 from lhl_platform.quality.checks import (
@@ -20,7 +21,7 @@ from lhl_platform.quality.checks import (
     no_duplicate_instances,
 )
 from lhl_platform.registry import get_model
-from lhl_platform.suites.contract import CheckSpec, ItemSet, Job, MartCheck, Stage, Suite
+from lhl_platform.suites.contract import Agreement, CheckSpec, ItemSet, Job, MartCheck, Stage, Suite
 from sql import SQL_DIR
 
 AUDIT_JOB, CORPUS_JOB, DEBATE_JOB, CALIBRATE_JOB = "audit_partition", "corpus", "debate_partition", "debate_calibrate"
@@ -138,4 +139,6 @@ SUITE = Suite(
     ),
     item_sets=_corpora,
     offline_models=OFFLINE_MODELS,
+    reporting=REPORTING,  # its scope is a corpus: the clause report stack, wrapped (`clause/reporting.py`)
+    agreement=Agreement(measure_agreement, agreement_text, bootstraps=True),
 )

@@ -24,7 +24,7 @@ from lhl_platform.factory import OfflineEntry
 from lhl_platform.home import Home
 from lhl_platform.progress import Progress
 from lhl_platform.quality.checks import CheckOutcome
-from lhl_platform.warehouse.suite_scope import SuiteScope, SuiteScopeRequest
+from lhl_platform.warehouse.suite_scope import SuiteScope
 
 if TYPE_CHECKING:
     import duckdb
@@ -83,11 +83,14 @@ class StageContext:
 
 @dataclass
 class StageResult:
-    """What a stage did: metadata for its asset, the results of its checks, and the problems to log."""
+    """What a stage did: metadata for its asset, the results of its checks, and the problems to log.
+    `data_version`: a digest of what the asset now holds, shown as its data version (the same digest, the same
+    version, however often it is materialized); None leaves the version to the orchestrator."""
 
     metadata: dict[str, Any] = field(default_factory=dict)
     checks: list[CheckOutcome] = field(default_factory=list)
     failures: list[tuple[str, str]] = field(default_factory=list)
+    data_version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -195,10 +198,13 @@ class Command:
 @dataclass(frozen=True)
 class Agreement:
     """How `lhl judge agree A B --suite NAME` measures two judges on the responses both judged in the suite's
-    scope: `measure` gives a typed result (printed as JSON with `--format json`), `text` renders it."""
+    scope: `measure` gives a typed result (printed as JSON with `--format json`), `text` renders it. `measure` gets
+    the scope request the suite's reporting makes (`suites/reporting.py`), and `resamples=`, `seed=` when it
+    `bootstraps` (its intervals)."""
 
-    measure: Callable[[Home, str, str, SuiteScopeRequest], BaseModel]
+    measure: Callable[..., BaseModel]
     text: Callable[[BaseModel], str]
+    bootstraps: bool = False
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from orchestration.cli.spending import (
     registered_limits,
     scope_of,
 )
-from orchestration.cli.suites import CLAUSE, add_suite_option, chosen_suite
+from orchestration.cli.suites import add_suite_option, chosen_suite
 
 if TYPE_CHECKING:
     from lhl_platform.domain.models import Contract
@@ -35,6 +35,24 @@ DEMO_MODELS = (
 
 
 def cmd_audit(args: argparse.Namespace, home: Home) -> int:
+    """The chosen suite's partition job for every (model, run), through the one run path (`_audit_suite`), or
+    through the corpus audit for a job that audits the active corpus (`CORPUS_AUDITS`)."""
+    models = parse_list(args.models, "models")
+    runs = parse_runs(args.runs)
+    suite = chosen_suite(args)
+    limit_usd = max_cost(args)
+    job = next((j for j in suite.jobs if j.partitioning == "model_run"), None)
+    if job is None:
+        raise CliError(f"suite {suite.name} has no stage that audits a (model, run) partition")
+    runner = CORPUS_AUDITS.get(job.name, _audit_suite)
+    with _batch_mode(args.batch):  # read by a suite's stages whose `batch` config is left open
+        return runner(args, home, suite, models, runs, limit_usd)
+
+
+def _audit_corpus(args: argparse.Namespace, home: Home, suite: Suite, models: list[str], runs: list[int],
+                  limit_usd: float | None) -> int:
+    """A partition job that audits the active corpus (the clause suite's): the corpus assets first when they lag
+    it, each model's registered audit settings, re-judging, and an estimate of its extraction and judge calls."""
     from lhl_platform.audit import select_contracts
     from lhl_platform.clause.stages import partition_settings
     from lhl_platform.factory import build_model
@@ -42,16 +60,8 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
     from orchestration.launch import audit, submit
     from orchestration.runs import audit_launch
 
-    models = parse_list(args.models, "models")
-    runs = parse_runs(args.runs)
-    suite = chosen_suite(args)
-    limit_usd = max_cost(args)
-    if suite is not None:
-        with _batch_mode(args.batch):  # read by a suite's stages whose `batch` config is left open
-            return _audit_suite(args, home, suite, models, runs, limit_usd)
-    if args.item_set:
-        raise CliError("--item-set chooses a suite's item set; the clause suite audits the active corpus (choose its "
-                       "contracts with --contracts or --subset)")
+    job = next(j for j in suite.jobs if j.partitioning == "model_run")
+    suite_overrides(args, suite, job.stages)  # an option none of its stages takes: refused in one line
     # Each model's registered audit settings (params.audit), overridden by the flags given here.
     settings = {m: partition_settings(home, m, judge=args.judge, contracts=args.contracts, subset=args.subset)
                 for m in models}
@@ -89,7 +99,7 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
         for line in _rejudge_lines(home, models, runs, contracts):
             print(line)
     started = time.perf_counter()
-    with _batch_mode(args.batch), own_alerts(CLAUSE):
+    with own_alerts(suite.name):
         stopped = limited(home, limit_usd, scope_of("audit", models, runs), lambda: audit(
             home, models, runs, contracts_limit=args.contracts, subset=args.subset, judge=args.judge, rejudge=rejudge),
             left=lambda: extraction_calls_left(home, models, runs, {c.contract_id for c in contracts}))
@@ -97,6 +107,12 @@ def cmd_audit(args: argparse.Namespace, home: Home) -> int:
         return stopped
     print(f"audit finished in {time.perf_counter() - started:.1f}s; see `lhl report` (or `lhl ui` for lineage)")
     return 0
+
+
+# The partition jobs that audit the active corpus (the clause suite's `audit_partition`, by its job's name): run
+# through the corpus audit; every other suite's job through `_audit_suite`.
+CORPUS_AUDITS: dict[str, Callable[[argparse.Namespace, Home, Suite, list[str], list[int], float | None], int]] = {
+    "audit_partition": _audit_corpus}
 
 
 def _warn_unfit_judge(home: Home, judge: str) -> None:

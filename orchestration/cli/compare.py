@@ -5,39 +5,18 @@ from __future__ import annotations
 import argparse
 
 from lhl_platform.home import Home
-from orchestration.cli.app import Cli, CliError, parse_runs, write_out
-from orchestration.cli.suites import add_gold_option, add_suite_option, chosen_suite, suite_request
+from orchestration.cli.app import Cli, CliError, write_out
+from orchestration.cli.suites import add_gold_option, add_suite_option, chosen_suite, suite_scope
 
 
 def cmd_compare(args: argparse.Namespace, home: Home) -> int:
-    from lhl_platform.report.compare import compare_models, render_comparison_json, render_comparison_table
-
     if not home.events.has_events():
         raise CliError(f"nothing to compare in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
     if args.resamples < 1:
         raise CliError("--resamples must be at least 1")
     suite = chosen_suite(args)
-    if suite is not None:
-        from lhl_platform.report.suite_compare import compare_in_suite, render_suite_comparison
-        from lhl_platform.report.suite_report import suite_judge_validated
-
-        scoped = suite_request(args, suite)
-        judge, validated = suite_judge_validated(home, suite, scoped)
-        if validated is False and not args.force:  # a difference of such scores separates nothing
-            raise CliError(f"judge {judge} failed its validation in suite {suite.name} (see the judge_validation "
-                           "section of `lhl report --suite`): not compared; give `--judge NAME` a judge that passes, "
-                           "or --force")
-        paired = compare_in_suite(home, suite, args.a, args.b, scoped, resamples=args.resamples, seed=args.seed)
-        write_out(render_suite_comparison(paired, args.format), args.out, f"{args.format} comparison")
-        return 0
-    from lhl_platform.warehouse.scope import ScopeRequest
-
-    request = ScopeRequest(corpus=args.corpus, subset=args.subset, judge=args.judge,
-                           runs=tuple(parse_runs(args.runs)) if args.runs else None)
-    comparison = compare_models(home, args.a, args.b, request, resamples=args.resamples, seed=args.seed,
-                                force=args.force)
-    text = (render_comparison_json(comparison) if args.format == "json"
-            else render_comparison_table(comparison, markdown=args.format == "md"))
+    reporting, request, asked = suite_scope(args, suite)
+    text = reporting.compare(home, suite, args.a, args.b, request, asked, force=args.force, fmt=args.format)
     write_out(text, args.out, f"{args.format} comparison")
     return 0
 

@@ -83,14 +83,14 @@ def cmd_judge_validate(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.registry import get_judge, primary_judge
 
     judge = args.judge or primary_judge(home)
-    suite = args.suite or ("insufficiency" if judge == CUE_JUDGE else None)
-    if suite is None:
+    validation_set = args.suite or ("insufficiency" if judge == CUE_JUDGE else None)
+    if validation_set is None:
         spec = get_judge(home, judge)  # an unknown judge is an error naming the judges there are
-        suite = "insufficiency" if spec.provider == "offline" and spec.model_id == CUE_JUDGE else "lexflip"
+        validation_set = "insufficiency" if spec.provider == "offline" and spec.model_id == CUE_JUDGE else "lexflip"
     from lhl_platform.judging.heldout import HeldOutError
 
     try:
-        if suite == "insufficiency":
+        if validation_set == "insufficiency":
             if args.samples is not None:
                 raise CliError("--samples is LexFlip's (graded scores per pair); InsufficiencyBench asks no scores")
             return _validate_insufficiency(args, home, judge)
@@ -201,35 +201,20 @@ def _validate_insufficiency(args: argparse.Namespace, home: Home, judge: str) ->
 
 
 def cmd_judge_agree(args: argparse.Namespace, home: Home) -> int:
-    from lhl_platform.judges import judge_agreement
-    from orchestration.cli.report import scope_request
-    from orchestration.cli.suites import chosen_suite, suite_request
+    """Two judges of the chosen suite (default: the clause suite) on the answers both judged, in its scope."""
+    from orchestration.cli.suites import chosen_suite, suite_scope
 
     if getattr(args, "gold_version", None) is not None:  # two judges' labels of the same answers read no gold
         raise CliError("lhl judge agree compares two judges' labels of the same answers and reads no gold; "
                        "--gold-version does not apply")
     suite = chosen_suite(args)
-    if suite is not None:  # a suite's own agreement of two judges, in its scope
-        if suite.agreement is None:
-            raise CliError(f"suite {suite.name} has no agreement of two judges")
-        measured = suite.agreement.measure(home, args.a, args.b, suite_request(args, suite))
-        print(measured.model_dump_json(indent=2) if args.format == "json" else suite.agreement.text(measured))
-        return 0
-    result = judge_agreement(home, args.a, args.b, scope_request(args), resamples=args.resamples, seed=args.seed)
-    if args.format == "json":
-        print(result.model_dump_json(indent=2))
-        return 0
-
-    def num(value: float | None, fmt: str = "+.3f") -> str:
-        return "-" if value is None else format(value, fmt)
-
-    print(f"{args.a} vs {args.b}: {result.n} true positives labelled by both ({result.excluded} left out)")
-    print(f"  binary agreement {num(result.agreement_binary, '.3f')}, kappa {num(result.kappa_binary, '.3f')}")
-    print(f"  direction (among {result.n_direction} both called contradicted): agreement "
-          f"{num(result.agreement_direction, '.3f')}, kappa {num(result.kappa_direction, '.3f')}")
-    for m in result.models:
-        print(f"  {m.model:<20} RDI {num(m.rdi_a)} -> {num(m.rdi_b)}  shift {num(m.rdi_shift)} "
-              f"[{num(m.rdi_shift_ci_low)}, {num(m.rdi_shift_ci_high)}]")
+    agreement = suite.agreement
+    if agreement is None:
+        raise CliError(f"suite {suite.name} has no agreement of two judges")
+    _, request, asked = suite_scope(args, suite)
+    intervals = {"resamples": asked.resamples, "seed": asked.seed} if agreement.bootstraps else {}
+    measured = agreement.measure(home, args.a, args.b, request, **intervals)
+    print(measured.model_dump_json(indent=2) if args.format == "json" else agreement.text(measured))
     return 0
 
 

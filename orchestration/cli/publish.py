@@ -8,41 +8,32 @@ import sys
 from lhl_platform.domain.text import printable
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError
-from orchestration.cli.report import add_scope_options, scope_request
-from orchestration.cli.suites import chosen_suite, suite_request
+from orchestration.cli.report import add_scope_options
+from orchestration.cli.suites import chosen_suite, suite_scope
 
 
 def cmd_publish(args: argparse.Namespace, home: Home) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
-    from lhl_platform.report.build import build_report_with_checks
-    from lhl_platform.report.publish import masked, publish, resolve_url
+    from lhl_platform.report.publish import masked, resolve_url
 
     if not home.events.has_events():
         raise CliError(f"nothing to publish in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
     url = resolve_url(args.url)  # before any work: a missing URL is a one-line error
     suite = chosen_suite(args)
+    reporting, request, asked = suite_scope(args, suite)
     try:
-        if suite is not None:
-            from lhl_platform.report.suite_publish import publish_suite
-            from lhl_platform.report.suite_report import build_suite_report
-
-            suite_report = build_suite_report(home, suite, suite_request(args, suite))
-            _refuse_if_strict([(c.name, c.summary) for c in suite_report.checks if not c.passed], args.strict)
-            summary = publish_suite(suite_report, suite, url)
-        else:
-            report, checks = build_report_with_checks(home, scope_request(args), resamples=args.resamples,
-                                                      seed=args.seed, cluster=args.bootstrap == "contract")
-            failing = [c for c in checks if not c.passed]
-            named = "; ".join(f"{c.name}: {c.summary}" for c in failing)
-            _refuse_if_strict([(c.name, c.summary) for c in failing], args.strict)
-            summary = publish(report, url, checks=checks)
-            if failing:  # published with the rows (publication_checks); a reader must not miss them either
-                print(f"lhl: warning: {len(failing)} check(s) fail in this scope, published with the rows in "
-                      f"publication_checks (--strict refuses to publish): {printable(named)}", file=sys.stderr)
+        built = reporting.build(home, suite, request, asked)
+        failing = reporting.failing(built)
+        _refuse_if_strict(failing, args.strict)
+        summary = reporting.publish(built, suite, url)
     except SQLAlchemyError as exc:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         raise CliError(f"publishing to {masked(url)} failed: {reason}") from None
+    if failing:  # published with the rows (their check results); a reader must not miss them either
+        named = "; ".join(f"{name}: {what}" for name, what in failing)
+        print(f"lhl: warning: {len(failing)} check(s) fail in this scope, published with the rows and the check "
+              f"results (--strict refuses to publish): {printable(named)}", file=sys.stderr)
     total = sum(summary.rows.values())
     tables = ", ".join(f"{name} {n}" for name, n in summary.rows.items() if n)
     print(f"published scope {summary.scope_key} to {summary.url}: {total} rows ({tables}); "

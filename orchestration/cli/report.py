@@ -5,15 +5,10 @@ the JSON schema of every result row."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from lhl_platform.home import Home
-from orchestration.cli.app import Cli, CliError, parse_list, parse_runs, write_out
-from orchestration.cli.suites import add_gold_option, add_suite_option, chosen_suite, suite_request
-
-if TYPE_CHECKING:
-    from lhl_platform.suites.contract import Suite
-    from lhl_platform.warehouse.scope import ScopeRequest
+from orchestration.cli.app import Cli, CliError, write_out
+from orchestration.cli.suites import add_gold_option, add_suite_option, chosen_suite, suite_scope
 
 
 def cmd_report(args: argparse.Namespace, home: Home) -> int:
@@ -24,93 +19,13 @@ def cmd_report(args: argparse.Namespace, home: Home) -> int:
 
         write_out(json.dumps(schema_document(), indent=2), args.out, "JSON schema")
         return 0
-
-    from lhl_platform.report.build import build_report, build_report_with_checks
-    from lhl_platform.report.render import render_csv, render_json, render_text
-
     if not home.events.has_events():
         raise CliError(f"nothing to report in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
     suite = chosen_suite(args)
-    if suite is not None:
-        if args.scheme is not None:
-            raise CliError(f"--scheme chooses the clause suite's composite scheme; suite {suite.name} ranks by its "
-                           "headline metric (docs/method.md, section 17)")
-        write_out(_suite_report(args, home, suite), args.out, f"{args.format} report of suite {suite.name}")
-        return 0
-    request = scope_request(args)
-    options = {"resamples": args.resamples, "seed": args.seed, "cluster": args.bootstrap == "contract"}
-    scheme = verdict_scheme(args.scheme)
-    if args.format == "csv":
-        report, checks = build_report(home, request, **options), []
-    else:  # with the check results, as every other format prints them
-        report, checks = build_report_with_checks(home, request, **options)
-    report.verdict_scheme = scheme
-    if args.format == "json":
-        text = render_json(report, checks)
-    elif args.format == "csv":
-        text = render_csv(report)
-    elif args.format == "html":
-        from lhl_platform.report.html import render_html
-
-        text = render_html(report, checks)
-    else:
-        text = render_text(report, checks, markdown=args.format == "md")
-    write_out(text, args.out, f"{args.format} report")
+    reporting, request, asked = suite_scope(args, suite)
+    built = reporting.build(home, suite, request, asked, args.format)
+    write_out(reporting.render(built, suite, args.format), args.out, f"{args.format} report of suite {suite.name}")
     return 0
-
-
-def verdict_scheme(name: str | None) -> str:
-    """The composite scheme `--scheme` names (default `equal`), or one line naming the schemes."""
-    from lhl_platform.report.stats import SCHEMES
-
-    if name is None:
-        return "equal"
-    if name not in SCHEMES:
-        raise CliError(f"unknown composite scheme {name!r}; schemes: {', '.join(SCHEMES)}")
-    return name
-
-
-def _suite_report(args: argparse.Namespace, home: Home, suite: Suite) -> str:
-    from lhl_platform.report.suite_report import (
-        build_suite_report,
-        render_suite_html,
-        render_suite_json,
-        render_suite_text,
-    )
-
-    if suite.scope is None:
-        raise CliError(results_elsewhere(suite))
-    request = suite_request(args, suite)
-    report = build_suite_report(home, suite, request)
-    if args.format == "json":
-        return render_suite_json(report)
-    if args.format == "csv":
-        from lhl_platform.report.suite_csv import render_suite_csv
-
-        return render_suite_csv(report)
-    if args.format == "html":
-        return render_suite_html(report, suite)
-    return render_suite_text(report, markdown=args.format == "md")
-
-
-def results_elsewhere(suite: Suite) -> str:
-    """Where the results of a suite without a scope of its own are: the clause report's sections its stages
-    record (LexFlip's judge validations), in every format."""
-    from lhl_platform.report.rows import Report
-
-    shown = [f"`{s.name}`" for s in suite.stages if s.name in Report.model_fields]
-    where = (f"the {', '.join(shown)} section{'s' if len(shown) > 1 else ''} of `lhl report` (every format)"
-             if shown else "`lhl report` (every format)")
-    return (f"suite {suite.name} has no report of its own: it is computed in the clause suite's scope, and its "
-            f"results are {where}")
-
-
-def scope_request(args: argparse.Namespace) -> ScopeRequest:
-    from lhl_platform.warehouse.scope import ScopeRequest
-
-    return ScopeRequest(corpus=args.corpus, subset=args.subset, judge=args.judge,
-                        runs=tuple(parse_runs(args.runs)) if args.runs else None,
-                        models=tuple(parse_list(args.models, "models")) if args.models else None)
 
 
 def add_scope_options(p: argparse.ArgumentParser) -> None:

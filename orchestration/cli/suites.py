@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lhl_platform.home import Home
 from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
@@ -17,37 +17,43 @@ from orchestration.cli.app import Cli, CliError, parse_list, parse_runs
 if TYPE_CHECKING:
     from lhl_platform.suites.contract import Command, Suite
     from lhl_platform.suites.declared import DeclaredCommands
-    from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
+    from lhl_platform.suites.reporting import Asked, Reporting
 
-CLAUSE = "clause"
+DEFAULT_SUITE = "clause"  # what `--suite` names when it is not given
 
 
-def chosen_suite(args: argparse.Namespace) -> Suite | None:
-    """The suite `--suite` names, or None for the clause suite (whose commands keep their own report)."""
+def chosen_suite(args: argparse.Namespace) -> Suite:
+    """The suite `--suite` names (default: the clause suite)."""
     from lhl_platform.suites import get_suite
 
-    name = getattr(args, "suite", None)
-    if name in (None, CLAUSE):
-        if getattr(args, "gold_version", None) is not None:
-            raise CliError("--gold-version chooses a version of a suite's reviewed gold (`lhl review`); give --suite")
-        return None
-    return get_suite(name)
+    return get_suite(getattr(args, "suite", None) or DEFAULT_SUITE)
 
 
-def suite_request(args: argparse.Namespace, suite: Suite) -> SuiteScopeRequest:
-    from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
+def asked(args: argparse.Namespace) -> Asked:
+    """What the command line asks of a suite's report: every scope and report option the command defines (None
+    where not given), one request type for every suite."""
+    from lhl_platform.suites.reporting import Asked
 
-    if suite.scope is None:
-        raise CliError(f"suite {suite.name} reports in the clause suite's scope; use `lhl judge validate` or "
-                       "`lhl report`")
-    for option in ("corpus", "subset"):
-        if getattr(args, option, None):
-            raise CliError(f"--{option} is a clause-suite scope option; suite {suite.name} takes --item-set")
-    return SuiteScopeRequest(suite=suite.name, item_set=getattr(args, "item_set", None),
-                             judge=getattr(args, "judge", None), gold_version=getattr(args, "gold_version", None),
-                             runs=tuple(parse_runs(args.runs)) if getattr(args, "runs", None) else None,
-                             models=tuple(parse_list(args.models, "models")) if getattr(args, "models", None)
-                             else None)
+    values = {name: getattr(args, name, None) for name in ("judge", "corpus", "subset", "item_set", "gold_version",
+                                                           "scheme")}
+    runs, models = getattr(args, "runs", None), getattr(args, "models", None)
+    bootstrap = {k: getattr(args, k) for k in ("resamples", "seed") if getattr(args, k, None) is not None}
+    return Asked(**values, **bootstrap, runs=tuple(parse_runs(runs)) if runs else None,
+                 models=tuple(parse_list(models, "models")) if models else None,
+                 cluster=getattr(args, "bootstrap", None) == "contract")
+
+
+def suite_scope(args: argparse.Namespace, suite: Suite) -> tuple[Reporting, Any, Asked]:
+    """The suite's reporting, its scope request and what was asked; a suite with no report of its own, or an
+    option it does not take, refused in one line naming the suite."""
+    from lhl_platform.suites.reporting import scoped
+
+    wanted = asked(args)
+    try:
+        reporting, request = scoped(suite, wanted)
+    except (LookupError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    return reporting, request, wanted
 
 
 def add_gold_option(p: argparse.ArgumentParser) -> None:
