@@ -26,6 +26,7 @@ from dagster import (
     AssetsDefinition,
     AutomationCondition,
     Config,
+    DataVersion,
     JobDefinition,
     MaterializeResult,
     MetadataValue,
@@ -90,7 +91,8 @@ def stage_asset(suite: Suite, stage: Stage) -> AssetsDefinition:
         result = stage.run(ctx)
         for subject, reason in result.failures[:20]:
             warn(f"{subject}: {reason}")
-        yield MaterializeResult(metadata={k: metadata_value(v) for k, v in result.metadata.items()})
+        yield MaterializeResult(metadata={k: metadata_value(v) for k, v in result.metadata.items()},
+                                data_version=DataVersion(result.data_version) if result.data_version else None)
         for outcome in result.checks:
             yield to_check_result(outcome, named=True, lhl=lhl, asset=stage.name, partition=ctx.partition)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.events.kinds import register_events
 from lhl_platform.home import Home
-from lhl_platform.insufficiency import commands, report, scoring, stages
+from lhl_platform.insufficiency import commands, lineage, report, scoring, stages
 from lhl_platform.insufficiency.events import EVENT_PAYLOADS
 from lhl_platform.insufficiency.models import CUE_JUDGE, OFFLINE_MODELS
 from lhl_platform.insufficiency.responders import GOLD_READER, INDISCRIMINATE_HEDGING, PREMATURE_CLOSURE
@@ -73,6 +73,11 @@ SUITE = Suite(
               spends=True, group=NAME,
               feeds=("insufficiency.judgment", "insufficiency.judgment_failed", "insufficiency.judge_validation_item",
                      "insufficiency.judge_validated")),
+        Stage("insufficiency_gold_versions", "The gold versions of the active item set: version 1 as ingested, "
+              "each later one made by `lhl review import` (who reviewed, how many rows of the sheet, the decisions' "
+              "events, a digest of the gold); the data version changes with every new version.",
+              lineage.insufficiency_gold_versions, kind="derived", partitioning="none",
+              after=("insufficiency_items",), eager=True, group=NAME, feeds=lineage.FEEDS),
     ),
     jobs=(Job(PARTITION_JOB, ("insufficiency_responses", "insufficiency_judgments"),
               "Answer and judge one (model, run) partition of InsufficiencyBench.", tags=_tags),),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.home import Home
 from lhl_platform.registry import get_model
-from lhl_platform.scrub import commands, report, stages
+from lhl_platform.scrub import commands, lineage, report, stages
 from lhl_platform.scrub import events as _events  # noqa: F401  (registers the suite's event types)
 from lhl_platform.scrub.models import OFFLINE_MODELS
 from lhl_platform.scrub.store import recorded_sets
@@ -70,12 +70,19 @@ SUITE = Suite(
         Stage("scrub_scores", "Every answered call's findings matched against the gold (normalised tuples, multiset "
               "matching, order-free pairs, term-only, section-reference distances): one scrub.scored event per "
               "call.", stages.scrub_scores, kind="score", config=stages.ScoresConfig,
-              after=("scrub_findings", "scrub_items"), feeds=("scrub.scored",)),
+              after=("scrub_findings", "scrub_items", "scrub_gold_versions"),
+              feeds=("scrub.scored", "review.scrub_scored")),
+        Stage("scrub_gold_versions", "The gold versions of the active item set: version 1 as built or ingested, "
+              "each later one made by `lhl review import` (who reviewed, how many rows of the sheet, the decisions' "
+              "events, a digest of the gold); the data version changes with every new version.",
+              lineage.scrub_gold_versions, kind="derived", partitioning="none", after=("scrub_items",), eager=True,
+              feeds=lineage.FEEDS),
     ),
     jobs=(Job(PARTITION_JOB, ("scrub_findings", "scrub_scores"),
               "Scrub and score one (model, run) partition of ContractScrub on the active (or given) item set.",
               tags=_tags),
-          Job(ITEMS_JOB, ("scrub_items",), "Record (or re-show) the active ContractScrub item set.",
+          Job(ITEMS_JOB, ("scrub_items", "scrub_gold_versions"), "Record (or re-show) the active ContractScrub "
+              "item set and its gold versions.",
               partitioning="none")),
     sql=SQL_DIR / "scrub",
     sections=(

@@ -1,0 +1,40 @@
+"""InsufficiencyBench's gold versions asset (`insufficiency_gold_versions`, `lhl_platform.suites.gold_lineage`):
+the active item set's versions, each digested from its items' gold as that version stands (version 1: the
+required elements as ingested; a later one: each item kept or dropped and its elements, as the review recorded)."""
+
+from __future__ import annotations
+
+import json
+
+from lhl_platform.insufficiency.store import load_item_set
+from lhl_platform.suites.contract import StageContext, StageResult
+from lhl_platform.suites.gold_lineage import REVIEW_FEEDS, gold_result, review_stream, version_lines
+from lhl_platform.suites.gold_lineage import digest as digest_of
+
+ITEM_AT_VERSION = "review.insufficiency_gold"  # an item as it stands in a gold version (lhl_platform.review)
+FEEDS = (*REVIEW_FEEDS, ITEM_AT_VERSION)
+
+
+def insufficiency_gold_versions(ctx: StageContext) -> StageResult:
+    items = load_item_set(ctx.home)
+    set_id = items.item_set_id
+    events = review_stream(ctx.home)
+    at_version: dict[int, list[dict[str, object]]] = {}
+    for e in events:
+        if e.type == ITEM_AT_VERSION:
+            payload = json.loads(e.payload)
+            if payload["item_set_id"] == set_id:
+                at_version.setdefault(int(payload["gold_version"]), []).append(
+                    {k: payload[k] for k in ("item_id", "kept", "missing_elements")})
+
+    def digest_at(version: int) -> str:
+        if version == 1:
+            return digest_of([{"item_id": i.item_id, "kept": True,
+                               "missing_elements": [m.model_dump(mode="json") for m in i.missing_elements]}
+                              for i in items.items])
+        return digest_of(sorted(at_version.get(version, []), key=lambda p: str(p["item_id"])))
+
+    first = f"ingested as {items.name or set_id} ({items.provenance}) from {items.source}"
+    lines = version_lines(events, "insufficiency", set_id, first, digest_at)
+    ctx.log(f"item set {set_id}: gold versions 1 to {lines[-1].version}")
+    return gold_result("insufficiency", set_id, lines)
