@@ -68,6 +68,7 @@ def add_suite_option(p: argparse.ArgumentParser) -> None:
 
 def cmd_suites(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.suites import suites
+    from lhl_platform.suites.reporting import reporting_of
 
     for suite in suites():
         print(f"{suite.name:<14} {suite.title}")
@@ -82,6 +83,10 @@ def cmd_suites(args: argparse.Namespace, home: Home) -> int:
             print(f"{'':<14} item set {named}: {item_set.items} items ({label}; {item_set.source})")
         if not sets:
             print(f"{'':<14} no item set stored in {home.root}")
+        try:
+            reporting_of(suite)
+        except LookupError as elsewhere:  # a suite without a report of its own: where its results are
+            print(f"{'':<14} {elsewhere}")
         commands = ", ".join("lhl " + " ".join(c.path) for c in suite.commands)
         if commands:
             print(f"{'':<14} commands: {commands}")
