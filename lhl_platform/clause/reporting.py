@@ -51,11 +51,12 @@ class ClauseReporting:
         from lhl_platform.report.build import build_report, build_report_with_checks
 
         scheme = verdict_scheme(asked.scheme)
-        options = {"resamples": asked.resamples, "seed": asked.seed, "cluster": asked.cluster}
+        checks: list[CheckOutcome] = []
         if fmt == "csv":
-            report, checks = build_report(home, request, **options), []
+            report = build_report(home, request, resamples=asked.resamples, seed=asked.seed, cluster=asked.cluster)
         else:  # with the check results, as every other format prints them
-            report, checks = build_report_with_checks(home, request, **options)
+            report, checks = build_report_with_checks(home, request, resamples=asked.resamples, seed=asked.seed,
+                                                      cluster=asked.cluster)
         report.verdict_scheme = scheme
         return ClauseReport(report, checks)
 
