@@ -41,6 +41,7 @@ def test_one_asked_scope_makes_each_suites_own_request() -> None:
     ("contractscrub", Asked(corpus="demo"), "--corpus", "--item-set"),
     ("insufficiency", Asked(subset="pair"), "--subset", "--item-set"),
     ("insufficiency", Asked(scheme="equal"), "--scheme", None),
+    ("contractscrub", Asked(cluster=True), "--bootstrap contract", None),
 ])
 def test_an_option_a_suite_does_not_take_is_refused_naming_both(suite: str, asked: Asked, flag: str,
                                                                  instead: str | None) -> None:
@@ -77,7 +78,7 @@ def test_every_registered_suite_either_reports_or_says_where_its_results_are() -
         except LookupError as elsewhere:
             assert f"suite {suite.name}" in str(elsewhere)
             continue
-        assert reporting.options <= {"corpus", "subset", "item_set", "gold_version", "scheme"}
+        assert reporting.options <= {"corpus", "subset", "item_set", "gold_version", "scheme", "cluster"}
 
 
 def test_no_command_forks_on_the_suite() -> None:

@@ -39,7 +39,7 @@ def verdict_scheme(name: str | None) -> str:
 
 @dataclass(frozen=True)
 class ClauseReporting:
-    options: frozenset[str] = frozenset({"corpus", "subset", "scheme"})
+    options: frozenset[str] = frozenset({"corpus", "subset", "scheme", "cluster"})
 
     def request(self, suite: Suite, asked: Asked) -> Any:
         from lhl_platform.warehouse.scope import ScopeRequest
@@ -52,11 +52,11 @@ class ClauseReporting:
 
         scheme = verdict_scheme(asked.scheme)
         checks: list[CheckOutcome] = []
+        resamples, seed, cluster = asked.resamples, asked.seed, bool(asked.cluster)
         if fmt == "csv":
-            report = build_report(home, request, resamples=asked.resamples, seed=asked.seed, cluster=asked.cluster)
+            report = build_report(home, request, resamples=resamples, seed=seed, cluster=cluster)
         else:  # with the check results, as every other format prints them
-            report, checks = build_report_with_checks(home, request, resamples=asked.resamples, seed=asked.seed,
-                                                      cluster=asked.cluster)
+            report, checks = build_report_with_checks(home, request, resamples=resamples, seed=seed, cluster=cluster)
         report.verdict_scheme = scheme
         return ClauseReport(report, checks)
 

@@ -45,6 +45,7 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
     Option("gold_version", "--gold-version", "chooses a version of a suite's reviewed gold (`lhl review`)"),
     Option("scheme", "--scheme", "chooses the clause suite's composite scheme; every other suite's verdict ranks by "
            "its headline metric (docs/method.md, section 17)"),
+    Option("cluster", "--bootstrap contract", "resamples the clause suite's contracts for its RDI intervals"),
 )}
 
 
@@ -64,7 +65,7 @@ class Asked(BaseModel):
     scheme: str | None = None
     resamples: int = 2000
     seed: int = 0
-    cluster: bool = False  # intervals resample contracts (the clause suite's --bootstrap contract)
+    cluster: bool | None = None  # True: intervals resample contracts (`--bootstrap contract`); None: instances
 
 
 class Reporting(Protocol):
