@@ -1,18 +1,13 @@
 """The shared event store: segments in S3-compatible object storage, commits in PostgreSQL.
 
-A real PostgreSQL server (tests/test_publish.py's fixture) and moto's standalone S3 server on loopback. moto is
-what s3fs and delta-rs test against too; its server speaks the S3 REST API over HTTP, so boto3 talks to it as
-to any S3 endpoint (`AWS_ENDPOINT_URL`). Faults are injected by a small HTTP proxy in front of it.
+A real PostgreSQL server (tests/test_publish.py's fixture) and moto's standalone S3 server on loopback
+(tests/shared_store_support.py says why moto). Faults are injected by a small HTTP proxy in front of it.
 """
 
 from __future__ import annotations
 
-import http.client
-import http.server
 import json
 import os
-import random
-import socket
 import subprocess
 import sys
 import textwrap
@@ -25,57 +20,25 @@ import pytest
 
 from lhl_platform.events.log import EventLog
 from lhl_platform.events.store import CATALOG_URL_ENV, EVENTS_URL_ENV, FOLDER
+from lhl_platform.events.store_objects import READ_TIMEOUT_ENV
 from lhl_platform.events.verify import verify_log
 from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
 from orchestration.cli import main
+from tests.shared_store_support import BUCKET, FaultyProxy, free_port, new_store, s3  # noqa: F401  (a fixture)
 from tests.test_publish import postgres  # noqa: F401  (the module-scoped PostgreSQL server fixture)
 
 psycopg = pytest.importorskip("psycopg")
+ReadTimeoutError = pytest.importorskip("botocore.exceptions").ReadTimeoutError
 boto3 = pytest.importorskip("boto3", reason="boto3 is not installed (the dev extra carries it)")
 moto_server = pytest.importorskip("moto.server", reason="moto[server] is not installed (the dev extra carries it)")
 
-BUCKET = "lhl-evidence"
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def s3():
-    """moto's S3 server on a free loopback port, with one bucket; its endpoint URL."""
-    port = _free_port()
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    endpoint = f"http://127.0.0.1:{port}"
-    saved = {k: os.environ.get(k) for k in ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-                                            "AWS_DEFAULT_REGION")}
-    os.environ.update({"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": "testing",
-                       "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"})
-    boto3.client("s3").create_bucket(Bucket=BUCKET)
-    try:
-        yield endpoint
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        server.stop()
 
 
 @pytest.fixture
 def shared(postgres, s3, monkeypatch):  # noqa: F811
     """A fresh shared store (its own database and prefix) attached through the environment: its env."""
-    host_url, password = postgres
-    name = "lhl_" + uuid.uuid4().hex[:12]
-    with psycopg.connect(host_url, password=password, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    catalog = host_url.replace("postgresql://lhl@", f"postgresql://lhl:{password}@").rsplit("/", 1)[0] + f"/{name}"
-    env = {EVENTS_URL_ENV: f"s3://{BUCKET}/{name}", CATALOG_URL_ENV: catalog}
+    env = new_store(postgres)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     return env
@@ -173,73 +136,68 @@ def test_two_processes_racing_200_appends_on_one_stream_never_fork_it(shared, tm
     assert all(b[2] == a[3] for a, b in zip(rows, rows[1:], strict=False))
 
 
-class _FaultyProxy(http.server.ThreadingHTTPServer):
-    """Forwards to the S3 server, answering a share of the requests with a 503 or a 500 instead."""
-
-    daemon_threads = True
-
-    def __init__(self, upstream: str, rate: float) -> None:
-        self.upstream = upstream.removeprefix("http://")
-        self.rate = rate
-        self.faults = 0
-        self.random = random.Random(7)
-        self.lock = threading.Lock()
-        super().__init__(("127.0.0.1", 0), _Forward)
-
-
-class _Forward(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _FaultyProxy
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def _any(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        with self.server.lock:
-            fail = self.server.random.random() < self.server.rate
-            self.server.faults += fail
-        if fail:
-            status = self.server.random.choice((500, 503))
-            error = b"<Error><Code>InternalError</Code><Message>injected</Message></Error>"
-            self.send_response(status)
-            self.send_header("Content-Length", str(len(error)))
-            self.end_headers()
-            self.wfile.write(error)
-            return
-        conn = http.client.HTTPConnection(self.server.upstream, timeout=30)
-        headers = {k: v for k, v in self.headers.items() if k.lower() != "host"}
-        conn.request(self.command, self.path, body=body, headers={**headers, "Host": self.headers["Host"]})
-        reply = conn.getresponse()
-        data = reply.read()
-        self.send_response(reply.status)
-        for key, value in reply.getheaders():
-            if key.lower() not in ("content-length", "transfer-encoding", "connection"):
-                self.send_header(key, value)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(data)
-        conn.close()
-
-    do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = _any
-
-
-def test_an_injected_5xx_rate_loses_nothing(shared, s3, tmp_path, monkeypatch):
-    proxy = _FaultyProxy(s3, rate=0.25)
-    threading.Thread(target=proxy.serve_forever, daemon=True).start()
-    try:
-        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{proxy.server_address[1]}")
+def test_an_injected_5xx_rate_loses_nothing(shared, s3, tmp_path, monkeypatch):  # noqa: F811
+    with FaultyProxy(s3, rate=0.25).running() as proxy:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
         log = EventLog(tmp_path / "a" / "events")
         _append(log, "notes", [f"n{i}" for i in range(40)], flush_every=4)
         other = EventLog(tmp_path / "b" / "events")  # every object fetched through the faults too
         assert [e.subject for e in other.read("notes")] == [f"n{i}" for i in range(40)]
-    finally:
-        proxy.shutdown()
     assert proxy.faults >= 5, "the proxy injected faults"
     monkeypatch.setenv("AWS_ENDPOINT_URL", s3)
     report = verify_log(EventLog(tmp_path / "c" / "events"))
     assert report.ok and report.events == 40 and report.objects == 10, report.summary()
+
+
+def test_requests_stalled_past_the_read_timeout_are_retried_and_lose_nothing(shared, s3, tmp_path,  # noqa: F811
+                                                                            monkeypatch):
+    monkeypatch.setenv(READ_TIMEOUT_ENV, "0.5")
+    with FaultyProxy(s3, stall_rate=0.2, stall_s=1.5).running() as proxy:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+        log = EventLog(tmp_path / "a" / "events")
+        _append(log, "notes", [f"n{i}" for i in range(20)], flush_every=4)
+        other = EventLog(tmp_path / "b" / "events")  # every object fetched through the stalls too
+        assert [e.subject for e in other.read("notes")] == [f"n{i}" for i in range(20)]
+    assert proxy.stalls >= 2, "the proxy stalled requests past the read timeout"
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3)
+    report = verify_log(EventLog(tmp_path / "c" / "events"))
+    assert report.ok and report.events == 20 and report.objects == 5, report.summary()
+
+
+def test_an_object_store_that_never_answers_in_time_fails_in_one_line_and_commits_nothing(shared, s3,  # noqa: F811
+                                                                                         tmp_path, monkeypatch):
+    log = EventLog(tmp_path / "a" / "events")
+    _append(log, "notes", ["a"])
+    monkeypatch.setenv(READ_TIMEOUT_ENV, "0.3")
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "2")
+    with FaultyProxy(s3, stall_rate=1.0, stall_s=1.0).running() as proxy:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+        with pytest.raises(ReadTimeoutError) as failed:
+            _append(log, "notes", ["b", "c"])
+    message = str(failed.value)
+    assert "Read timeout" in message and proxy.url in message and "\n" not in message, message
+    # botocore made AWS_MAX_ATTEMPTS requests for each commit tried (the append's, and the writer's close's)
+    assert proxy.stalls in (2, 4), proxy.stalls
+    # Nothing of the failed append is visible anywhere (the segment it uploaded late is uncommitted, gc's to
+    # collect); what was committed before stands, and the next append goes on from it.
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3)
+    with psycopg.connect(shared[CATALOG_URL_ENV]) as conn:
+        assert conn.execute("SELECT count(*) FROM lhl_segments").fetchone() == (1,)
+    assert [e.subject for e in EventLog(tmp_path / "b" / "events").read("notes")] == ["a"]
+    _append(EventLog(tmp_path / "a" / "events"), "notes", ["b", "c"])
+    fresh = EventLog(tmp_path / "c" / "events")
+    assert [e.subject for e in fresh.read("notes")] == ["a", "b", "c"]
+    assert verify_log(fresh).ok
+
+
+def test_timeouts_and_attempts_that_are_not_numbers_are_refused_in_one_line(shared, tmp_path, monkeypatch):
+    for name, value, expected in ((READ_TIMEOUT_ENV, "soon", "a positive number of seconds"),
+                                  ("AWS_MAX_ATTEMPTS", "0", "a positive whole number"),
+                                  ("AWS_RETRY_MODE", "eager", "standard, adaptive or legacy")):
+        with monkeypatch.context() as patch:
+            patch.setenv(name, value)
+            with pytest.raises(ValueError, match=f"{name} must be {expected}, got '{value}'"):
+                _append(EventLog(tmp_path / name / "events"), "notes", ["a"])
 
 
 def test_an_object_altered_in_the_bucket_is_named_by_verify(shared, tmp_path, capsys):
@@ -369,7 +327,7 @@ def restartable_postgres(tmp_path):
         entry = pwd.getpwnam(user)
         os.chown(root, entry.pw_uid, entry.pw_gid)
         prefix = ["runuser", "-u", user, "--"]
-    data, port = root / "data", _free_port()
+    data, port = root / "data", free_port()
     subprocess.run([*prefix, initdb, "-D", str(data), "-U", "lhl", "--auth=trust", "--no-sync"], check=True,
                    capture_output=True, timeout=120)
     options = ["-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"]
@@ -387,7 +345,7 @@ def restartable_postgres(tmp_path):
         shutil.rmtree(root, ignore_errors=True)
 
 
-def test_a_postgresql_restart_during_appends_loses_nothing(restartable_postgres, s3, tmp_path, monkeypatch):
+def test_a_postgresql_restart_during_appends_loses_nothing(restartable_postgres, s3, tmp_path, monkeypatch):  # noqa: F811
     url, ctl = restartable_postgres
     down = threading.Event()
 

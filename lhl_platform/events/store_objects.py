@@ -2,9 +2,10 @@
 
 The client is boto3, the AWS SDK: it is maintained with the S3 API itself, reads the standard configuration
 (credentials chain, `AWS_ENDPOINT_URL` for MinIO, Ceph, moto or Google Cloud Storage's S3-compatible endpoint,
-`AWS_DEFAULT_REGION`) and retries throttling, 5xx replies and dropped connections on its own, synchronously,
-which suits a writer's commit thread. Objects are named by their SHA-256, so a write never replaces different
-bytes and needs no conditional put: the commit point is the catalog row (`store_catalog.py`), never the object.
+`AWS_DEFAULT_REGION`, `AWS_MAX_ATTEMPTS`, `AWS_RETRY_MODE`) and retries throttling, 5xx replies, dropped
+connections and timeouts on its own, synchronously, which suits a writer's commit thread. Objects are named by
+their SHA-256, so a write never replaces different bytes and needs no conditional put (a retried or late PUT
+writes the same bytes): the commit point is the catalog row (`store_catalog.py`), never the object.
 """
 
 from __future__ import annotations
@@ -19,8 +20,13 @@ from urllib.parse import urlparse
 
 SEGMENTS = "segments"
 CORPORA = "corpora"
-# botocore's standard retry mode: exponential backoff with jitter on 5xx, throttling and connection errors.
-_RETRIES = {"max_attempts": 12, "mode": "standard"}
+# How long one request may wait to connect and for a reply (seconds), and how many attempts botocore makes. A
+# request past its timeout is abandoned and retried like a 5xx reply: botocore's standard retry mode backs off
+# exponentially with jitter on 5xx, throttling, connection errors and timeouts. The standard AWS_MAX_ATTEMPTS and
+# AWS_RETRY_MODE set the attempts and the mode; these two variables, which botocore has none for, set the timeouts.
+CONNECT_TIMEOUT_ENV = "LHL_S3_CONNECT_TIMEOUT"
+READ_TIMEOUT_ENV = "LHL_S3_READ_TIMEOUT"
+DEFAULTS = {CONNECT_TIMEOUT_ENV: 5.0, READ_TIMEOUT_ENV: 30.0, "AWS_MAX_ATTEMPTS": 12, "AWS_RETRY_MODE": "standard"}
 
 
 @dataclass(frozen=True)
@@ -46,13 +52,23 @@ class ObjectStore:
 
     def get(self, key: str) -> bytes | None:
         """The object's bytes, or None when there is no such object."""
+        from botocore.exceptions import ReadTimeoutError, ResponseStreamingError
+
         client = _client()
-        try:
-            reply = client.get_object(Bucket=self.bucket, Key=key)
-        except client.exceptions.NoSuchKey:
-            return None
-        body: bytes = reply["Body"].read()
-        return body
+        attempts = int(_settings()["AWS_MAX_ATTEMPTS"])
+        for attempt in range(1, attempts + 1):
+            try:
+                reply = client.get_object(Bucket=self.bucket, Key=key)
+            except client.exceptions.NoSuchKey:
+                return None
+            try:
+                body: bytes = reply["Body"].read()
+                return body
+            except (ReadTimeoutError, ResponseStreamingError):
+                # the reply stalled or broke after its headers: botocore retries only up to them
+                if attempt == attempts:
+                    raise
+        raise AssertionError("unreachable")
 
     def listing(self, kind: str) -> Iterator[tuple[str, datetime]]:
         """Every object of one kind: (key, last modified)."""
@@ -66,13 +82,39 @@ class ObjectStore:
         _client().delete_object(Bucket=self.bucket, Key=key)
 
 
-_clients: dict[tuple[int, str], Any] = {}
+def _settings() -> dict[str, float | int | str]:
+    """The timeouts and retries from the environment (DEFAULTS where unset); a value that is not one is refused
+    in one line naming the variable."""
+    found: dict[str, float | int | str] = {}
+    for name, default in DEFAULTS.items():
+        raw = os.environ.get(name, "").strip()
+        if not raw:
+            found[name] = default
+            continue
+        if isinstance(default, str):
+            if raw not in ("standard", "adaptive", "legacy"):
+                raise ValueError(f"{name} must be standard, adaptive or legacy, got {raw!r}")
+            found[name] = raw
+            continue
+        try:
+            value = type(default)(raw)
+        except ValueError:
+            value = 0
+        if value <= 0:
+            what = "a positive whole number" if isinstance(default, int) else "a positive number of seconds"
+            raise ValueError(f"{name} must be {what}, got {raw!r}")
+        found[name] = value
+    return found
+
+
+_clients: dict[tuple[Any, ...], Any] = {}
 _lock = threading.Lock()
 
 
 def _client() -> Any:
-    """One client per process and endpoint (boto3 clients are thread-safe, not fork-safe)."""
-    ident = (os.getpid(), os.environ.get("AWS_ENDPOINT_URL", ""))
+    """One client per process, endpoint and settings (boto3 clients are thread-safe, not fork-safe)."""
+    settings = _settings()
+    ident = (os.getpid(), os.environ.get("AWS_ENDPOINT_URL", ""), *settings.values())
     with _lock:
         client = _clients.get(ident)
         if client is None:
@@ -80,8 +122,10 @@ def _client() -> Any:
             from botocore.config import Config
 
             region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
-            client = boto3.session.Session().client(
-                "s3", region_name=region,
-                config=Config(retries=_RETRIES, connect_timeout=5, read_timeout=30))
+            # total_max_attempts counts the first attempt, as AWS_MAX_ATTEMPTS does (max_attempts would not)
+            retries = {"total_max_attempts": settings["AWS_MAX_ATTEMPTS"], "mode": settings["AWS_RETRY_MODE"]}
+            config = Config(connect_timeout=settings[CONNECT_TIMEOUT_ENV], read_timeout=settings[READ_TIMEOUT_ENV],
+                            retries=retries)
+            client = boto3.session.Session().client("s3", region_name=region, config=config)
             _clients[ident] = client
         return client
