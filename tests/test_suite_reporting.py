@@ -10,8 +10,9 @@ import pytest
 
 import lhl_platform.catalog  # noqa: F401  (the application's suites registered)
 from lhl_platform.clause.reporting import REPORTING as CLAUSE_REPORTING
+from lhl_platform.report.reporting import SECTIONS, reporting_of, scoped
 from lhl_platform.suites import get_suite, suites
-from lhl_platform.suites.reporting import SECTIONS, Asked, reporting_of, scoped
+from lhl_platform.suites.reporting import Asked
 from lhl_platform.warehouse.scope import ScopeRequest
 from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
 from orchestration.cli import main

@@ -46,7 +46,7 @@ def asked(args: argparse.Namespace) -> Asked:
 def suite_scope(args: argparse.Namespace, suite: Suite) -> tuple[Reporting, Any, Asked]:
     """The suite's reporting, its scope request and what was asked; a suite with no report of its own, or an
     option it does not take, refused in one line naming the suite."""
-    from lhl_platform.suites.reporting import scoped
+    from lhl_platform.report.reporting import scoped
 
     wanted = asked(args)
     try:
@@ -67,8 +67,8 @@ def add_suite_option(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_suites(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.report.reporting import reporting_of
     from lhl_platform.suites import suites
-    from lhl_platform.suites.reporting import reporting_of
 
     for suite in suites():
         print(f"{suite.name:<14} {suite.title}")
