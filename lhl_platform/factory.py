@@ -53,7 +53,7 @@ def register_offline_models(models: Mapping[str, OfflineEntry]) -> None:
     for model_id, entry in models.items():
         if entry.role not in ROLES:
             raise ProviderError(f"offline model {model_id!r} has an unknown role {entry.role!r}")
-        active().offline[(entry.role, model_id)] = entry  # by (role, model id)
+        active().offline_entries[(entry.role, model_id)] = entry  # by (role, model id); loads no other suite
 
 
 def offline_models(role: str) -> dict[str, OfflineEntry]:

@@ -22,17 +22,49 @@ from typing import Any
 class Catalog:
     """Every registration of one application: suites by name, offline models by (role, model id), event types by
     name, SQL packages in registration order, and what outer layers build from it once (`built`: the Dagster
-    code location, say)."""
+    code location, say).
 
-    suites: dict[str, Any] = field(default_factory=dict)
-    offline: dict[tuple[str, str], Any] = field(default_factory=dict)
+    A suite may be declared before it is loaded (`lhl_platform.suites.declare_suite`): its entry is then its
+    light declaration, with a `load()` that registers the whole suite, and its name is in `pending` until a
+    lookup of it (`suite`) or of every suite (`suites`, `offline`) loads it, in this catalog."""
+
+    entries: dict[str, Any] = field(default_factory=dict)  # suite name -> the suite, or its pending declaration
+    pending: set[str] = field(default_factory=set)
+    offline_entries: dict[tuple[str, str], Any] = field(default_factory=dict)
     kinds: dict[str, Any] = field(default_factory=dict)
     packages: list[Any] = field(default_factory=list)
     built: dict[str, Any] = field(default_factory=dict)
 
+    def suite(self, name: str) -> Any:
+        """The suite registered as `name`, loaded first if it is only declared (KeyError if it is neither)."""
+        entry = self.entries[name]
+        if name in self.pending:
+            self.pending.discard(name)
+            try:
+                with using(self):  # the suite registers into this catalog, whichever is active
+                    entry.load()
+            except BaseException:
+                self.pending.add(name)
+                raise
+        return self.entries[name]
+
+    @property
+    def suites(self) -> dict[str, Any]:
+        """Every suite by name, in registration order, each loaded."""
+        for name in list(self.entries):
+            self.suite(name)
+        return self.entries
+
+    @property
+    def offline(self) -> dict[tuple[str, str], Any]:
+        """The offline models, every suite's (so each declared suite is loaded first)."""
+        self.suites  # noqa: B018  (loads the declared suites, which register their offline models)
+        return self.offline_entries
+
     def copy(self) -> Catalog:
         """Another catalog with the same registrations (nothing built yet)."""
-        return Catalog(dict(self.suites), dict(self.offline), dict(self.kinds), list(self.packages))
+        return Catalog(dict(self.entries), set(self.pending), dict(self.offline_entries), dict(self.kinds),
+                       list(self.packages))
 
 
 _active = Catalog()

@@ -526,7 +526,8 @@ def _chain(prev: str, event_id: str, stream: str, seq: int, type: str, subject: 
 
 def _read_segment(root: Path, path: Path, columns: list[str] | None = None) -> pa.Table:
     try:
-        return pq.read_table(path, columns=columns)
+        with pq.ParquetFile(path) as segment:  # not pq.read_table: it loads pyarrow.dataset, which imports pandas
+            return segment.read(columns=columns)
     except (pa.ArrowException, OSError) as exc:
         raise DamagedLogError(rel(root, path), f"unreadable segment ({exc})") from None
 

@@ -3,6 +3,9 @@ catalog (`lhl_platform.registries`; a test registers its own suite in a catalog 
 
 `register_suite` hands each part of a suite to the layer that uses it: its SQL folder to the warehouse, its
 offline models to the model factory; the Dagster layer, the report and the command tree read `suites()`.
+`declare_suite` registers a suite by its light declaration (`DeclaredSuite`: its SQL folder, scope and event
+types, what every command's warehouse needs) and loads the rest (stages, scoring, report) when it is looked up:
+`get_suite(name)` loads that suite, `suites()` every one.
 """
 
 from __future__ import annotations
@@ -13,38 +16,58 @@ from lhl_platform.registries import active
 
 if TYPE_CHECKING:
     from lhl_platform.suites.contract import Suite
+    from lhl_platform.suites.declared import DeclaredSuite
 
 
-def _suites() -> dict[str, Suite]:
-    table: dict[str, Suite] = active().suites
-    return table
+def declare_suite(declared: DeclaredSuite) -> None:
+    """Register a suite by its declaration: its event types and SQL folder now, the suite itself on first lookup."""
+    from lhl_platform.warehouse.models import register_sql_folder
+
+    catalog = active()
+    if declared.name in catalog.entries:
+        raise ValueError(f"two suites are named {declared.name!r}")
+    declared.register_events()
+    register_sql_folder(declared.sql, name=declared.name, scope=declared.scope)
+    catalog.entries[declared.name] = declared
+    catalog.pending.add(declared.name)
 
 
 def register_suite(suite: Suite) -> None:
     from lhl_platform.factory import register_offline_models
-    from lhl_platform.warehouse.build import register_sql_folder
+    from lhl_platform.warehouse.models import register_sql_folder
 
-    table = _suites()
-    known = table.get(suite.name)
+    catalog = active()
+    known = catalog.entries.get(suite.name)
+    catalog.pending.discard(suite.name)
     if known is not None and known is not suite:
-        raise ValueError(f"two suites are named {suite.name!r}")
-    if known is None:
-        active().built.clear()  # what outer layers built from the catalog (the code location) lacks the new suite
-    table[suite.name] = suite
+        from lhl_platform.suites.declared import DeclaredSuite
+
+        if not isinstance(known, DeclaredSuite):
+            raise ValueError(f"two suites are named {suite.name!r}")
+        known.check(suite)  # the suite its declaration loads: the same SQL folder, scope and event types
+    if known is not suite:
+        catalog.built.clear()  # what outer layers built from the catalog (the code location) lacks the new suite
+    catalog.entries[suite.name] = suite
     if suite.sql is not None:
         register_sql_folder(suite.sql, name=suite.name, scope=suite.scope)
     register_offline_models(suite.offline_models)
 
 
 def suites() -> list[Suite]:
-    """Every registered suite, in registration order (the clause suite first)."""
-    return list(_suites().values())
+    """Every registered suite, in registration order (the clause suite first), each loaded."""
+    return list(active().suites.values())
+
+
+def loaded_suites() -> list[Suite]:
+    """The registered suites already loaded (a declared suite not looked up yet is left out)."""
+    catalog = active()
+    return [suite for name, suite in catalog.entries.items() if name not in catalog.pending]
 
 
 def get_suite(name: str) -> Suite:
-    table = _suites()
-    try:
-        return table[name]
-    except KeyError:
-        known = ", ".join(table) or "none"
-        raise LookupError(f"no suite named {name!r} (suites: {known}); see `lhl suites`") from None
+    catalog = active()
+    if name not in catalog.entries:
+        known = ", ".join(catalog.entries) or "none"
+        raise LookupError(f"no suite named {name!r} (suites: {known}); see `lhl suites`")
+    suite: Suite = catalog.suite(name)
+    return suite

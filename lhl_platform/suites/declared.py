@@ -1,4 +1,7 @@
-"""A suite's commands declared for `lhl` without loading the suite (the pattern of Inspect AI's `@modelapi`
+"""A suite declared without loading it: its commands, for `lhl` (`DeclaredCommands`), and its warehouse parts, for the
+catalog (`DeclaredSuite`: SQL folder, scope, event types; the suite's stages, scoring and report load on use).
+
+A suite's commands are declared for `lhl` without loading the suite (the pattern of Inspect AI's `@modelapi`
 registry: a name and where to import it from, imported on use).
 
 `lhl --help` lists the first word of every command; only a command line that reaches one of a suite's words
@@ -11,10 +14,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from lhl_platform.suites.contract import Command
+    from lhl_platform.suites.contract import Command, Suite
+    from lhl_platform.warehouse.suite_scope import SuiteScope
 
 
 @dataclass(frozen=True)
@@ -38,3 +43,39 @@ class DeclaredCommands:
             raise LookupError(f"{self.module} defines {', '.join(single)} outside a group; a declared command "
                               "is `lhl WORD NAME`")
         return commands
+
+
+@dataclass(frozen=True)
+class DeclaredSuite:
+    """A suite as the catalog declares it before loading it: what every command's warehouse needs without the
+    suite's stages, scoring or report. `sql` is its folder of SQL models and `scope` its scope (None: the clause
+    suite's); `events` the light modules of its event types (each registers its types on import, or holds them in
+    `EVENT_PAYLOADS`, registered here); `module` the module whose `SUITE` is the suite, imported on first lookup."""
+
+    name: str
+    module: str
+    sql: Path
+    events: tuple[str, ...] = ()
+    scope: SuiteScope | None = None
+
+    def register_events(self) -> None:
+        from lhl_platform.events.kinds import register_events, registered_kinds
+
+        for name in self.events:
+            payloads = getattr(importlib.import_module(name), "EVENT_PAYLOADS", None)
+            if payloads is not None and all(kind.owner != name for kind in registered_kinds()):
+                register_events(payloads, owner=name)  # a module that holds its types without registering them
+
+    def load(self) -> None:
+        """Import the suite and register it (the active catalog is the one it was declared in)."""
+        from lhl_platform.suites import register_suite
+
+        register_suite(importlib.import_module(self.module).SUITE)
+
+    def check(self, suite: Suite) -> None:
+        """The loaded suite is the one declared: the same name, SQL folder and scope."""
+        for part, declared, loaded in (("name", self.name, suite.name), ("sql", self.sql, suite.sql),
+                                       ("scope", self.scope, suite.scope)):
+            if declared != loaded:
+                raise ValueError(f"suite {self.name!r} ({self.module}) has {part} {loaded!r}; its declaration "
+                                 f"in the catalog says {declared!r}")
