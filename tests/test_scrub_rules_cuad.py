@@ -112,3 +112,42 @@ def test_a_capitalised_term_is_wrong_only_where_its_defined_meaning_does_not_fit
     assert all(i.fields["term"].lower() not in ("law", "laws") or doc.text[i.start - 9:i.start].strip() == "third"
                for i in found)
     assert sum(i.fields["term"].lower().startswith("agreement") for i in found) <= 1
+
+
+ARMSTRONG = "ArmstrongFlooringInc_20190107_8-K_EX-10.2_11471795_EX-10.2_Intellectual Property Agreement"
+
+
+def test_a_defined_term_is_set_against_its_use_only_where_the_definition_states_its_one_figure(cuad):
+    """Armstrong's IP agreement defines the Arizona Trademark License Term as "the period commencing on the
+    Effective Date and ending twenty-four (24) months thereafter" (1.1(n)): a use of the term in another section
+    gets the term restated with another figure, agreeing in number, and the verifier reads the pair as
+    inconsistent; a term whose figure may come out otherwise (the later of two, a renewal) is never used."""
+    from lhl_platform.scrub.build import _assemble
+    from lhl_platform.scrub.figures import defined_figure
+    from lhl_platform.scrub.verify import verify_item
+
+    texts, parties = cuad
+    text = texts[ARMSTRONG]
+    doc, found = candidates(text, "inconsistent_language", parties.get(ARMSTRONG))
+    term = "Arizona Trademark License Term"
+    (definition,) = doc.terms[term]
+    figure = defined_figure(definition)
+    assert figure is not None and (figure.kind, figure.value, figure.counts) == ("period", "24", "month")
+    uses = [i for i in found if i.subject == f"definition-use:{term}"]
+    assert uses
+    for use in uses:
+        assert use.fields["location_2"] == definition.location != use.fields["location"]
+        assert text[use.start - len(term):use.start] == term and use.start == use.end
+        number = re.fullmatch(r" of [a-z\-]+ \((\d+)\) months", use.replacement)
+        assert number and number.group(1) != "24", use.replacement  # "of forty-eight (48) months"
+    from lhl_platform.corpus.cuad import load_master_layout
+    from tests.conftest import CUAD_DIR as root
+
+    contract = next(c for c in load_master_layout(root).contracts if c.contract_id == ARMSTRONG)
+    item = _assemble(contract, "cuad", [uses[0]])
+    assert verify_item(item, contract.text) == []
+    # nothing else of the contract is used against a figure its definition leaves open
+    for d in doc.definitions:
+        fig = defined_figure(d)
+        if fig is not None:
+            assert not re.search(r"later of|earlier of|renew|extend", fig.text, re.IGNORECASE)

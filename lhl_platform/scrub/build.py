@@ -34,6 +34,9 @@ from lhl_platform.scrub.style import drafting_style
 from lhl_platform.scrub.verify import VERIFIER_VERSION, Rejection, VerifierReport, report, verify_item
 
 BUILDER_VERSION = f"scrub-build-v2+{INJECTOR_VERSION}+{VERIFIER_VERSION}"
+# Which contracts a seed picks is drawn as builder v2 drew it: a later injector or verifier changes the items, not the
+# choice of contracts, so two versions' sets of one seed compare contract by contract.
+SELECTION_KEY = "scrub-build-v2+scrub-inject-v2+scrub-verify-v1"
 # How a built set must be labelled wherever it is reported.
 PROVENANCE = ("self-built: drafting defects injected into the source contracts by lhl_platform.scrub (not "
               "annotated by lawyers); the defined_terms gold is derived by its definition parser")
@@ -192,7 +195,7 @@ def build_items(contracts: Sequence[Contract], n: int, seed: int, *, corpus: str
     if len(eligible) < n:
         raise BuildError(f"only {len(eligible)} of {len(contracts)} contracts can host every kind of defect; "
                          f"ask for at most {len(eligible)}")
-    random.Random(f"{BUILDER_VERSION}|{seed}|selection").shuffle(eligible)
+    random.Random(f"{SELECTION_KEY}|{seed}|selection").shuffle(eligible)
     items: list[ScrubItem] = []
     rejections: list[Rejection] = []
     targeted: dict[CategoryKey, int] = {k: 0 for k in CATEGORY_KEYS if k != "defined_terms"}

@@ -29,7 +29,9 @@ not here: this module only proposes edits that are structurally possible.
 - `inconsistent_language`: change a figure in one of two provisions that must agree (the same words, the same
   party, the same thing counted), or state one party's obligation a second time in its own article with another
   figure; the new figure agrees with its noun (`two (2) years`) and a sentence whose figures depend on each
-  other is left alone; gold: where each provision is.
+  other is left alone; or set a defined term against its use: where a term stands for one figure (`"Initial Term"
+  means a period of three (3) years`), change the figure a use restates (`the Initial Term of three (3) years`) or
+  add one (`the Initial Term of two (2) years shall ...`); gold: where each provision is.
 
 How many of each a contract gets follows the paper's per-contract averages (Table 4: gold totals over 44
 contracts) scaled by the contract's length against `REFERENCE_CHARS` (the paper's 10-15 pages), rounded
@@ -54,6 +56,7 @@ from lhl_platform.scrub.document import (
     term_forms,
     term_pattern,
 )
+from lhl_platform.scrub.figures import defined_figure, parenthetical_value, restatements
 from lhl_platform.scrub.items import distance_bucket
 from lhl_platform.scrub.parties import AnnotatedParties, party_entities
 from lhl_platform.scrub.style import (
@@ -63,6 +66,7 @@ from lhl_platform.scrub.style import (
     quantities,
     sentence_bounds,
     shift_in_agreement,
+    shift_quantity,
     starts_sentence,
     title_case,
 )
@@ -73,7 +77,7 @@ from lhl_platform.scrub.vocabulary import (
     PARTY_VERBS,
 )
 
-INJECTOR_VERSION = "scrub-inject-v2"
+INJECTOR_VERSION = "scrub-inject-v3"
 PAPER_CONTRACTS = 44
 REFERENCE_CHARS = 30_000  # the length of a 10-15 page contract in plain text, roughly
 
@@ -478,27 +482,6 @@ def _conflicting_body(doc: ParsedContract, body: str, rng: random.Random, entiti
     return None
 
 
-_TRAILING_DATE = re.compile(r"((?:January|February|March|April|May|June|July|August|September|October|November|"
-                            r"December)\s+\d{1,2},\s+\d{4})\W*$")
-_TRAILING_PERIOD = re.compile(r"\b(?:a|an|the)\s+(?:[a-z]+\s+){0,2}?(?:period|term)\s+of\s+"
-                              r"((?:[A-Za-z\-]+\s+)?\(\d{1,3}\)\s+(?:days?|months?|years?|weeks?)|\d{1,3}\s+"
-                              r"(?:days?|months?|years?|weeks?))\W*$")
-_TRAILING_AMOUNT = re.compile(r"\b(?:of|equal\s+to|is)\s+(\$\d{1,3}(?:,\d{3})+(?:\.\d\d)?|\$\d+(?:\.\d\d)?)\W*$")
-
-
-def _parenthetical_body(term: str, body: str) -> str | None:
-    """What a parenthetical definition defines its term as, when the term names a date, a period or an amount and
-    that is what stands just before the parenthesis ('commence on April 1, 2024 (the "Effective Date")')."""
-    last = term.split()[-1].lower()
-    if last == "date" and (m := _TRAILING_DATE.search(body)):
-        return m.group(1)
-    if last in ("term", "period") and (m := _TRAILING_PERIOD.search(body)):
-        return f"a period of {' '.join(m.group(1).split())}"
-    if last in ("fee", "fees", "amount", "payment", "price", "cap", "minimum") and (m := _TRAILING_AMOUNT.search(body)):
-        return f"an amount of {m.group(1)}"
-    return None
-
-
 def duplicate_definitions(doc: ParsedContract, style: DraftingStyle, rng: random.Random,
                           entities: Mapping[str, int]) -> list[Injection]:
     text = doc.text
@@ -516,7 +499,7 @@ def duplicate_definitions(doc: ParsedContract, style: DraftingStyle, rng: random
                     or _SCOPED.search(text[max(0, definition.start - 120):definition.start])):
                 continue  # a list, a quotation or a scoped definition does not restate cleanly
         else:
-            restated = _parenthetical_body(definition.term, definition.body)
+            restated = parenthetical_value(definition.term, definition.body)
             if restated is None:
                 continue
             body = restated
@@ -656,7 +639,83 @@ def inconsistent_language(doc: ParsedContract, style: DraftingStyle, rng: random
     rng.shuffle(order)
     rank = {subject: n for n, subject in enumerate(order)}
     restated.sort(key=lambda i: rank[i.subject])
-    return out + restated
+    return out + _alternating(definition_against_use(doc, style, rng, entities), restated)
+
+
+_USE_FOLLOWS = re.compile(r"[ \t]+(?!of\b|as\b|for\b|to\b|in\b|which\b|that\b|hereunder\b)[a-z]{2,}\b|[,;]")
+
+
+def definition_against_use(doc: ParsedContract, style: DraftingStyle, rng: random.Random,
+                           entities: Mapping[str, int]) -> list[Injection]:
+    """A defined term against its use: where a term stands for one figure (its definition states a period, an
+    amount or a date, and the term is named for it: "Initial Term", "License Fee", "Effective Date"), a use of the
+    term in another section is made to restate it with another figure. A use that already restates it ("the
+    Initial Term of three (3) years") gets its figure changed; failing one, a use (`the Initial Term shall ...`)
+    gets the restatement added (`the Initial Term of two (2) years shall ...`). Both provisions must agree by the
+    definition itself; gold: the use and the definition."""
+    text = doc.text
+    changed: list[Injection] = []
+    added: list[Injection] = []
+    for term, definitions in doc.terms.items():
+        if len(definitions) != 1 or term in doc.party_terms:
+            continue  # a term defined twice has no one figure to agree with
+        d = definitions[0]
+        fig = defined_figure(d)
+        if fig is None or not _in_body(doc, d.start):
+            continue
+        subject = f"definition-use:{term}"
+        for m in re.finditer(rf"(?<![\w\-]){term_pattern(term)}(?![\w\-])", text):
+            at = m.start()
+            if (d.start - 1 <= at <= d.body_end or doc.location(at) == d.location or not _editable(doc, at, m.end())
+                    or in_heading(text, at) or not re.search(r"\bthe\s+$", text[max(0, at - 6):at], re.IGNORECASE)):
+                continue
+            s, e = sentence_bounds(text, at)
+            if _arithmetic(text[s:e]) or any(s <= other.start < e for other in doc.definitions):
+                continue  # a sum a reader checks, or a sentence that defines a term (a second definition)
+            restated = [(s + a, s + b, v) for a, b, v in restatements(term, text[s:e]) if a >= m.end() - s]
+            if restated and restated[0][0] - m.end() <= 40:
+                start, end, value = restated[0]
+                if value != fig.value:
+                    continue  # restates something else (a renewal, a part of it)
+                new = shift_in_agreement(text, start, end, rng.randrange(3))
+                if new is not None and _editable(doc, start, new[0]):
+                    changed.append(Injection("inconsistent_language", start, new[0], new[1],
+                                             {"location": doc.location(start), "location_2": d.location},
+                                             subject=subject))
+                continue
+            if restatements(term, text[s:e]) or not _USE_FOLLOWS.match(text, m.end()):
+                continue
+            phrase = shift_quantity(fig.text, fig.start, fig.end, rng.randrange(3))
+            if phrase is None:
+                continue
+            if fig.kind == "period":  # the unit, in number with the new figure ("one (1) year", "two (2) years")
+                qualifier = re.match(r"[ \t]+((?:calendar|business)[ \t]+)?", fig.text[fig.end:])
+                count = int(re.findall(r"\d+", phrase)[-1])
+                unit = fig.counts if count == 1 else f"{fig.counts}s"
+                phrase += f" {qualifier.group(1) or '' if qualifier else ''}{unit}"
+            added.append(Injection("inconsistent_language", m.end(), m.end(), f" of {' '.join(phrase.split())}",
+                                   {"location": doc.location(at), "location_2": d.location}, subject=subject))
+    rng.shuffle(changed)
+    rng.shuffle(added)
+    return changed + added
+
+
+def _alternating(first: list[Injection], second: list[Injection]) -> list[Injection]:
+    """Both lists' defects taken in turn (each defect with its alternatives, which share its subject), so one kind
+    does not fill a contract's share alone."""
+    def groups(items: list[Injection]) -> list[list[Injection]]:
+        by: dict[str | None, list[Injection]] = {}
+        for i in items:
+            by.setdefault(i.subject, []).append(i)
+        return list(by.values())
+
+    a, b = groups(first), groups(second)
+    out: list[Injection] = []
+    for n in range(max(len(a), len(b))):
+        for g in (a, b):
+            if n < len(g):
+                out += g[n]
+    return out
 
 
 CandidateMaker = Callable[[ParsedContract, DraftingStyle, random.Random, Mapping[str, int]], list[Injection]]

@@ -35,12 +35,14 @@ draft (below), and its category's defect holds:
   definition is limited to a section (`definition_scoped`), and the two differ in a figure, a date or a party
   (`definitions_do_not_conflict`);
 - `inconsistent_language`: a sentence at location_2 says the same thing (shares most words) with a different
-  figure or date (`no_contradicting_passage`).
+  figure or date, or location_2 defines a term for one figure that the edited sentence restates, beside a use of
+  the term, with another (`no_contradicting_passage`).
 
 A lawyer's draft: no quote, dash or symbol the contract never uses (`style_foreign_character`); balanced quotes
 and parentheses (`style_unbalanced`); no doubled spaces or punctuation at the seams (`style_spacing`); no
 lowercase sentence start (`style_sentence_start`); an added sentence starts with a capital, ends with a full stop,
-follows a full stop and has a verb (`style_sentence`); a change of case keeps the number of words
+follows a full stop and has a verb (`style_sentence`; a defined term's figure restated beside a use of the term is
+a phrase, `of two (2) years`); a change of case keeps the number of words
 (`style_word_count`) and a capitalised phrase is in title case (`style_casing`); the words the injector wrote
 itself are neither a defined term in lowercase nor capitalised and undefined (`style_creates_defect`).
 
@@ -59,10 +61,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.document import ParsedContract, parse_contract, term_forms, term_pattern
+from lhl_platform.scrub.figures import against_definition, defined_figure, restatements
 from lhl_platform.scrub.items import GoldFinding, ScrubItem, bucket_names, distance_bucket, undo_edits
 from lhl_platform.scrub.style import quantities, sentence_bounds, starts_sentence
 
-VERIFIER_VERSION = "scrub-verify-v1"
+VERIFIER_VERSION = "scrub-verify-v2"
 LONG_DISTANCE = 10_000  # the paper's threshold (about 5-6 pages): recall drops most past it
 
 
@@ -268,6 +271,10 @@ def _inconsistent(g: GoldFinding, start: int, end: int, doc: ParsedContract) -> 
     mine = text[s1:e1]
     values = {v for _, _, v in quantities(mine)}
     words = _words(re.sub(r"\d", " ", mine))
+    for d in doc.definitions:  # a definition against its use: the use restates the defined figure differently
+        fig = defined_figure(d) if d.location == g.location_2 else None
+        if fig is not None and any(against_definition(fig, mine, a, b) for a, b, _ in restatements(d.term, mine)):
+            return []
     for section in doc.sections:
         if section.label != g.location_2:
             continue
@@ -287,6 +294,11 @@ def _inconsistent(g: GoldFinding, start: int, end: int, doc: ParsedContract) -> 
     return [("no_contradicting_passage", f"nothing at {g.location_2} states the same with another figure")]
 
 
+_RESTATED_FIGURE = re.compile(r" of (?:[a-z\-]+ \(\d{1,6}\) (?:calendar |business )?(?:day|week|month|year)s?|"
+                              r"\d{1,6} (?:calendar |business )?(?:day|week|month|year)s?|\$[\d,]+(?:\.\d\d)?|"
+                              r"[A-Z][a-z]+ \d{1,2}, \d{4})")
+
+
 def _style(final: str, source_chars: set[str], start: int, end: int, original: str, g: GoldFinding,
            doc: ParsedContract) -> list[Problem]:
     injected = final[start:end]
@@ -300,6 +312,8 @@ def _style(final: str, source_chars: set[str], start: int, end: int, original: s
     if re.search(r"[ \t]{2}|\s[,.;:](?!\d)|[,;:]{2}|,\.|\.\.(?!\.)|\(\s|\s\)", seams) and not re.search(
             r"[ \t]{2}|\s[,.;:]|[,;:]{2}", original):
         return [("style_spacing", f"spacing or punctuation at {seams[:60]!r}")]
+    if not original and g.category == "inconsistent_language" and _RESTATED_FIGURE.fullmatch(injected):
+        return []  # a defined term's figure restated beside a use of it ("Term of two (2) years"): a phrase
     if not original:  # an added sentence
         sentence = injected.strip()
         if (not sentence.lstrip("\"“")[:1].isupper() or not sentence.endswith(".") or final[start - 1:start] != "."
