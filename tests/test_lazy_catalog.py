@@ -21,12 +21,20 @@ STAGE_MODULES = {
 }
 NEVER_ON_A_REPORT = ("pandas", "pyarrow.dataset", "dagster", "matplotlib")
 
-# Runs main(argv) in a fresh interpreter (stdout aside) and prints, as JSON, its exit code and the modules loaded.
+# Runs main(argv) in a fresh interpreter (stdout aside; --help exits) and prints, as JSON, its exit code and the
+# modules it loaded.
 PROBE = """
 import contextlib, io, json, sys
 from orchestration.cli import main
+
+def _run(argv):
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return exc.code
+
 with contextlib.redirect_stdout(io.StringIO()):
-    code = main(json.loads(sys.argv[1]))
+    code = _run(json.loads(sys.argv[1]))
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
@@ -96,3 +104,13 @@ def test_the_declarations_register_what_the_loaded_suites_do() -> None:
     assert probe["loaded"]["kinds"] == probe["declared"]["kinds"]
     assert probe["loaded"]["packages"] == probe["declared"]["packages"]
     assert [p[0] for p in probe["declared"]["packages"]] == list(SUITES)
+
+
+def test_help_loads_no_pydantic_nor_logging_nor_any_suite(tmp_path: Path) -> None:
+    # Only a command that runs needs the error reporter (pydantic's ValidationError) and the log redaction.
+    probe = _probe(PROBE, json.dumps(["--home", str(tmp_path), "--help"]))
+    modules = set(probe["modules"])
+    assert probe["code"] == 0
+    heavy = ("pydantic", "logging", "duckdb", "pyarrow", *NEVER_ON_A_REPORT)
+    assert {m for m in modules if any(m == h or m.startswith(h + ".") for h in heavy)} == set()
+    assert _stage_modules(modules, SUITES) == set()

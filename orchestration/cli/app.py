@@ -13,11 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lhl_platform.domain.redaction import install_log_redaction
 from lhl_platform.files import OutputError, write_atomic
 from lhl_platform.home import Home
-from orchestration.cli.errors import home_problem, report
-from orchestration.cli.terminal import guarded_output
 
 Command = Callable[[argparse.Namespace, Home], int]
 HOME_HELP = "home folder (env LHL_HOME, default ./.lhl)"
@@ -77,7 +74,11 @@ class Cli:
 
     def run(self, argv: Sequence[str] | None = None) -> int:
         args = self.parser.parse_args(argv)
+        # Loaded once a command runs (help and argument errors exit above): pydantic and logging come with them.
         import lhl_platform.catalog  # noqa: F401  (the application assembled before a command reads the home)
+        from lhl_platform.domain.redaction import install_log_redaction
+        from orchestration.cli.errors import home_problem, report
+        from orchestration.cli.terminal import guarded_output
 
         home = Home.resolve(getattr(args, "home", None))
         install_log_redaction()  # log records of this process (Dagster's included) are redacted too
