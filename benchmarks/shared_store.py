@@ -5,8 +5,9 @@ In one run, on this machine, each measured the same way on both stores:
 * append throughput: `--commits` commits of `--events` events each, one writer (events/s and commits/s);
 * the event-log part of a report's refresh: the committed segments a warehouse refresh reads, checked
   (`EventLog.segments()`), on a home that has read nothing yet (cold: for the shared store every segment is
-  fetched from the bucket) and again with nothing new (warm: the folder rehashes nothing; the shared store asks
-  the catalog for rows it has not read).
+  fetched from the bucket, `LHL_S3_FETCHERS` at a time, and once more one at a time on another empty home, to
+  show what fetching them together saves) and again with nothing new (warm: the folder rehashes nothing; the
+  shared store asks the catalog for rows it has not read).
 
 Loopback servers measure the client's work and the round trips' count, not a real network's latency: a real
 bucket and database add their latency to every commit. Ratios are shared / folder (time) and are printed.
@@ -17,6 +18,7 @@ bucket and database add their latency to every commit. Ratios are shared / folde
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import socket
 import sys
@@ -36,6 +38,7 @@ from moto.server import ThreadedMotoServer  # noqa: E402
 
 from lhl_platform.events.log import EventLog  # noqa: E402
 from lhl_platform.events.store import FOLDER, SegmentStore  # noqa: E402
+from lhl_platform.events.store_objects import FETCHERS_ENV, fetchers  # noqa: E402
 from lhl_platform.events.store_shared import shared_store  # noqa: E402
 from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed  # noqa: E402
 from tests.test_publish import postgres  # noqa: E402  (the tests' throwaway PostgreSQL server)
@@ -70,6 +73,7 @@ def main() -> None:
     server_gen = postgres.__wrapped__()  # type: ignore[attr-defined]
     host_url, password = next(server_gen)
     port = _free_port()
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's server logs every request otherwise
     s3 = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     s3.start()
     try:
@@ -92,9 +96,14 @@ def main() -> None:
             rows.append((label, took, cold, warm))
             print(f"{label:6}  append {n / took:9.0f} events/s  {args.commits / took:7.1f} commits/s  "
                   f"refresh cold {cold * 1000:7.1f} ms  warm {warm * 1000:7.1f} ms", flush=True)
+        os.environ[FETCHERS_ENV] = "1"
+        serial = _read(work / "shared-reader-serial" / "events", shared)
+        del os.environ[FETCHERS_ENV]
+        print(f"shared  refresh cold, one segment at a time {serial * 1000:7.1f} ms", flush=True)
         (_, f_took, f_cold, f_warm), (_, s_took, s_cold, s_warm) = rows
-        print(f"shared / folder: append time x{s_took / f_took:.1f}, refresh cold x{s_cold / f_cold:.1f}, "
-              f"refresh warm x{s_warm / f_warm:.1f}  ({args.commits} commits of {args.events} events)")
+        print(f"shared / folder: append time x{s_took / f_took:.1f}, refresh cold x{s_cold / f_cold:.1f} "
+              f"(x{serial / f_cold:.1f} one at a time), refresh warm x{s_warm / f_warm:.1f}  ({args.commits} commits "
+              f"of {args.events} events; {fetchers()} fetchers)")
     finally:
         s3.stop()
         next(server_gen, None)

@@ -23,10 +23,13 @@ CORPORA = "corpora"
 # How long one request may wait to connect and for a reply (seconds), and how many attempts botocore makes. A
 # request past its timeout is abandoned and retried like a 5xx reply: botocore's standard retry mode backs off
 # exponentially with jitter on 5xx, throttling, connection errors and timeouts. The standard AWS_MAX_ATTEMPTS and
-# AWS_RETRY_MODE set the attempts and the mode; these two variables, which botocore has none for, set the timeouts.
+# AWS_RETRY_MODE set the attempts and the mode; the timeouts, which botocore reads no variable for, are set here.
 CONNECT_TIMEOUT_ENV = "LHL_S3_CONNECT_TIMEOUT"
 READ_TIMEOUT_ENV = "LHL_S3_READ_TIMEOUT"
-DEFAULTS = {CONNECT_TIMEOUT_ENV: 5.0, READ_TIMEOUT_ENV: 30.0, "AWS_MAX_ATTEMPTS": 12, "AWS_RETRY_MODE": "standard"}
+# A refresh fetches the segments its home lacks this many at a time (the client keeps as many connections).
+FETCHERS_ENV = "LHL_S3_FETCHERS"
+DEFAULTS = {CONNECT_TIMEOUT_ENV: 5.0, READ_TIMEOUT_ENV: 30.0, "AWS_MAX_ATTEMPTS": 12, "AWS_RETRY_MODE": "standard",
+            FETCHERS_ENV: 16}
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,11 @@ class ObjectStore:
         _client().delete_object(Bucket=self.bucket, Key=key)
 
 
+def fetchers() -> int:
+    """How many segments a refresh fetches at a time (`LHL_S3_FETCHERS`)."""
+    return int(_settings()[FETCHERS_ENV])
+
+
 def _settings() -> dict[str, float | int | str]:
     """The timeouts and retries from the environment (DEFAULTS where unset); a value that is not one is refused
     in one line naming the variable."""
@@ -125,7 +133,7 @@ def _client() -> Any:
             # total_max_attempts counts the first attempt, as AWS_MAX_ATTEMPTS does (max_attempts would not)
             retries = {"total_max_attempts": settings["AWS_MAX_ATTEMPTS"], "mode": settings["AWS_RETRY_MODE"]}
             config = Config(connect_timeout=settings[CONNECT_TIMEOUT_ENV], read_timeout=settings[READ_TIMEOUT_ENV],
-                            retries=retries)
+                            retries=retries, max_pool_connections=settings[FETCHERS_ENV])
             client = boto3.session.Session().client("s3", region_name=region, config=config)
             _clients[ident] = client
         return client

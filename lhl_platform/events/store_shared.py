@@ -12,10 +12,11 @@ Many machines, each with its own `LHL_HOME`, append to and read one body of evid
 
 The mirror is `<home>/events/` in the folder layout, written only by `refresh`: for each catalog row after
 the last one this home has read, the segment comes from the object cache (its hash checked on every use)
-or the bucket (its hash checked before it is cached), is linked into `<stream>/<seq>.parquet` and its entry
-appended to the manifest log (never compacted: a commit costs the same on the thousandth segment); the
-rows' checkpoint lines are then appended to `CHECKPOINT`. So every reader,
-the warehouse's incremental refresh and `lhl verify` included, reads local files exactly as on a folder home.
+or the bucket (its hash checked before it is cached; the segments a refresh lacks are fetched several at a
+time), is linked into `<stream>/<seq>.parquet` and its entry appended to the manifest log (never compacted: a
+commit costs the same on the thousandth segment); the rows' checkpoint lines are then appended to
+`CHECKPOINT`. So every reader, the warehouse's incremental refresh and `lhl verify` included, reads local
+files exactly as on a folder home.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -50,7 +52,7 @@ from lhl_platform.events.integrity import (
 from lhl_platform.events.model import GENESIS
 from lhl_platform.events.payloads import CorpusIngested, EventType
 from lhl_platform.events.store_catalog import Catalog, Row
-from lhl_platform.events.store_objects import CORPORA, SEGMENTS, ObjectStore
+from lhl_platform.events.store_objects import CORPORA, SEGMENTS, ObjectStore, fetchers
 
 if TYPE_CHECKING:
     from lhl_platform.events.log import StreamWriter
@@ -133,6 +135,7 @@ class SharedStore:
             Checkpoint(root).touch()
             if not rows:
                 return
+            self._prefetch(root, rows)
             entries: dict[str, list[SegmentEntry]] = {}
             for row in rows:
                 have = entries.get(row.stream)
@@ -203,6 +206,18 @@ class SharedStore:
         os.replace(tmp, stream_dir / entry.name)
         append_manifest(stream_dir, entry)
         have.append(entry)
+
+    def _prefetch(self, root: Path, rows: list[Row]) -> None:
+        """Fetch the rows' segments that the cache lacks, `fetchers()` at a time (a cold home's refresh waits on
+        one round trip per segment otherwise); each is hash-checked as `_cached` does. The first row in commit
+        order that cannot be fetched or checked raises, as the one-by-one refresh would."""
+        cache = self.cache_dir(root)
+        wanted = {r.sha256: r for r in rows if not (cache / f"{r.sha256}.parquet").is_file()}
+        if len(wanted) < 2:
+            return
+        with ThreadPoolExecutor(max_workers=min(fetchers(), len(wanted)), thread_name_prefix="lhl-fetch") as pool:
+            for _ in pool.map(lambda row: self._cached(root, row), wanted.values()):
+                pass
 
     def _cached(self, root: Path, row: Row) -> Path:
         """The segment's bytes in the local cache, checked against the catalog's hash (fetched when absent
