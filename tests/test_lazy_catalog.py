@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = ("clause", "lexflip", "insufficiency", "contractscrub")
@@ -61,10 +62,10 @@ print(json.dumps({"declared": declared, "on_import": loaded_on_import, "one": on
 """
 
 
-def _probe(code: str, *args: str) -> dict:
+def _probe(code: str, *args: str) -> dict[str, Any]:
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
-    result: dict = json.loads(done.stdout.splitlines()[-1])
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     return result
 
 
