@@ -20,7 +20,7 @@ import pytest
 
 from lhl_platform.events.log import EventLog
 from lhl_platform.events.store import CATALOG_URL_ENV, EVENTS_URL_ENV, FOLDER
-from lhl_platform.events.store_objects import READ_TIMEOUT_ENV
+from lhl_platform.events.store_objects import FETCHERS_ENV, READ_TIMEOUT_ENV
 from lhl_platform.events.verify import verify_log
 from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
 from orchestration.cli import main
@@ -193,7 +193,8 @@ def test_an_object_store_that_never_answers_in_time_fails_in_one_line_and_commit
 def test_timeouts_and_attempts_that_are_not_numbers_are_refused_in_one_line(shared, tmp_path, monkeypatch):
     for name, value, expected in ((READ_TIMEOUT_ENV, "soon", "a positive number of seconds"),
                                   ("AWS_MAX_ATTEMPTS", "0", "a positive whole number"),
-                                  ("AWS_RETRY_MODE", "eager", "standard, adaptive or legacy")):
+                                  ("AWS_RETRY_MODE", "eager", "standard, adaptive or legacy"),
+                                  (FETCHERS_ENV, "1.5", "a positive whole number")):
         with monkeypatch.context() as patch:
             patch.setenv(name, value)
             with pytest.raises(ValueError, match=f"{name} must be {expected}, got '{value}'"):

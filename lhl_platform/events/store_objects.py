@@ -28,8 +28,8 @@ CONNECT_TIMEOUT_ENV = "LHL_S3_CONNECT_TIMEOUT"
 READ_TIMEOUT_ENV = "LHL_S3_READ_TIMEOUT"
 # A refresh fetches the segments its home lacks this many at a time (the client keeps as many connections).
 FETCHERS_ENV = "LHL_S3_FETCHERS"
-DEFAULTS = {CONNECT_TIMEOUT_ENV: 5.0, READ_TIMEOUT_ENV: 30.0, "AWS_MAX_ATTEMPTS": 12, "AWS_RETRY_MODE": "standard",
-            FETCHERS_ENV: 16}
+DEFAULTS: dict[str, float | int | str] = {CONNECT_TIMEOUT_ENV: 5.0, READ_TIMEOUT_ENV: 30.0, "AWS_MAX_ATTEMPTS": 12,
+                                          "AWS_RETRY_MODE": "standard", FETCHERS_ENV: 16}
 
 
 @dataclass(frozen=True)
@@ -104,8 +104,9 @@ def _settings() -> dict[str, float | int | str]:
                 raise ValueError(f"{name} must be standard, adaptive or legacy, got {raw!r}")
             found[name] = raw
             continue
+        value: float | int
         try:
-            value = type(default)(raw)
+            value = int(raw) if isinstance(default, int) else float(raw)
         except ValueError:
             value = 0
         if value <= 0:
