@@ -12,10 +12,14 @@ precisely by the modules that own them.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+_loading = threading.RLock()  # held while a declared suite loads (a suite's loading may look another one up)
+_in_progress: set[tuple[int, str]] = set()  # (catalog, suite) loading now
 
 
 @dataclass
@@ -39,13 +43,14 @@ class Catalog:
         """The suite registered as `name`, loaded first if it is only declared (KeyError if it is neither)."""
         entry = self.entries[name]
         if name in self.pending:
-            self.pending.discard(name)
-            try:
-                with using(self):  # the suite registers into this catalog, whichever is active
-                    entry.load()
-            except BaseException:
-                self.pending.add(name)
-                raise
+            with _loading:  # another thread looking the suite up meanwhile waits for it, never gets the declaration
+                if name in self.pending and (id(self), name) not in _in_progress:
+                    _in_progress.add((id(self), name))
+                    try:
+                        with using(self):  # the suite registers into this catalog (leaving `pending`)
+                            entry.load()
+                    finally:
+                        _in_progress.discard((id(self), name))
         return self.entries[name]
 
     @property

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = ("clause", "lexflip", "insufficiency", "contractscrub")
 # Each suite's modules that only its own commands need (its stages and scoring).
@@ -115,3 +117,18 @@ def test_help_loads_no_pydantic_nor_logging_nor_any_suite(tmp_path: Path) -> Non
     heavy = ("pydantic", "logging", "duckdb", "pyarrow", *NEVER_ON_A_REPORT)
     assert {m for m in modules if any(m == h or m.startswith(h + ".") for h in heavy)} == set()
     assert _stage_modules(modules, SUITES) == set()
+
+
+def test_a_suite_that_is_not_what_its_declaration_says_is_refused() -> None:
+    from lhl_platform.registries import Catalog, using
+    from lhl_platform.suites import declare_suite, get_suite
+    from lhl_platform.suites.declared import DeclaredSuite
+    from sql import SQL_DIR
+
+    # ContractScrub declared without its scope: looking it up loads the suite, which has one, and is refused.
+    with using(Catalog()) as own:
+        declare_suite(DeclaredSuite("contractscrub", "lhl_platform.scrub.suite", SQL_DIR / "scrub"))
+        with pytest.raises(ValueError, match="has scope .* its declaration in the catalog says None"):
+            get_suite("contractscrub")
+        assert own.pending == {"contractscrub"}
+        assert isinstance(own.entries["contractscrub"], DeclaredSuite)

@@ -38,16 +38,16 @@ def register_suite(suite: Suite) -> None:
 
     catalog = active()
     known = catalog.entries.get(suite.name)
-    catalog.pending.discard(suite.name)
     if known is not None and known is not suite:
         from lhl_platform.suites.declared import DeclaredSuite
 
         if not isinstance(known, DeclaredSuite):
             raise ValueError(f"two suites are named {suite.name!r}")
-        known.check(suite)  # the suite its declaration loads: the same SQL folder, scope and event types
+        known.check(suite)  # the suite its declaration loads: the same name, SQL folder and scope
     if known is not suite:
         catalog.built.clear()  # what outer layers built from the catalog (the code location) lacks the new suite
     catalog.entries[suite.name] = suite
+    catalog.pending.discard(suite.name)
     if suite.sql is not None:
         register_sql_folder(suite.sql, name=suite.name, scope=suite.scope)
     register_offline_models(suite.offline_models)
