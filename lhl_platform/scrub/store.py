@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pydantic import BaseModel
+
 from lhl_platform.domain.redaction import redact
-from lhl_platform.events.log import EventLog
 from lhl_platform.home import Home
 from lhl_platform.scrub.build import BuiltSet
 from lhl_platform.scrub.events import (
@@ -25,13 +26,17 @@ from lhl_platform.scrub.events import (
     items_ingested,
 )
 from lhl_platform.scrub.items import ScrubItem, item_set_id
+from lhl_platform.suites.item_sets import ItemSetError, ItemSetStore
+
+__all__ = ["ITEMS_STREAM", "ItemSetError", "StoredSet", "all_sets", "load_set", "record_built", "record_ingested",
+           "recorded_sets"]
 
 ITEMS_STREAM = "scrub.items"
 Summary = ScrubItemsBuilt | ScrubItemsIngested
-
-
-class ItemSetError(LookupError):
-    """No such item set in the home, or one that cannot be recorded; the message says which and what to do."""
+STORE: ItemSetStore[Summary, ScrubItemRecorded] = ItemSetStore(
+    title="ContractScrub", stream=ITEMS_STREAM, summaries=(ScrubItemsBuilt, ScrubItemsIngested),
+    item=ScrubItemRecorded, set_field="item_set",
+    none="run `lhl scrub build --contracts N` on the active corpus or `lhl ingest contractscrub FILE.jsonl`")
 
 
 @dataclass(frozen=True)
@@ -68,14 +73,9 @@ def _record(home: Home, item_set: str, items: tuple[ScrubItem, ...], summary: Su
         if redact(item.text) != item.text:
             raise ItemSetError(f"contract {item.contract_id!r} holds a credential-shaped string the event log "
                                "would redact; remove it from the contract text first")
-    home.ensure()
-    count = len(_summaries(home.events))
-    with home.events.writer(ITEMS_STREAM, atomic=True) as writer:
-        new = sum(writer.append(ScrubEventType.ITEM, item.contract_id, f"scrub.item:{item_set}:{item.contract_id}",
-                                item_recorded(item_set, item)) for item in items)
-        # The count makes the key unique, so recording a set again records that it is active again.
-        kind = ScrubEventType.ITEMS_BUILT if isinstance(summary, ScrubItemsBuilt) else ScrubEventType.ITEMS_INGESTED
-        writer.append(kind, item_set, f"{kind}:{item_set}:{count}", summary)
+    kind = ScrubEventType.ITEMS_BUILT if isinstance(summary, ScrubItemsBuilt) else ScrubEventType.ITEMS_INGESTED
+    new = STORE.record(home, item_set, ((ScrubEventType.ITEM, item.contract_id, item_recorded(item_set, item))
+                                        for item in items), kind, summary)
     return StoredSet(summary=summary, items=items, new_items=new)
 
 
@@ -91,47 +91,25 @@ def record_ingested(home: Home, items: tuple[ScrubItem, ...], file_name: str, da
     return _record(home, summary.item_set, items, summary)
 
 
-def _stream(log: EventLog) -> list[tuple[str, object]]:
-    if not (log.root / ITEMS_STREAM).exists():
-        return []
-    return [(e.type, e.data()) for e in log.read(ITEMS_STREAM)]
-
-
-def _summaries(log: EventLog) -> list[Summary]:
-    return [p for _, p in _stream(log) if isinstance(p, ScrubItemsBuilt | ScrubItemsIngested)]
-
-
 def recorded_sets(home: Home) -> dict[str, Summary]:
     """Each recorded set once, by id (its latest recording), the active one last."""
-    latest: dict[str, Summary] = {}
-    for s in _summaries(home.events):
-        latest.pop(s.item_set, None)
-        latest[s.item_set] = s
-    return latest
+    return STORE.latest(home)
 
 
 def load_set(home: Home, item_set: str | None = None) -> StoredSet:
     """A recorded set read back from its events (default: the active one)."""
-    return _load(_stream(home.events), item_set)
+    return _load(STORE.events(home.events), item_set)
 
 
 def all_sets(home: Home) -> list[StoredSet]:
     """Every recorded set, the active one last (one read of the stream)."""
-    events = _stream(home.events)
+    events = STORE.events(home.events)
     return [_load(events, s) for s in recorded_sets(home)]
 
 
-def _load(events: list[tuple[str, object]], item_set: str | None) -> StoredSet:
-    summaries = [p for _, p in events if isinstance(p, ScrubItemsBuilt | ScrubItemsIngested)]
-    if not summaries:
-        raise ItemSetError("no ContractScrub item set is recorded; run `lhl scrub build --contracts N` on the active "
-                           "corpus or `lhl ingest contractscrub FILE.jsonl`")
-    chosen = summaries[-1] if item_set is None else next((s for s in reversed(summaries)
-                                                          if s.item_set == item_set), None)
-    if chosen is None:
-        known = ", ".join(dict.fromkeys(s.item_set for s in reversed(summaries)))
-        raise ItemSetError(f"no ContractScrub item set {item_set!r} is recorded; recorded: {known}")
-    by_id = {p.contract_id: p for _, p in events if isinstance(p, ScrubItemRecorded) and p.item_set == chosen.item_set}
+def _load(events: list[tuple[str, BaseModel]], item_set: str | None) -> StoredSet:
+    chosen = STORE.choose(events, item_set)
+    by_id = {p.contract_id: p for p in STORE.items_of(events, chosen.item_set)}
     items = tuple(by_id[c].item() for c in chosen.contract_ids if c in by_id)
     if len(items) != len(chosen.contract_ids) or item_set_id(items) != chosen.item_set:
         raise ItemSetError(f"item set {chosen.item_set}: its recorded items do not export the bytes it was recorded "
