@@ -18,18 +18,18 @@ import asyncio
 import hashlib
 import json
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from lhl_platform.calls.ledger import Answer, CallLedger, Unusable, Who, recorded_calls
 from lhl_platform.calls.loop import run_units
 from lhl_platform.calls.partition import run_partition
 from lhl_platform.calls.policy import CommitPolicy, stage_writer
 from lhl_platform.domain.models import ModelSpec, Usage
-from lhl_platform.events.log import StreamWriter
+from lhl_platform.events.log import EventLog, StreamWriter
 from lhl_platform.events.payloads import ModelCall
 from lhl_platform.factory import build_model
 from lhl_platform.home import Home
@@ -74,9 +74,19 @@ from lhl_platform.insufficiency.validation import (
 )
 from lhl_platform.progress import CallTally
 from lhl_platform.providers.base import ChatModel, ModelRequest, Task, close_model
+from lhl_platform.providers.llm.base import LlmModel
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.registry import add_model, get_model
 from lhl_platform.suites.contract import Markdown, PlannedCall, StageContext, StageResult
+from lhl_platform.suites.kit import (
+    BatchConfig,
+    ItemSetConfig,
+    PartitionCalls,
+    StageConfig,
+    config_of,
+    every_unit_answered,
+    model_run,
+)
 
 RESPONSES_STAGE = "insufficiency-responses"  # the `stage` of the calls, as int_calls reports them
 IDENTIFY_STAGE = "insufficiency-identify"
@@ -99,33 +109,21 @@ def validation_stream(judge: str) -> str:
     return f"insufficiency.validation.judge={judge}"
 
 
-class _Config(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ItemsConfig(_Config):
+class ItemsConfig(StageConfig):
     path: str | None = Field(default=None, description="an item file in the published format to ingest; default: "
                                                        "keep the active item set, or the shipped self-built set")
 
 
-class ResponsesConfig(_Config):
-    item_set: str | None = Field(default=None, description="the item set (id or name); default: the active one")
-    batch: bool = Field(default=False, description="send an LLM's requests through its provider's batch API "
-                                                   "(batch prices, answered within hours)")
+class ResponsesConfig(ItemSetConfig, BatchConfig):
+    pass
 
 
-class JudgmentsConfig(_Config):
-    item_set: str | None = Field(default=None, description="the item set (id or name); default: the active one")
+class JudgmentsConfig(ItemSetConfig):
     judge: str | None = Field(default=None, description=f"a registered judge; default: the offline {CUE_JUDGE}")
 
 
 def _durable(chat: ChatModel) -> bool:
     return chat.provider != "offline"  # an offline answer costs nothing to repeat
-
-
-def _partition(ctx: StageContext) -> tuple[str, int]:
-    assert ctx.model is not None and ctx.run is not None, "a (model, run) stage runs on a partition"
-    return ctx.model, ctx.run
 
 
 def _request(chat: ChatModel, task: Task, run: int, params: dict[str, Any] | None = None) -> ModelRequest:
@@ -161,8 +159,7 @@ def items_summary(items: ItemSet) -> dict[str, Any]:
 
 
 def insufficiency_items(ctx: StageContext) -> StageResult:
-    config = ctx.config
-    assert isinstance(config, ItemsConfig)
+    config = config_of(ctx, ItemsConfig)
     if config.path is not None:
         from pathlib import Path
 
@@ -187,21 +184,15 @@ def judgment_key(judge: str, item_set_id: str, response: ItemResponse) -> str:
 
 
 @dataclass
-class AnswerStage:
+class AnswerStage(PartitionCalls[Item]):
     """One free-text answer per item (a `SingleCallStage`)."""
 
-    model: str
-    run: int
-    chat: ChatModel
     item_set_id: str
     name: str = RESPONSES_STAGE
     policy: CommitPolicy = CommitPolicy(units=8)
 
     def key(self, item: Item) -> str:
         return response_key(self.item_set_id, self.model, self.run, item.item_id)
-
-    def skip(self, writer: StreamWriter, item: Item) -> bool:
-        return writer.has(self.key(item))
 
     def params(self) -> dict[str, Any]:
         params = self.chat.request_params()
@@ -263,7 +254,7 @@ def run_responses(home: Home, model: str, run: int, items: ItemSet, *, batch: bo
     async def go() -> int:
         ledger = await run_partition(home.events, stream, stage, chat, list(items.items), model_name=model, run=run,
                                      owner=f"{model}/{run}", tally=tally, concurrency=spec.params.concurrency,
-                                     batch=batch, status=status, opening=opening)
+                                     batch=batch and isinstance(chat, LlmModel), status=status, opening=opening)
         return ledger.reused.calls
 
     reused = asyncio.run(go())
@@ -295,19 +286,16 @@ def _failure_reasons(home: Home, stream: str) -> set[tuple[str, str]]:
 
 
 def insufficiency_responses(ctx: StageContext) -> StageResult:
-    config = ctx.config
-    assert isinstance(config, ResponsesConfig)
-    model, run = _partition(ctx)
+    config = config_of(ctx, ResponsesConfig)
+    model, run = model_run(ctx)
     items = ensure_item_set(ctx.home, config.item_set)
     ctx.log(f"{model} run {run}: answering {len(items.items)} InsufficiencyBench items ({items.name}, "
             f"{items.provenance})")
-    summary = run_responses(ctx.home, model, run, items, batch=config.batch, status=ctx.log)
-    check = CheckOutcome(
-        name="every_item_answered", passed=summary.answered == summary.items,
-        description="every item of the set has a response (a refusal, truncation or error is a recorded failure)",
-        summary=(f"all {summary.items} items answered" if summary.answered == summary.items else
-                 f"{summary.items - summary.answered} of {summary.items} items without a response: "
-                 + "; ".join(f"{i} ({why})" for i, why in summary.failures[:5])),
+    summary = run_responses(ctx.home, model, run, items, batch=config.batched(), status=ctx.log)
+    check = every_unit_answered(
+        "every_item_answered", "every item of the set has a response (a refusal, truncation or error is a recorded "
+        "failure)", summary.items, summary.answered, units="items", missing_as="without a response",
+        failures=summary.failures,
         metadata={"items": summary.items, "answered": summary.answered, "failed": summary.failed})
     return StageResult(metadata={k: v for k, v in summary.model_dump().items() if k != "failures"},
                        checks=[check], failures=summary.failures[:20])
@@ -486,9 +474,8 @@ def run_judgments(home: Home, model: str, run: int, items: ItemSet, judge: Model
 
 
 def insufficiency_judgments(ctx: StageContext) -> StageResult:
-    config = ctx.config
-    assert isinstance(config, JudgmentsConfig)
-    model, run = _partition(ctx)
+    config = config_of(ctx, JudgmentsConfig)
+    model, run = model_run(ctx)
     items = ensure_item_set(ctx.home, config.item_set)
     judge = resolve_judge(ctx.home, config.judge)
     validation = validate_insufficiency_judge(ctx.home, judge)
@@ -497,13 +484,10 @@ def insufficiency_judgments(ctx: StageContext) -> StageResult:
     ctx.log(f"judging {model} run {run} with {judge.name}")
     summary = run_judgments(ctx.home, model, run, items, judge).model_copy(update={"validated": validation.passed})
     checks = [
-        CheckOutcome(name="every_response_judged", passed=summary.judged == summary.responses,
-                     description="every response has a judgment by the judge",
-                     summary=(f"all {summary.responses} responses judged by {judge.name}"
-                              if summary.judged == summary.responses else
-                              f"{summary.responses - summary.judged} of {summary.responses} responses unjudged: "
-                              + "; ".join(f"{i} ({why})" for i, why in summary.failures[:5])),
-                     metadata={"judge": judge.name, "responses": summary.responses, "judged": summary.judged}),
+        every_unit_answered("every_response_judged", "every response has a judgment by the judge",
+                            summary.responses, summary.judged, units="responses", answered_as=f"judged by {judge.name}",
+                            missing_as="unjudged", failures=summary.failures,
+                            metadata={"judge": judge.name, "responses": summary.responses, "judged": summary.judged}),
         validation_outcome(judge.name, validation)]
     return StageResult(metadata={k: v for k, v in summary.model_dump().items() if k != "failures"},
                        checks=checks, failures=summary.failures[:20])
@@ -524,6 +508,41 @@ def validation_outcome(judge: str, validation: JudgeValidation | None) -> CheckO
         metadata={"judge": judge, "cases": validation.cases, "unanswered": validation.unanswered})
 
 
+CaseAnswers = tuple[Answer[IdentificationOutput] | None, Answer[ExplanationSafetyOutput] | None]
+
+
+async def ask_validation_cases(judge: ModelSpec, chat: ChatModel, log: EventLog, stream: str, writer: StreamWriter,
+                               tasks: Sequence[tuple[IdentificationTask, ExplanationSafetyTask | None]],
+                               policy: CommitPolicy) -> list[CaseAnswers]:
+    """The judge's two calls (one for a base query) on every validation case, through one ledger on `stream`
+    (recorded calls are replayed): the shipped set and the held-out set are asked alike."""
+    calls = JudgeCalls(judge, chat, CallLedger(judge.name, recorded_calls(log, stream), writer.append))
+    answers: list[CaseAnswers] = [(None, None)] * len(tasks)
+
+    async def one(index: int) -> None:
+        identify, explain = tasks[index]
+        first = await calls.identify(identify, Who(stage=VALIDATION_STAGE, subject=identify.subject(),
+                                                   system="validation", item=identify.item_id))
+        second = None
+        if explain is not None:
+            second = await calls.explain(explain, Who(stage=VALIDATION_STAGE, subject=explain.subject(),
+                                                      system="validation", item=explain.item_id))
+        answers[index] = (first, second)
+
+    await run_units(writer, list(range(len(tasks))), one, concurrency=judge.params.concurrency,
+                    window=policy.window if _durable(chat) else None)
+    return answers
+
+
+def validation_outputs(answers: Sequence[CaseAnswers]) -> list[Outputs]:
+    return [(first.output if first else None, second.output if second else None) for first, second in answers]
+
+
+def case_error(answers: CaseAnswers) -> str | None:
+    """What failed in a case's calls (None when both were answered)."""
+    return "; ".join(a.reason for a in answers if a is not None and a.failed) or None
+
+
 def validate_insufficiency_judge(home: Home, judge: ModelSpec) -> JudgeValidation:
     """The judge on the hand-labelled validation set, through the call engine (recorded calls are replayed, so a
     judge is asked each case once); each case and the result are recorded (once per judge version and set)."""
@@ -534,33 +553,15 @@ def validate_insufficiency_judge(home: Home, judge: ModelSpec) -> JudgeValidatio
     version = judge_version(chat)
     tag = hashlib.sha256(version.encode()).hexdigest()[:16]
     tasks = validation_tasks(cases)
-    outputs: list[Outputs] = [(None, None)] * len(cases)
-    answers: list[tuple[Answer[IdentificationOutput] | None, Answer[ExplanationSafetyOutput] | None]] = \
-        [(None, None)] * len(cases)
 
     async def go() -> JudgeValidation:
         policy = CommitPolicy(units=8)
         try:
             with stage_writer(home.events, stream, policy, _durable(chat)) as writer:
-                calls = JudgeCalls(judge, chat, CallLedger(judge.name, recorded_calls(home.events, stream),
-                                                           writer.append))
-
-                async def one(index: int) -> None:
-                    identify, explain = tasks[index]
-                    first = await calls.identify(identify, Who(stage=VALIDATION_STAGE, subject=identify.subject(),
-                                                               system="validation", item=identify.item_id))
-                    second = None
-                    if explain is not None:
-                        second = await calls.explain(explain, Who(stage=VALIDATION_STAGE, subject=explain.subject(),
-                                                                  system="validation", item=explain.item_id))
-                    answers[index] = (first, second)
-                    outputs[index] = (first.output, second.output if second is not None else None)
-
-                await run_units(writer, list(range(len(cases))), one, concurrency=judge.params.concurrency,
-                                window=policy.window if _durable(chat) else None)
-                result = score_validation(cases, outputs, judge=judge.name)
+                answers = await ask_validation_cases(judge, chat, home.events, stream, writer, tasks, policy)
+                result = score_validation(cases, validation_outputs(answers), judge=judge.name)
                 for case, outcome, (first, second) in zip(cases, result.outcomes, answers, strict=True):
-                    error = "; ".join(a.reason for a in (first, second) if a is not None and a.failed) or None
+                    error = case_error((first, second))
                     writer.append(InsufficiencyEventType.JUDGE_VALIDATION_ITEM, case.case_id,
                                   f"insufficiency.judge_validation_item:{judge.name}:{digest}:{tag}:{case.case_id}",
                                   JudgeValidationCase(

@@ -13,7 +13,6 @@ from lhl_platform.insufficiency.events import EVENT_PAYLOADS
 from lhl_platform.insufficiency.models import CUE_JUDGE, OFFLINE_MODELS
 from lhl_platform.insufficiency.responders import GOLD_READER, INDISCRIMINATE_HEDGING, PREMATURE_CLOSURE
 from lhl_platform.insufficiency.store import item_set_summaries
-from lhl_platform.registry import get_model
 from lhl_platform.suites.contract import (
     Agreement,
     CheckSpec,
@@ -26,6 +25,7 @@ from lhl_platform.suites.contract import (
     Stage,
     Suite,
 )
+from lhl_platform.suites.kit import partition_tags
 from lhl_platform.warehouse.suite_scope import SuiteScope
 from sql import SQL_DIR
 
@@ -35,9 +35,7 @@ NAME = "insufficiency"
 PARTITION_JOB = "insufficiency_partition"
 
 
-def _tags(home: Home, model: str, run: int | None) -> dict[str, str]:
-    tags = {"lhl/provider": get_model(home, model).provider, "lhl/model": model, "lhl/suite": NAME}
-    return tags if run is None else {**tags, "lhl/run": str(run)}
+_tags = partition_tags(NAME)
 
 
 def _item_sets(home: Home) -> list[ItemSet]:

@@ -37,8 +37,9 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.insufficiency import offline_judge
 from lhl_platform.insufficiency.items import SubTag
 from lhl_platform.insufficiency.scoring import f2_score
@@ -79,10 +80,6 @@ HELDOUT_FILE = "judge_validation_heldout_v1.jsonl"
 FAMILIES = ("seed-worked-examples", "self-built-batch-1", "self-built-batch-2")  # the set's families, in file order
 # The families of the set each judge's rules were written from, by the judge's version (an LLM judge declares none).
 IN_SAMPLE: dict[str, tuple[str, ...]] = {offline_judge.VERSION: FAMILIES}
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class ExpectedElement(_Frozen):
@@ -408,12 +405,16 @@ def validate_heldout(home: Home, judge: ModelSpec) -> HeldOutValidation:
     `judge_validated` check stays on the shipped set."""
     import asyncio
 
-    from lhl_platform.calls.ledger import CallLedger, Who, recorded_calls
-    from lhl_platform.calls.loop import run_units
     from lhl_platform.calls.policy import CommitPolicy, stage_writer
     from lhl_platform.factory import build_model
     from lhl_platform.insufficiency.events import InsufficiencyEventType, JudgeValidationCase
-    from lhl_platform.insufficiency.stages import VALIDATION_STAGE, JudgeCalls, judge_version, validation_stream
+    from lhl_platform.insufficiency.stages import (
+        ask_validation_cases,
+        case_error,
+        judge_version,
+        validation_outputs,
+        validation_stream,
+    )
     from lhl_platform.providers.base import close_model
 
     held = heldout_cases()
@@ -423,29 +424,13 @@ def validate_heldout(home: Home, judge: ModelSpec) -> HeldOutValidation:
     stream = validation_stream(judge.name)
     tag = hashlib.sha256(judge_version(chat).encode()).hexdigest()[:16]
     tasks = validation_tasks(cases)
-    outputs: list[Outputs] = [(None, None)] * len(cases)
-    errors: list[str | None] = [None] * len(cases)
 
     async def go() -> JudgeValidation:
         policy = CommitPolicy(units=8)
         try:
             with stage_writer(home.events, stream, policy, durable) as writer:
-                calls = JudgeCalls(judge, chat, CallLedger(judge.name, recorded_calls(home.events, stream),
-                                                           writer.append))
-
-                async def one(index: int) -> None:
-                    identify, explain = tasks[index]
-                    first = await calls.identify(identify, Who(stage=VALIDATION_STAGE, subject=identify.subject(),
-                                                               system="validation", item=identify.item_id))
-                    second = None
-                    if explain is not None:
-                        second = await calls.explain(explain, Who(stage=VALIDATION_STAGE, subject=explain.subject(),
-                                                                  system="validation", item=explain.item_id))
-                    outputs[index] = (first.output, second.output if second is not None else None)
-                    errors[index] = "; ".join(a.reason for a in (first, second) if a is not None and a.failed) or None
-
-                await run_units(writer, list(range(len(cases))), one, concurrency=judge.params.concurrency,
-                                window=policy.window if durable else None)
+                answers = await ask_validation_cases(judge, chat, home.events, stream, writer, tasks, policy)
+                outputs, errors = validation_outputs(answers), [case_error(a) for a in answers]
                 result = score_validation(cases, outputs, judge=judge.name, suite_version=held.header.set
                                           ).model_copy(update={"suite_digest": digest})
                 for case, outcome, (first, second), error in zip(cases, result.outcomes, outputs, errors,

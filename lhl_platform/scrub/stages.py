@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
-from lhl_platform.audit import batch_requested
 from lhl_platform.calls.ledger import Answer, Unusable, Who
 from lhl_platform.calls.partition import run_partition
 from lhl_platform.calls.policy import CommitPolicy
@@ -37,9 +36,8 @@ from lhl_platform.events.payloads import ModelCall
 from lhl_platform.factory import build_model
 from lhl_platform.home import Home
 from lhl_platform.progress import CallTally
-from lhl_platform.providers.base import ChatModel, ModelRequest
+from lhl_platform.providers.base import ModelRequest
 from lhl_platform.providers.llm.base import LlmModel
-from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.registry import get_model
 from lhl_platform.scrub.build import CUAD_CONFIG, DEMO_CONFIG, build_items
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
@@ -56,6 +54,15 @@ from lhl_platform.scrub.scoring import unit_scores
 from lhl_platform.scrub.store import StoredSet, load_set, record_built, record_ingested
 from lhl_platform.scrub.task import OUTPUTS, SCRUB_PROMPT_VERSION, findings_of, scrub_messages, scrub_task
 from lhl_platform.suites.contract import Markdown, PlannedCall, StageContext, StageResult
+from lhl_platform.suites.kit import (
+    BatchConfig,
+    ItemSetConfig,
+    PartitionCalls,
+    StageConfig,
+    config_of,
+    every_unit_answered,
+    model_run,
+)
 
 FINDINGS_STAGE = "scrub"  # the `stage` of the suite's calls, as int_calls reports them
 IMPORTS_STREAM = "scrub.imports"
@@ -69,11 +76,7 @@ def scores_stream(model: str, run: int) -> str:
     return f"scrub.scores.model={model}.run={run}"
 
 
-class _Config(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ItemsConfig(_Config):
+class ItemsConfig(StageConfig):
     contracts: int | None = Field(default=None, ge=1, description="build a set of this many contracts from the "
                                                                    "active corpus; default: keep the active set")
     seed: int = Field(default=0, description="the build's seed")
@@ -84,19 +87,13 @@ _CONTRACTS = Field(default=None, ge=1, description="only the first N contracts o
 _SUBSET = Field(default=None, description="only the item set's contracts in this stored subset (lhl subset create)")
 
 
-class FindingsConfig(_Config):
-    item_set: str | None = Field(default=None, description="the item set; default: the active one")
+class ScoresConfig(ItemSetConfig):
     contracts: int | None = _CONTRACTS
     subset: str | None = _SUBSET
-    batch: bool | None = Field(default=None, description="send an LLM's requests through its provider's batch API "
-                                                         "(batch prices, answered within hours); default: "
-                                                         "LHL_AUDIT_BATCH")
 
 
-class ScoresConfig(_Config):
-    item_set: str | None = Field(default=None, description="the item set; default: the active one")
-    contracts: int | None = _CONTRACTS
-    subset: str | None = _SUBSET
+class FindingsConfig(ScoresConfig, BatchConfig):
+    pass
 
 
 def chosen_items(home: Home, stored: StoredSet, contracts: int | None = None,
@@ -124,11 +121,6 @@ def chosen_items(home: Home, stored: StoredSet, contracts: int | None = None,
 def selection_of(stored: StoredSet, items: tuple[ScrubItem, ...]) -> StoredSet:
     """The set restricted to the chosen items (its own id and provenance kept)."""
     return stored if len(items) == len(stored.items) else dataclasses.replace(stored, items=items)
-
-
-def _partition(ctx: StageContext) -> tuple[str, int]:
-    assert ctx.model is not None and ctx.run is not None, "a (model, run) stage runs on a partition"
-    return ctx.model, ctx.run
 
 
 # Items ------------------------------------------------------------------------------------------------
@@ -165,8 +157,7 @@ def set_summary(stored: StoredSet) -> dict[str, object]:
 
 
 def scrub_items(ctx: StageContext) -> StageResult:
-    config = ctx.config
-    assert isinstance(config, ItemsConfig)
+    config = config_of(ctx, ItemsConfig)
     if config.path is not None and config.contracts is not None:
         raise ValueError("give contracts (a build) or path (an ingest), not both")
     if config.path is not None:
@@ -188,12 +179,9 @@ def findings_key(item_set: str, model: str, run: int, contract_id: str, category
 
 
 @dataclass
-class FindingsStage:
+class FindingsStage(PartitionCalls[Unit]):
     """One call per (contract, category) of an item set (a `SingleCallStage`)."""
 
-    model: str
-    run: int
-    chat: ChatModel
     item_set: str
     name: str = FINDINGS_STAGE
     policy: CommitPolicy = CommitPolicy(units=9)
@@ -202,9 +190,6 @@ class FindingsStage:
     def key(self, unit: Unit) -> str:
         item, category = unit
         return findings_key(self.item_set, self.model, self.run, item.contract_id, category)
-
-    def skip(self, writer: StreamWriter, unit: Unit) -> bool:
-        return writer.has(self.key(unit))
 
     def request(self, unit: Unit) -> ModelRequest:
         item, category = unit
@@ -295,24 +280,23 @@ def run_findings(home: Home, model: str, run: int, stored: StoredSet, *, batch: 
                            failures=[f for f in stage.failures if f[0] not in done])
 
 
-def scrub_findings(ctx: StageContext) -> StageResult:
-    config = ctx.config
-    assert isinstance(config, FindingsConfig)
-    model, run = _partition(ctx)
+def _chosen(ctx: StageContext, config: ScoresConfig) -> tuple[StoredSet, StoredSet]:
+    """The whole set a stage's config names, and the selection of it the stage runs on."""
     whole = load_set(ctx.home, config.item_set)
-    stored = selection_of(whole, chosen_items(ctx.home, whole, config.contracts, config.subset))
+    return whole, selection_of(whole, chosen_items(ctx.home, whole, config.contracts, config.subset))
+
+
+def scrub_findings(ctx: StageContext) -> StageResult:
+    config = config_of(ctx, FindingsConfig)
+    model, run = model_run(ctx)
+    whole, stored = _chosen(ctx, config)
     ctx.log(f"{model} run {run}: scrubbing {len(stored.items)} contracts x {len(CATEGORY_KEYS)} categories "
             f"({whole.describe()})")
-    batch = batch_requested() if config.batch is None else config.batch
-    summary = run_findings(ctx.home, model, run, stored, batch=batch, status=ctx.log, whole=len(whole.items))
-    missing = summary.expected_calls - summary.answered
-    check = CheckOutcome(
-        name="every_call_answered", passed=missing == 0,
-        description="every (contract, category) of the set has an answer (a failure is a missing call)",
-        summary=(f"all {summary.expected_calls} calls answered" if missing == 0 else
-                 f"{missing} of {summary.expected_calls} calls without an answer: "
-                 + "; ".join(f"{s} ({why[:80]})" for s, why in summary.failures[:5])),
-        metadata={"expected": summary.expected_calls, "answered": summary.answered})
+    summary = run_findings(ctx.home, model, run, stored, batch=config.batched(), status=ctx.log,
+                           whole=len(whole.items))
+    check = every_unit_answered(
+        "every_call_answered", "every (contract, category) of the set has an answer (a failure is a missing call)",
+        summary.expected_calls, summary.answered, units="calls", failures=summary.failures, reason_chars=80)
     return StageResult(metadata={k: v for k, v in summary.model_dump().items() if k != "failures"},
                        checks=[check], failures=summary.failures[:20])
 
@@ -335,11 +319,9 @@ def write_scores(writer: StreamWriter, items: tuple[ScrubItem, ...], item_set: s
 
 
 def scrub_scores(ctx: StageContext) -> StageResult:
-    config = ctx.config
-    assert isinstance(config, ScoresConfig)
-    model, run = _partition(ctx)
-    whole = load_set(ctx.home, config.item_set)
-    stored = selection_of(whole, chosen_items(ctx.home, whole, config.contracts, config.subset))
+    config = config_of(ctx, ScoresConfig)
+    model, run = model_run(ctx)
+    whole, stored = _chosen(ctx, config)
     chosen = {i.contract_id for i in stored.items}
     answered = {k: f for k, f in answered_calls(ctx.home, model, run, stored.item_set).items() if k[0] in chosen}
     from lhl_platform.scrub.versions import later_gold, write_later_scores

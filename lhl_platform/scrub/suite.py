@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.home import Home
-from lhl_platform.registry import get_model
 from lhl_platform.scrub import commands, lineage, report, stages
 from lhl_platform.scrub import events as _events  # noqa: F401  (registers the suite's event types)
 from lhl_platform.scrub.models import OFFLINE_MODELS
 from lhl_platform.scrub.store import recorded_sets
 from lhl_platform.suites.contract import CheckSpec, Demo, ItemSet, Job, MartCheck, Section, Stage, Suite
+from lhl_platform.suites.kit import partition_tags
 from lhl_platform.warehouse.suite_scope import SuiteScope
 from sql import SQL_DIR
 
@@ -21,9 +21,7 @@ PARTITION_JOB = "scrub_partition"
 ITEMS_JOB = "scrub_item_set"
 
 
-def _tags(home: Home, model: str, run: int | None) -> dict[str, str]:
-    tags = {"lhl/provider": get_model(home, model).provider, "lhl/model": model, "lhl/suite": NAME}
-    return tags if run is None else {**tags, "lhl/run": str(run)}
+_tags = partition_tags(NAME)
 
 
 def _item_sets(home: Home) -> list[ItemSet]:

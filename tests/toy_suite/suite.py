@@ -20,7 +20,7 @@ from lhl_platform.events.payloads import ModelCall
 from lhl_platform.factory import build_model
 from lhl_platform.home import Home
 from lhl_platform.progress import CallTally
-from lhl_platform.providers.base import ChatModel, ModelRequest, close_model
+from lhl_platform.providers.base import ModelRequest, close_model
 from lhl_platform.registry import get_model
 from lhl_platform.suites.contract import (
     Command,
@@ -32,6 +32,7 @@ from lhl_platform.suites.contract import (
     StageResult,
     Suite,
 )
+from lhl_platform.suites.kit import PartitionCalls, model_run, partition_tags
 from lhl_platform.warehouse.suite_scope import SuiteScope
 from tests.toy_suite import events  # noqa: F401  (registers the toy event types)
 from tests.toy_suite.events import PartiesNamed, PartiesScored, ToyScope
@@ -46,18 +47,12 @@ def named_stream(model: str, run: int) -> str:
 
 
 @dataclass
-class PartiesStage:
-    model: str
-    run: int
-    chat: ChatModel
+class PartiesStage(PartitionCalls[Contract]):
     name: str = STAGE
     policy: CommitPolicy = CommitPolicy(units=8)
 
     def key(self, contract: Contract) -> str:
         return f"toy.named:{self.model}:{self.run}:{contract.contract_id}"
-
-    def skip(self, writer: StreamWriter, contract: Contract) -> bool:
-        return writer.has(self.key(contract))
 
     def request(self, contract: Contract) -> ModelRequest:
         task = PartiesTask(contract_id=contract.contract_id, contract_text=contract.text)
@@ -83,8 +78,7 @@ class PartiesStage:
 
 
 def toy_parties(ctx: StageContext) -> StageResult:
-    assert ctx.model is not None and ctx.run is not None
-    model, run = ctx.model, ctx.run
+    model, run = model_run(ctx)
     corpus_id = active_corpus_id(ctx.home)
     contracts = sorted(load_corpus(ctx.home, corpus_id).contracts, key=lambda c: c.contract_id)
     chat = build_model(get_model(ctx.home, model), run=run)
@@ -109,12 +103,12 @@ def toy_parties(ctx: StageContext) -> StageResult:
 
 def toy_scores(ctx: StageContext) -> StageResult:
     """Deterministic scoring: a named party counts when the contract's annotated Parties spans hold it."""
-    assert ctx.model is not None and ctx.run is not None
+    model, run = model_run(ctx)
     spans = {r.contract_id: " ".join(r.spans).lower() for r in load_corpus(ctx.home).oracle
              if r.clause_type == "Parties"}
-    named = [e.data_as(PartiesNamed) for e in ctx.home.events.read(named_stream(ctx.model, ctx.run))
+    named = [e.data_as(PartiesNamed) for e in ctx.home.events.read(named_stream(model, run))
              if e.type == "toy.named"]
-    with ctx.home.events.writer(f"toy-score.model={ctx.model}.run={ctx.run}") as writer:
+    with ctx.home.events.writer(f"toy-score.model={model}.run={run}") as writer:
         for n in named:
             matched = sum(p.lower() in spans.get(n.contract_id, "") for p in n.parties)
             writer.append("toy.scored", n.contract_id, f"toy.scored:{n.request_key}", PartiesScored(
@@ -158,8 +152,7 @@ SUITE = Suite(
               after=("toy_parties", "oracle"), feeds=("toy.scored",)),
     ),
     jobs=(Job("toy_partition", ("toy_parties", "toy_scores"), "Name and score one (model, run) partition.",
-              tags=lambda home, model, run: {"lhl/provider": get_model(home, model).provider, "lhl/model": model,
-                                             "lhl/run": str(run)}),),
+              tags=partition_tags("toy")),),
     sql=SQL,
     sections=(Section("leaderboard", "Leaderboard", ToyRow,
                       lambda con: [ToyRow(**dict(zip([d[0] for d in cur.description], row, strict=True)))
