@@ -31,8 +31,9 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.domain.taxonomy import Category
 
 HIGH_RATIO = 1.15
@@ -58,10 +59,6 @@ class Direction(StrEnum):
     EXTRA = "extra_condition"
     MISSING = "missing_condition"
     BALANCED = "balanced"
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class GatePolicy(_Frozen):

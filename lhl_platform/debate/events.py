@@ -28,13 +28,14 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from lhl_platform.debate.config import DebateConfig, MeasuredProfile
 from lhl_platform.debate.types import Position, Role, Route
 from lhl_platform.domain.models import MismatchType, Usage, VerdictLabel
 from lhl_platform.domain.taxonomy import Category
 from lhl_platform.events.kinds import register_events
+from lhl_platform.events.payloads import Payload as _Payload
 
 
 class DebateEventType(StrEnum):
@@ -47,10 +48,6 @@ class DebateEventType(StrEnum):
     CALIBRATED = "debate.calibrated"
     VERDICT = "debate.verdict"
     VERDICT_FAILED = "debate.verdict_failed"
-
-
-class _Payload(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class InstanceRef(_Payload):

@@ -17,12 +17,9 @@ from pydantic import BaseModel, ConfigDict
 from lhl_platform.debate.config import Emphasis
 from lhl_platform.debate.events import DebateTurn
 from lhl_platform.debate.types import ChallengeKind, Position, Role
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.domain.taxonomy import Category
 from lhl_platform.providers.base import Task
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class Candidate(_Frozen):

@@ -13,9 +13,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from lhl_platform.domain.models import ModelSpec, PriceOrigin, Subset, Usage
+from lhl_platform.domain.models import Frozen, ModelSpec, PriceOrigin, Subset, Usage
 from lhl_platform.events.kinds import EventPayloadError, check_payload, payload_of, register_events
 
 __all__ = ["AuditScope", "BatchCollected", "BatchSubmitted", "CorpusIngested", "EventPayloadError", "EventType",
@@ -35,8 +35,8 @@ class EventType(StrEnum):
     BATCH_COLLECTED = "batch.collected"
 
 
-class Payload(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class Payload(Frozen):
+    """The base of every event payload, the platform's and every suite's: frozen, no field unknown."""
 
 
 class CorpusIngested(Payload):

@@ -19,18 +19,13 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.insufficiency.items import Item, ItemKind, ItemSet
 from lhl_platform.insufficiency.records import ItemJudgment
 from lhl_platform.insufficiency.scoring import ItemScore, ScoringError, score_judgments
 
 Metric = Literal["f2", "precision", "recall"]
 METRICS: tuple[Metric, ...] = ("f2", "precision", "recall")
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class MetricAgreement(_Frozen):

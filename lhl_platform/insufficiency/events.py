@@ -25,8 +25,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from lhl_platform.domain.models import Frozen as _Payload  # the payload base, without the event log
 from lhl_platform.domain.models import Usage
 from lhl_platform.insufficiency.items import Item, Provenance
 from lhl_platform.insufficiency.records import ItemJudgment, ModelName, RunNumber
@@ -45,10 +46,6 @@ class InsufficiencyEventType(StrEnum):
     IMPORT_COMPLETED = "insufficiency.import_completed"
     JUDGE_VALIDATION_ITEM = "insufficiency.judge_validation_item"
     JUDGE_VALIDATED = "insufficiency.judge_validated"
-
-
-class _Payload(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class ItemsIngested(_Payload):

@@ -25,8 +25,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.jsonl import JsonlError, describe, parse_lines
 
 
@@ -78,10 +79,6 @@ class Provenance(StrEnum):
 SubTag = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
 ItemId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")]
 Text = Annotated[str, Field(min_length=1)]
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class MissingElement(_Frozen):

@@ -20,8 +20,9 @@ import functools
 import hashlib
 from importlib import resources
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.insufficiency.items import (
     Category,
     Item,
@@ -34,10 +35,6 @@ from lhl_platform.insufficiency.items import (
 )
 
 SOURCE_FILE = "self_built.json"
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class AnnotatedElement(_Frozen):

@@ -22,6 +22,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.insufficiency.items import Item, ItemId, ItemKind, SubTag
 from lhl_platform.insufficiency.prompts import (
     ANSWER_PROMPT_VERSION,
@@ -36,10 +37,6 @@ from lhl_platform.providers.base import Message, Task
 
 class _Output(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 # Answers ------------------------------------------------------------------------------------------

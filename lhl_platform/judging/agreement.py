@@ -25,18 +25,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.domain.models import MismatchType, VerdictLabel
 
 DEFAULT_RESAMPLES = 2000
 LEVEL = 0.95
 BINARY_LABELS = ("supported", "contradicted")
 DIRECTION_LABELS = ("missing_condition", "extra_condition", "other")
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class AgreementRow(_Frozen):

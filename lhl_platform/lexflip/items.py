@@ -13,8 +13,7 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict
-
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.domain.models import MismatchType, OracleRow, VerdictLabel
 from lhl_platform.edits.force import KINDS, Family, edit_span
 from lhl_platform.judging import overlap, rubric
@@ -35,11 +34,6 @@ MIN_SPAN_WORDS = 3
 # the held-out family (`lhl_platform.lexflip.heldout`) are the ones that say something about text they were not
 # written for.
 IN_SAMPLE: dict[str, tuple[Family, ...]] = {rubric.VERSION: tuple(Family), overlap.VERSION: tuple(Family)}
-
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class SuiteItem(_Frozen):

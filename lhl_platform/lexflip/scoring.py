@@ -26,8 +26,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
-from pydantic import BaseModel, ConfigDict
-
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.domain.models import MismatchType, Verdict, VerdictLabel
 from lhl_platform.edits.force import Family
 from lhl_platform.judging.heldout import HeldOutHeader
@@ -40,10 +39,6 @@ THRESHOLDS: dict[Family, float] = {Family.IDENTICAL: 0.95, Family.FORCE_CHANGED:
 JudgeFn = Callable[[str, tuple[str, ...], str], Verdict]
 AsyncJudgeFn = Callable[[str, tuple[str, ...], str], Awaitable[Verdict]]
 ScoreFn = Callable[[tuple[str, ...], str], float]
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class ItemScores(_Frozen):

@@ -25,10 +25,11 @@ import hashlib
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from lhl_platform.domain.models import MODEL_NAME_PATTERN, RunNumber
 from lhl_platform.events.kinds import register_events
+from lhl_platform.events.payloads import Payload
 from lhl_platform.scrub.build import PROVENANCE, BuildConfig, BuiltSet, SkippedContract
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.items import Finding, GoldFinding, ScrubItem, Source, export_items, item_set_id
@@ -38,10 +39,6 @@ from lhl_platform.scrub.verify import VerifierReport
 SCORER_VERSION = "scrub-score-v1"  # part of every score's key: a change of scoring re-scores every call
 # How a set loaded from a file is labelled when it was not built by this platform's injection.
 EXTERNAL_PROVENANCE = "external: gold as given in the ingested file"
-
-
-class Payload(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class ScrubItemsBuilt(Payload):

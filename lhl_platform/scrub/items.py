@@ -23,14 +23,11 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.jsonl import JsonlError, parse_lines
 from lhl_platform.scrub.categories import FINDING_FIELDS, CategoryKey, category
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class Edit(_Frozen):
