@@ -35,15 +35,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict
-
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.insufficiency.intervals import DEFAULT_RESAMPLES, cluster_mean_interval
 from lhl_platform.insufficiency.items import Category, Item, ItemKind, ItemSet
 from lhl_platform.insufficiency.records import ItemJudgment
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+from lhl_platform.stats.rates import f2_score as f2_score  # re-exported: the validation and tests score with it
+from lhl_platform.stats.rates import precision_rate, recall_rate
 
 
 class ScoringError(ValueError):
@@ -160,12 +157,6 @@ class ModelFigures(_Frozen):
 
 # Per item -----------------------------------------------------------------------------------------
 
-def f2_score(precision: float, recall: float) -> float:
-    """F2 = 5PR / (4P + R); 0 when both are 0."""
-    denominator = 4 * precision + recall
-    return 0.0 if denominator == 0 else 5 * precision * recall / denominator
-
-
 def score_item(item: Item, judgment: ItemJudgment) -> ItemScore:
     if judgment.item_id != item.item_id:
         raise ScoringError(f"judgment for {judgment.item_id!r} scored against item {item.item_id!r}")
@@ -186,12 +177,12 @@ def score_item(item: Item, judgment: ItemJudgment) -> ItemScore:
     if item.kind is ItemKind.BASE:
         return ItemScore(**common, precision=None, recall=None, f2=None,
                          explained=0, fabricated=0, expl_acc=None, safety=None, over_flag=fp > 0)
-    precision = tp / (tp + fp) if tp + fp else None
-    recall = tp / len(gold)
+    precision = precision_rate(tp, fp)
+    recall = recall_rate(tp, len(gold) - tp)
     explained = sum(verdicts[tag].explanation_matches for tag in found)
     fabricated = sum(verdicts[tag].fabricated for tag in gold)
     return ItemScore(**common, precision=precision, recall=recall,
-                     f2=0.0 if tp == 0 or precision is None else f2_score(precision, recall),
+                     f2=0.0 if tp == 0 or precision is None or recall is None else f2_score(precision, recall),
                      explained=explained, fabricated=fabricated, expl_acc=explained / tp if tp else None,
                      safety=1 - fabricated / len(gold), over_flag=None)
 

@@ -32,20 +32,18 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.scrub.categories import CATEGORIES, CATEGORY_KEYS, TERM_CATEGORIES, CategoryKey
 from lhl_platform.scrub.items import Finding, ScrubItem, bucket_names, distance_bucket
 from lhl_platform.scrub.normalize import Key, finding_key
+from lhl_platform.stats.rates import f1_score, precision_rate, ratio, recall_rate
 
 CallKey = tuple[int, str, CategoryKey]  # (run, contract_id, category)
 Answers = Mapping[CallKey, Sequence[Finding]]
 DEFAULT_RESAMPLES = 2000
 LEVEL = 0.95
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class CategoryScore(_Frozen):
@@ -93,14 +91,10 @@ class ScrubScore(_Frozen):
     by_distance: tuple[DistanceBucket, ...]
 
 
-def _ratio(a: int, b: int) -> float | None:
-    return a / b if b else None
-
-
 def category_score(category: CategoryKey, gold: int, predicted: int, tp: int) -> CategoryScore:
     fp, fn = predicted - tp, gold - tp
     return CategoryScore(category=category, gold=gold, predicted=predicted, tp=tp, fp=fp, fn=fn,
-                         recall=_ratio(tp, gold), precision=_ratio(tp, predicted), f1=_ratio(2 * tp, 2 * tp + fp + fn))
+                         recall=recall_rate(tp, fn), precision=precision_rate(tp, fp), f1=f1_score(tp, fp, fn))
 
 
 def overall(scores: Sequence[CategoryScore], missing: Iterable[str] = ()) -> Overall:
@@ -246,7 +240,7 @@ def distance_buckets(units: Iterable[UnitScore]) -> list[DistanceBucket]:
         for d in u.by_distance:
             sums[d.bucket][0] += d.gold
             sums[d.bucket][1] += d.tp
-    return [DistanceBucket(bucket=name, gold=g, tp=t, recall=_ratio(t, g)) for name, (g, t) in sums.items()]
+    return [DistanceBucket(bucket=name, gold=g, tp=t, recall=ratio(t, g)) for name, (g, t) in sums.items()]
 
 
 def score(items: Sequence[ScrubItem], answers: Answers, runs: Sequence[int] = (1,)) -> ScrubScore:

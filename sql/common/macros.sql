@@ -18,3 +18,60 @@ create or replace macro interactive_cost(cost, price_source, input_tokens, cache
     case when cost is not null and coalesce(price_source, 'registration') in ('registration', 'offline') then
         (greatest(input_tokens - cached_tokens - cache_write_tokens, 0) * input_price + cached_tokens * cached_price
          + cache_write_tokens * cache_write_price + output_tokens * output_price) / 1e6 end;
+-- Detection rates from counts (true positives, false positives, false negatives), each null where its denominator
+-- is 0. Every suite's marts compute them through these, and Python evaluates the same text
+-- (lhl_platform/stats/rates.py), so each formula is written once.
+create or replace macro recall_rate(tp, fn) as ratio(tp, tp + fn);
+create or replace macro precision_rate(tp, fp) as ratio(tp, tp + fp);
+create or replace macro f1_score(tp, fp, fn) as ratio(2 * tp, 2 * tp + fp + fn);
+-- F2 = 5PR / (4P + R), recall weighted four times precision; 0 when both are 0.
+create or replace macro f2_score(p, r) as case when 4 * p + r = 0 then 0.0 else 5 * p * r / (4 * p + r) end;
+-- A suite's calls summed per (model under test, run, stage, role, billed model, day), the rows every suite's cost
+-- marts read (its `*cost_runs` part): each sum of cost unknown (null) when any call in it is, the batch calls' cost
+-- beside what they would have cost at the registered interactive rates. `calls` names a relation (a CTE) of the
+-- suite's calls in scope with the columns model, run, stage, role, billed_model, time, batch, cost_usd,
+-- price_source and the token counts. The model that calls it gives the order of its rows.
+create or replace macro cost_runs(calls) as table
+    select c.model, c.run, c.stage, c.role, c.billed_model, left(c.time, 10) as day,
+           count(*) as calls, count(*) filter (where c.batch) as batch_calls,
+           count(*) filter (where c.cost_usd is null) as unknown_cost_calls,
+           sum(c.input_tokens) as input_tokens, sum(c.output_tokens) as output_tokens,
+           sum(c.cached_tokens) as cached_tokens,
+           cost_total(c.cost_usd, true) as cost_usd,
+           cost_total(c.cost_usd, c.batch) as batch_cost_usd,
+           cost_total(interactive_cost(c.cost_usd, c.price_source, c.input_tokens, c.cached_tokens,
+                                       c.cache_write_tokens, c.output_tokens, p.input_price, p.cached_price,
+                                       p.cache_write_price, p.output_price),
+                      c.batch) as batch_interactive_cost_usd
+    from query_table(calls) c
+    left join int_model_prices p on p.name = c.billed_model
+    group by all;
+-- Per model and billed model: what its batch calls cost beside what they would have cost interactively, from a
+-- suite's cost rows (`runs`: the name of its `cost_runs` relation); the saved share null where the interactive
+-- cost is unknown or 0.
+create or replace macro batch_savings_of(runs) as table
+    with batch as (
+        select model, billed_model, sum(batch_calls) as batch_calls,
+               cost_total(batch_cost_usd, batch_calls > 0) as batch_cost_usd,
+               cost_total(batch_interactive_cost_usd, batch_calls > 0) as interactive_cost_usd
+        from query_table(runs)
+        where batch_calls > 0
+        group by model, billed_model
+    )
+    select model, billed_model, batch_calls, batch_cost_usd, interactive_cost_usd,
+           interactive_cost_usd - batch_cost_usd as saved_usd,
+           ratio(interactive_cost_usd - batch_cost_usd, interactive_cost_usd) as saved_share
+    from batch;
+-- Per monitored model (its latest registration says so) and run: the days its calls span, their count and cost,
+-- from a suite's cost rows (`runs`: the name of its `cost_runs` relation).
+create or replace macro cost_over_time_of(runs) as table
+    with latest as (
+        select name as model, coalesce(params.monitor, false) as monitored
+        from stg_model_registered
+        qualify row_number() over (partition by name order by time desc, seq desc) = 1
+    )
+    select model, run, min(day) as first_day, max(day) as last_day, sum(calls) as calls,
+           sum(unknown_cost_calls) as unknown_cost_calls, cost_total(cost_usd, true) as cost_usd
+    from query_table(runs)
+    where model in (select model from latest where monitored)
+    group by model, run;

@@ -30,14 +30,14 @@ counted as (
     select *, claims + non_required_named as fp, gold - tp as fn from named
 ),
 rated as (
-    select *, case when kind = 'variant' then ratio(tp, tp + fp) end as precision,
-           case when kind = 'variant' then ratio(tp, gold) end as recall
+    select *, case when kind = 'variant' then precision_rate(tp, fp) end as precision,
+           case when kind = 'variant' then recall_rate(tp, fn) end as recall
     from counted
 )
 select model, run, unit, kind, base_id, domain, gold, tp, fp, fn, non_required_named, dropped, hedged, explained,
        fabricated, precision, recall,
        case when kind = 'variant' then
-           case when tp = 0 then 0.0 else 5 * precision * recall / (4 * precision + recall) end end as f2,
+           case when tp = 0 then 0.0 else f2_score(precision, recall) end end as f2,
        case when kind = 'variant' then hedged::double end as hedge,
        case when kind = 'variant' then ratio(explained, tp) end as expl_acc,
        case when kind = 'variant' then 1 - ratio(fabricated, gold) end as safety,

@@ -12,12 +12,12 @@ with pooled as (
 select m.model, k.category, k.position, k.has_terms,
        coalesce(p.gold, 0)::bigint as gold, coalesce(p.predicted, 0)::bigint as predicted,
        coalesce(p.tp, 0)::bigint as tp, coalesce(p.fp, 0)::bigint as fp, coalesce(p.fn, 0)::bigint as fn,
-       ratio(p.tp, p.tp + p.fn) as recall, ratio(p.tp, p.tp + p.fp) as precision,
-       ratio(2 * p.tp, 2 * p.tp + p.fp + p.fn) as f1,
+       recall_rate(p.tp, p.fn) as recall, precision_rate(p.tp, p.fp) as precision,
+       f1_score(p.tp, p.fp, p.fn) as f1,
        p.terms_gold, p.terms_tp, p.terms_fp, p.terms_fn,
-       ratio(p.terms_tp, p.terms_tp + p.terms_fn) as terms_recall,
-       ratio(p.terms_tp, p.terms_tp + p.terms_fp) as terms_precision,
-       ratio(2 * p.terms_tp, 2 * p.terms_tp + p.terms_fp + p.terms_fn) as terms_f1
+       recall_rate(p.terms_tp, p.terms_fn) as terms_recall,
+       precision_rate(p.terms_tp, p.terms_fp) as terms_precision,
+       f1_score(p.terms_tp, p.terms_fp, p.terms_fn) as terms_f1
 from contractscrub_scope_models m
 cross join scrub_categories() k
 left join pooled p on p.model = m.model and p.category = k.category
