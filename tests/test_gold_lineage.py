@@ -118,7 +118,8 @@ def test_insufficiency_gold_versions_list_a_rejected_variant_and_a_dropped_eleme
         return {**result.metadata, "data_version": result.data_version}
 
     before = listed()
-    assert before["gold_versions"] == 1 and before["gold_version_1"].startswith("ingested as lineage-test (external) from ")
+    assert before["gold_versions"] == 1
+    assert before["gold_version_1"].startswith("ingested as lineage-test (external) from ")
     assert lhl(home, "review", "export", "--suite", "insufficiency", "--out", str(tmp_path / "sheet")) == 0
     rows = read_csv(tmp_path / "sheet" / "decisions.csv")
     variant = next(r for r in rows if r["kind"] == "variant")
