@@ -75,3 +75,12 @@ create or replace macro cost_over_time_of(runs) as table
     from query_table(runs)
     where model in (select model from latest where monitored)
     group by model, run;
+-- Per model, stage, role and billed model: the runs, calls, tokens and cost of a suite's cost rows (`runs`: the
+-- name of its `cost_runs` relation); a cost holding a call of unknown cost is unknown (null).
+create or replace macro cost_by_stage_of(runs) as table
+    select model, stage, role, billed_model, count(distinct run) as runs, sum(calls) as calls,
+           sum(batch_calls) as batch_calls, sum(unknown_cost_calls) as unknown_cost_calls,
+           sum(input_tokens) as input_tokens, sum(output_tokens) as output_tokens, sum(cached_tokens) as cached_tokens,
+           cost_total(cost_usd, true) as cost_usd
+    from query_table(runs)
+    group by model, stage, role, billed_model;
