@@ -370,19 +370,36 @@ def test_a_reader_reads_the_last_complete_build_while_a_writer_writes(imported, 
 
 def test_a_writer_waits_its_turn_and_says_so(imported, tmp_path):
     _import(imported, tmp_path, _rows("c", 1, ["c0"]), "late")
+    # The holder keeps the writer's lock until the test releases it (a line on its stdin), which the test does
+    # only once the refresh has said it waits: no fixed sleep the refresh could miss under load.
     holder = subprocess.Popen([sys.executable, "-c", f"""
-import sys, time
+import sys
 from lhl_platform.warehouse.store import Store
 with Store({str(imported.warehouse_path)!r}).writing():
     print("holding", flush=True)
-    time.sleep(3)
-"""], cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
-    done = _lhl(imported.root, "warehouse", "refresh")
-    holder.wait(30)
-    assert done.returncode == 0, done.stderr
-    assert f"waiting for pid {holder.pid} to finish writing the warehouse" in done.stderr
-    assert "brought up to date" in done.stdout
+    sys.stdin.readline()
+print("released", flush=True)
+"""], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdin is not None and holder.stdout is not None
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        refresh = subprocess.Popen([sys.executable, "-m", "orchestration.cli", "--home", str(imported.root),
+                                    "warehouse", "refresh"], cwd=ROOT, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert refresh.stderr is not None
+        first = refresh.stderr.readline()  # blocks until the refresh reports waiting (or ends without doing so)
+        assert f"waiting for pid {holder.pid} to finish writing the warehouse" in first, first
+        assert refresh.poll() is None  # still waiting: the lock is held
+        holder.stdin.write("release\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "released"
+        out, err = refresh.communicate(timeout=900)
+    finally:
+        if holder.poll() is None:
+            holder.stdin.close()
+        holder.wait(30)
+    assert refresh.returncode == 0, first + err
+    assert "brought up to date" in out
 
 
 def test_two_audits_and_eight_reports_on_one_home_at_once_all_succeed(demo_home, tmp_path):
