@@ -427,8 +427,8 @@ def test_two_audits_and_eight_reports_on_one_home_at_once_all_succeed(demo_home,
     home = tmp_path / "demo"
     shutil.copytree(demo_home, home)
     audits = [subprocess.Popen([sys.executable, "-m", "orchestration.cli", "--home", str(home), "audit", "--models",
-                                model, "--runs", "3"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, stdin=subprocess.DEVNULL)
+                                model, "--runs", "3", "--contracts", "4"], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
               for model in ("lexical", "sim-omitter")]
     reports = []
     for _ in range(8):
@@ -444,7 +444,9 @@ def test_two_audits_and_eight_reports_on_one_home_at_once_all_succeed(demo_home,
     done = _lhl(home, "report", "--format", "json", "--resamples", "50", "--runs", "3")
     assert done.returncode == 0, done.stderr
     rows = {r["model"]: r for r in json.loads(done.stdout)["leaderboard"]}
-    for model in ("lexical", "sim-omitter"):  # every instance of both new partitions, none missing
-        assert rows[model]["n"] + rows[model]["missing_rows"] == 12 * 41 and rows[model]["runs"] == 1
+    # every instance of both new partitions (4 contracts each: the property is the sharing, not the size), none
+    # missing
+    for model in ("lexical", "sim-omitter"):
+        assert rows[model]["n"] + rows[model]["missing_rows"] == 4 * 41 and rows[model]["runs"] == 1
     verified = _lhl(home, "verify")
     assert verified.returncode == 0, verified.stderr
