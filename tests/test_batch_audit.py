@@ -26,7 +26,12 @@ from lhl_platform.home import Home
 from lhl_platform.judging.engine import verdict_stream
 from lhl_platform.report.build import build_report
 from orchestration.cli import main
+from tests import speed_tmpfs
 from tests.fakes import ProviderFake, key_of
+
+tmp_path = speed_tmpfs.tmp_path  # homes on tmpfs (Dagster's SQLite commits)
+tmp_path_factory = speed_tmpfs.tmp_path_factory
+tmpfs_factory = speed_tmpfs.tmpfs_factory
 
 PROVIDERS = ["openai", "anthropic", "gemini"]
 MODEL_IDS = {"openai": "gpt-test", "anthropic": "claude-test", "gemini": "gemini-test"}
