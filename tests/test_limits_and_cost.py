@@ -17,7 +17,12 @@ from lhl_platform.providers.llm.base import retry_after_seconds
 from lhl_platform.providers.llm.limits import CircuitBreaker, TokenBucket, backoff_delay
 from lhl_platform.report.build import build_report
 from orchestration.cli import main
+from tests import speed_tmpfs
 from tests.fakes import Reply, ScriptedServer
+
+tmp_path = speed_tmpfs.tmp_path  # homes on tmpfs (Dagster's SQLite commits)
+tmp_path_factory = speed_tmpfs.tmp_path_factory
+tmpfs_factory = speed_tmpfs.tmpfs_factory
 
 
 def test_backoff_is_jittered_exponential_and_never_shorter_than_retry_after():

@@ -24,7 +24,12 @@ from lhl_platform.home import Home
 from lhl_platform.providers.prices import table_rates, table_version
 from lhl_platform.registry import REGISTRY_STREAM
 from orchestration.cli import main
+from tests import speed_tmpfs
 from tests.metered import INPUT_RATE, OUTPUT_RATE, TABLE_MODEL, MeteredServer
+
+tmp_path = speed_tmpfs.tmp_path  # homes on tmpfs (Dagster's SQLite commits)
+tmp_path_factory = speed_tmpfs.tmp_path_factory
+tmpfs_factory = speed_tmpfs.tmpfs_factory
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = json.dumps({"concurrency": 4, "max_retries": 1, "backoff_base_s": 0.01, "timeout_s": 20})
