@@ -466,3 +466,23 @@ def test_undoing_a_rejected_edit_derives_the_whole_defined_terms_gold_again() ->
     assert [(d.term, d.location) for d in parse_contract(CONTRACT).definitions] == expected
     assert [(g.category, g.term, g.location) for g in after.gold] == [
         ("defined_terms", t, loc) for t, loc in [*expected, ("Marketing Plan", "4.2")]]
+
+
+def test_undoing_an_edit_leaves_a_release_s_own_defined_terms_gold_as_it_was() -> None:
+    """A release's gold that lists only some of the terms the parser reads (a curator left the others out): an
+    undone edit that defines no term changes none of them; only the parser's readings before and after the undo
+    differ, and they do not here."""
+    from lhl_platform.review import scrub_gold
+    from lhl_platform.review.scrub_sheet import edit_ref
+
+    examples = Path(__file__).resolve().parents[1] / "docs" / "examples" / "contractscrub_items.jsonl"
+    item = ScrubItem.model_validate_json(examples.read_text().splitlines()[0])
+    terms = [g for g in item.gold if g.category == "defined_terms"]
+    curated = terms[: len(terms) // 2]
+    item = item.model_copy(update={"gold": tuple(g for g in item.gold
+                                                 if g.category != "defined_terms" or g in curated)})
+    edit = next(g for g in item.gold if g.edit is not None and g.category in
+                ("incorrect_section_references", "incorrect_party_references", "inconsistent_language"))
+    (after,) = scrub_gold.apply("s", [item], {edit_ref("s", item, edit)}, {})
+    assert [g for g in after.gold if g.category == "defined_terms"] == curated
+    assert edit not in after.gold and len(after.gold) == len(item.gold) - 1

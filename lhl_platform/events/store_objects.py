@@ -10,6 +10,7 @@ writes the same bytes): the commit point is the catalog row (`store_catalog.py`)
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Iterator
@@ -69,6 +70,7 @@ class ObjectStore:
                 return body
             except (ReadTimeoutError, ResponseStreamingError):
                 # the reply stalled or broke after its headers: botocore retries only up to them
+                reply["Body"].close()  # release the half-read connection before asking again
                 if attempt == attempts:
                     raise
         raise AssertionError("unreachable")
@@ -109,7 +111,7 @@ def _settings() -> dict[str, float | int | str]:
             value = int(raw) if isinstance(default, int) else float(raw)
         except ValueError:
             value = 0
-        if value <= 0:
+        if not math.isfinite(value) or value <= 0:  # nan passes `<= 0`; inf would disable the timeout
             what = "a positive whole number" if isinstance(default, int) else "a positive number of seconds"
             raise ValueError(f"{name} must be {what}, got {raw!r}")
         found[name] = value

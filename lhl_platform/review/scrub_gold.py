@@ -34,19 +34,32 @@ def _undo(text: str, gold: list[GoldFinding], g: GoldFinding) -> tuple[str, list
 
 
 def rederived(before: str, after: str, gold: Sequence[GoldFinding]) -> list[GoldFinding]:
-    """The gold with its defined terms read again from `after` (the text once edits are undone): the parser's
-    reading of `before` is replaced by its reading of `after`, so a term an undone edit defined goes, one it hid
-    or moved comes back at its section, and a twice-defined term keeps the right one of its two places. A
-    defined-terms tuple that was not the parser's (a reviewer's `pre_existing`, a release's own gold) stays."""
-    derived = Counter((d.term, d.location) for d in parse_contract(before).definitions)
+    """The gold with its defined terms brought in line with `after` (the text once edits are undone): only the
+    difference between the parser's readings of `before` and `after` is applied, so a term an undone edit defined
+    goes, one it hid or moved comes back at its section, and a twice-defined term keeps the right one of its two
+    places; every other tuple (a reviewer's `pre_existing`, a release's own gold, a term it left out) stays as
+    it was. The parser's terms keep the parser's order, as the builder wrote them."""
+    was = Counter((d.term, d.location) for d in parse_contract(before).definitions)
+    reading = [(d.term, d.location) for d in parse_contract(after).definitions]
+    gone, came = was - Counter(reading), Counter(reading) - was
+    kept: dict[tuple[str, str], list[GoldFinding]] = {}
     others: list[GoldFinding] = []
     for t in gold:
-        if t.category == "defined_terms" and derived[(str(t.term), str(t.location))] > 0:
-            derived[(str(t.term), str(t.location))] -= 1
-            continue
-        others.append(t)
-    terms = [GoldFinding(category="defined_terms", term=d.term, location=d.location)
-             for d in parse_contract(after).definitions]
+        key = (str(t.term), str(t.location))
+        if t.category == "defined_terms" and gone[key] > 0:
+            gone[key] -= 1
+        elif t.category == "defined_terms" and key in was:
+            kept.setdefault(key, []).append(t)
+        else:
+            others.append(t)
+    terms: list[GoldFinding] = []
+    for key in reading:  # the parser's terms the gold holds, or that the undo brought back, in the parser's order
+        if kept.get(key):
+            terms.append(kept[key].pop(0))
+        elif came[key] > 0:
+            came[key] -= 1
+            terms.append(GoldFinding(category="defined_terms", term=key[0], location=key[1]))
+    terms += [t for left in kept.values() for t in left]
     order = {k: i for i, k in enumerate(CATEGORY_KEYS)}
     # the builder's order: by category, then by where the edit sits (a stable sort keeps the parser's order)
     return sorted(terms + others, key=lambda t: (order[t.category], t.edit.start if t.edit else 0))
