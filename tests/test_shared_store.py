@@ -192,6 +192,8 @@ def test_an_object_store_that_never_answers_in_time_fails_in_one_line_and_commit
 
 def test_timeouts_and_attempts_that_are_not_numbers_are_refused_in_one_line(shared, tmp_path, monkeypatch):
     for name, value, expected in ((READ_TIMEOUT_ENV, "soon", "a positive number of seconds"),
+                                  (READ_TIMEOUT_ENV, "nan", "a positive number of seconds"),
+                                  (READ_TIMEOUT_ENV, "inf", "a positive number of seconds"),
                                   ("AWS_MAX_ATTEMPTS", "0", "a positive whole number"),
                                   ("AWS_RETRY_MODE", "eager", "standard, adaptive or legacy"),
                                   (FETCHERS_ENV, "1.5", "a positive whole number")):
