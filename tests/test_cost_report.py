@@ -18,7 +18,12 @@ from lhl_platform.report.build import build_report
 from lhl_platform.report.render import render_csv, render_text, report_json
 from lhl_platform.warehouse.scope import ScopeRequest
 from orchestration.cli import main
+from tests import speed_tmpfs
 from tests.fakes import ProviderFake, Reply, ScriptedServer, Seen
+
+tmp_path = speed_tmpfs.tmp_path  # homes on tmpfs (Dagster's SQLite commits)
+tmp_path_factory = speed_tmpfs.tmp_path_factory
+tmpfs_factory = speed_tmpfs.tmpfs_factory
 
 # The server's usage per call of each kind (what it says it served), and the rates registered (USD per million).
 EXTRACT_USAGE = {"prompt_tokens": 1200, "completion_tokens": 300, "cached_tokens": 1024}
