@@ -265,14 +265,14 @@ def test_two_worker_homes_audit_partitions_and_a_third_reports_as_one_folder_hom
     # Two worker processes, each with its own home: both append to the registry, then audit a model x run
     # partition each, at the same time.
     env = {**{k: v for k, v in os.environ.items() if not k.endswith("API_KEY")}, **shared}
+    # Their output goes to files: nobody reads a pipe while the folder home below is audited.
+    logs = [(tmp_path / f"{name}.out").open("w+") for name in ("lex", "omit")]
     workers = [subprocess.Popen([sys.executable, "-c", WORKER, str(home), name, model_id], env=env, cwd=ROOT,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-               for home, name, model_id in ((a, "lex", "lexical"), (b, "omit", "simulated:omitter"))]
-    outs = [w.communicate(timeout=400) for w in workers]
-    assert all(w.returncode == 0 for w in workers), [err[-2000:] for _, err in outs]
-    shared_report = _report(capsys, c)  # a third machine: nothing but the shared store
-    assert main(["--home", str(c), "verify"]) == 0
-    # The same partitions audited in one folder home.
+                                stdout=log, stderr=subprocess.STDOUT, text=True)
+               for (home, name, model_id), log in zip(((a, "lex", "lexical"), (b, "omit", "simulated:omitter")),
+                                                      logs, strict=True)]
+    # Meanwhile (the workers are their own processes and have their environment already), the same partitions
+    # audited in one folder home.
     for key in shared:
         monkeypatch.delenv(key)
     for args in (*setup, ("models", "add", "lex", "--provider", "offline", "--model-id", "lexical"),
@@ -280,6 +280,16 @@ def test_two_worker_homes_audit_partitions_and_a_third_reports_as_one_folder_hom
                  ("audit", "--models", "lex,omit", "--runs", "1", "--subset", "three")):
         assert main(["--home", str(d), *args]) == 0
     folder_report = _report(capsys, d)
+    for key, value in shared.items():
+        monkeypatch.setenv(key, value)
+    for w in workers:
+        w.wait(timeout=400)
+    outs = [log.seek(0) or log.read() for log in logs]
+    for log in logs:
+        log.close()
+    assert all(w.returncode == 0 for w in workers), [out[-2000:] for out in outs]
+    shared_report = _report(capsys, c)  # a third machine: nothing but the shared store
+    assert main(["--home", str(c), "verify"]) == 0
     assert {(r["model"], r["n"]) for r in shared_report["leaderboard"]} == {("lex", 3 * 41), ("omit", 3 * 41)}
     assert shared_report == folder_report
 
