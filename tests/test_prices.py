@@ -18,7 +18,12 @@ from lhl_platform.progress import cost_usd
 from lhl_platform.registry import get_model
 from lhl_platform.report.build import build_report
 from orchestration.cli import main
+from tests import speed_tmpfs
 from tests.fakes import ProviderFake, Served
+
+tmp_path = speed_tmpfs.tmp_path  # homes on tmpfs (Dagster's SQLite commits)
+tmp_path_factory = speed_tmpfs.tmp_path_factory
+tmpfs_factory = speed_tmpfs.tmpfs_factory
 
 PROVIDERS = ["openai", "anthropic", "gemini"]
 MODEL_IDS = {"openai": "gpt-test", "anthropic": "claude-test", "gemini": "gemini-test"}
