@@ -13,6 +13,11 @@ from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 
 # The hash cache's sealing key lives outside any home (lhl_platform/events/cache_key.py): the tests keep theirs
 # in a temporary folder of their own rather than in the user's state folder (subprocesses inherit it).
+# Under xdist the workers of one run share one key (named by the run's id), so a home one worker built (the shared
+# demo home below) reads with valid seals in the others instead of each rewriting its cache.
+if os.environ.get("PYTEST_XDIST_TESTRUNUID") and "LHL_CACHE_KEY_FILE" not in os.environ:
+    os.environ["LHL_CACHE_KEY_FILE"] = str(Path(tempfile.gettempdir())
+                                           / f"lhl-test-key-{os.environ['PYTEST_XDIST_TESTRUNUID']}" / "hash-cache.key")
 os.environ.setdefault("LHL_CACHE_KEY_FILE", str(Path(tempfile.mkdtemp(prefix="lhl-test-key-")) / "hash-cache.key"))
 
 CUAD_DIR = Path(os.environ.get("LHL_CUAD_DIR", Path(__file__).resolve().parents[2] / "shared" / "cuad_v1"))
@@ -55,9 +60,48 @@ def mini_layout(tmp_path: Path) -> MiniLayout:
 
 @pytest.fixture(scope="session")
 def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One `lhl demo` run shared by the tests that only read its results."""
+    """One `lhl demo` run shared by the tests that only read its results.
+
+    Under xdist every worker's basetemp sits in one folder of this run: the first worker to ask builds the demo
+    there under a file lock and the others wait and read the same home (a demo costs a minute and more of CPU;
+    the tests that change a home copy it first). Without xdist, or when the shared build failed, this process
+    builds its own."""
     from orchestration.cli import main
 
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = _shared_demo_home(tmp_path_factory.getbasetemp().parent, main)
+        if shared is not None:
+            return shared
     home = tmp_path_factory.mktemp("demo-home")
     assert main(["--home", str(home), "demo"]) == 0
     return home
+
+
+def _shared_demo_home(run_root: Path, main: Callable[[list[str]], int]) -> Path | None:
+    """The demo home of this test run, built once by whichever worker takes the lock first; None if that failed."""
+    import fcntl
+
+    home, done, failed = run_root / "shared-demo-home", run_root / "shared-demo-home.done", \
+        run_root / "shared-demo-home.failed"
+    with (run_root / "shared-demo-home.lock").open("a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes: the others wait for the build here
+        if done.exists():
+            return home
+        if failed.exists():
+            return None
+        try:
+            code = main(["--home", str(home), "demo"])
+        except BaseException:
+            failed.touch()
+            raise
+        if code == 0:
+            # Once its files are past the hash cache's settling time (integrity.py), one report seals them all
+            # into the cache: the workers' later reads then find every entry and write nothing into the home
+            # while another worker may be copying it.
+            import time
+
+            time.sleep(2.5)
+            code = main(["--home", str(home), "report", "--format", "json", "--resamples", "10"])
+        (done if code == 0 else failed).touch()
+        assert code == 0
+        return home
