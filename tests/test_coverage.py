@@ -51,6 +51,24 @@ def demo_copy(demo_home, tmp_path):
     return home
 
 
+@pytest.fixture(scope="module")
+def lex6_home(demo_home, tmp_path_factory):
+    """The demo plus lex6 (the lexical model) audited on 6 of its 12 contracts in run 1: built once, copied by
+    the tests that start from it (`lex6_copy`)."""
+    home = tmp_path_factory.mktemp("lex6") / "demo"
+    shutil.copytree(demo_home, home)
+    assert main(["--home", str(home), "models", "add", "lex6", "--provider", "offline", "--model-id", "lexical"]) == 0
+    assert main(["--home", str(home), "audit", "--models", "lex6", "--runs", "1", "--contracts", "6"]) == 0
+    return home
+
+
+@pytest.fixture
+def lex6_copy(lex6_home, tmp_path):
+    home = tmp_path / "demo"
+    shutil.copytree(lex6_home, home)
+    return home
+
+
 # 1. Names and judges ------------------------------------------------------------------------------------------
 
 
@@ -149,11 +167,10 @@ def test_a_subset_debate_never_empties_the_default_report(demo_copy, capsys, tmp
     assert len({c["model"] for c in narrow["composite"] if c["rank"] is not None}) == 6
 
 
-def test_a_partly_audited_subset_tells_one_story(demo_copy, capsys):
+def test_a_partly_audited_subset_tells_one_story(lex6_copy, capsys):
     """lex6 is audited on 6 of the 12 contracts in run 1; subset s4 holds 2 of those 6 (seed 3). Its debate, the
     subset report, the leaderboard and the checks all say the same: 2 of 4 contracts, nothing missing."""
-    assert run(capsys, demo_copy, "models", "add", "lex6", "--provider", "offline", "--model-id", "lexical")[0] == 0
-    assert run(capsys, demo_copy, "audit", "--models", "lex6", "--runs", "1", "--contracts", "6")[0] == 0
+    demo_copy = lex6_copy
     assert run(capsys, demo_copy, "subset", "create", "s4", "--size", "4", "--seed", "3")[0] == 0
 
     code, dry, _ = run(capsys, demo_copy, "debate", "--backbone", "lex6", "--runs", "1", "--subset", "s4",
@@ -182,9 +199,8 @@ def test_a_partly_audited_subset_tells_one_story(demo_copy, capsys):
     assert checks and "lex6+debate: 2 of 4 subset s4 contracts" in checks[0]
 
 
-def test_a_subset_report_says_how_much_of_the_subset_is_covered(demo_copy, capsys):
-    assert run(capsys, demo_copy, "models", "add", "lex6", "--provider", "offline", "--model-id", "lexical")[0] == 0
-    assert run(capsys, demo_copy, "audit", "--models", "lex6", "--runs", "1", "--contracts", "6")[0] == 0
+def test_a_subset_report_says_how_much_of_the_subset_is_covered(lex6_copy, capsys):
+    demo_copy = lex6_copy  # lex6 audited on 6 of the 12 contracts in run 1
     code, table, _ = run(capsys, demo_copy, "report", "--models", "lex6", "--subset", "demo-debate", "--resamples",
                          "50")
     assert code == 0
@@ -196,12 +212,10 @@ def test_a_subset_report_says_how_much_of_the_subset_is_covered(demo_copy, capsy
 # 6. Re-judging --------------------------------------------------------------------------------------------------
 
 
-def test_re_judging_calls_only_the_judge_unless_asked_to_extract(demo_copy, capsys):
-    home = demo_copy
-    assert run(capsys, home, "models", "add", "lex6", "--provider", "offline", "--model-id", "lexical")[0] == 0
+def test_re_judging_calls_only_the_judge_unless_asked_to_extract(lex6_copy, capsys):
+    home = lex6_copy  # lex6 audited on 6 of the 12 contracts in run 1
     assert run(capsys, home, "models", "add", "surface", "--provider", "offline", "--model-id", "overlap",
                "--role", "judge")[0] == 0
-    assert run(capsys, home, "audit", "--models", "lex6", "--runs", "1", "--contracts", "6")[0] == 0
     code, dry, _ = run(capsys, home, "audit", "--models", "lex6", "--runs", "1", "--judge", "surface", "--dry-run")
     assert code == 0 and "re-judging its recorded extractions, no extraction call" in dry
     assert "6 selected contracts are not extracted: --extract-missing would extract them (6 calls" in dry
