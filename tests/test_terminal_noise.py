@@ -141,20 +141,22 @@ def test_a_clause_audit_keeps_the_clause_comparable_scope_and_not_insufficiency_
 
 
 def test_an_audit_of_contractscrub_prints_its_own_failing_check_once_and_no_clause_alert(tmp_path):
+    from orchestration.cli import main
+
     home = tmp_path / "home"
+    # The set-up runs in this process (what it prints is not the subject); the audit runs as its own process.
     # The clause suite fails its checks here: vendor-y lacks the rows of a contract vendor-x covers.
     outcomes = (EXAMPLES / "outcomes.csv").read_text().splitlines()
     partial = [line.replace("vendor-x", "vendor-y", 1) for line in outcomes[1:] if "01_harbor" in line]
     (tmp_path / "two.csv").write_text("\n".join([*outcomes, *partial]) + "\n")
-    assert lhl("--home", str(home), "import", "outcomes", str(tmp_path / "two.csv")).returncode == 0
+    assert main(["--home", str(home), "import", "outcomes", str(tmp_path / "two.csv")]) == 0
     # ContractScrub fails one of its own: vendor-y answered 1 of the set's 36 calls.
-    assert lhl("--home", str(home), "ingest", "contractscrub", str(EXAMPLES / "contractscrub_items.jsonl")
-               ).returncode == 0
+    assert main(["--home", str(home), "ingest", "contractscrub", str(EXAMPLES / "contractscrub_items.jsonl")]) == 0
     first = (EXAMPLES / "findings.jsonl").read_text().splitlines()[0].replace("vendor-x", "vendor-y")
     (tmp_path / "one.jsonl").write_text(first + "\n")
-    assert lhl("--home", str(home), "import", "findings", str(tmp_path / "one.jsonl")).returncode == 0
-    assert lhl("--home", str(home), "models", "add", "scrub-rules", "--provider", "offline",
-               "--model-id", "scrub-rules").returncode == 0
+    assert main(["--home", str(home), "import", "findings", str(tmp_path / "one.jsonl")]) == 0
+    assert main(["--home", str(home), "models", "add", "scrub-rules", "--provider", "offline",
+                 "--model-id", "scrub-rules"]) == 0
 
     done = lhl("--home", str(home), "audit", "--suite", "contractscrub", "--models", "scrub-rules", "--runs", "1")
     assert done.returncode == 0, done.stderr
