@@ -90,3 +90,23 @@ def test_strict_publishing_refuses_a_failing_check_for_every_suite(failing: Path
     assert not (tmp_path / "published.db").exists() or (tmp_path / "published.db").stat().st_size == 0
     # without --strict it publishes, the failing check with the rows
     assert _lhl(failing, capsys, "publish", url, "--suite", suite)[0] == 0
+
+
+@pytest.mark.parametrize("suite", ("insufficiency", "contractscrub"))
+def test_a_suite_report_takes_the_resamples_and_seed_it_is_given(demo_home: Path,
+                                                                  capsys: pytest.CaptureFixture[str],
+                                                                  suite: str) -> None:
+    """`--resamples` and `--seed` reach a suite's intervals: the same pair gives the same report, another seed
+    other intervals, while the point estimates stay as they are."""
+    def board(*flags: str) -> dict[str, dict]:
+        code, out, err = _lhl(demo_home, capsys, "report", "--suite", suite, "--format", "json", *flags)
+        assert code == 0, err
+        return {r["model"]: r for r in json.loads(out)["leaderboard"]}
+
+    interval = ("f2_ci_low", "f2_ci_high") if suite == "insufficiency" else ("recall_ci_low", "recall_ci_high")
+    point = "f2" if suite == "insufficiency" else "recall"
+    seven, again, other = (board("--resamples", "60", "--seed", s) for s in ("7", "7", "8"))
+    assert seven == again
+    assert {m: r[point] for m, r in seven.items()} == {m: r[point] for m, r in other.items()}
+    assert {m: tuple(r[k] for k in interval) for m, r in seven.items()} != {
+        m: tuple(r[k] for k in interval) for m, r in other.items()}

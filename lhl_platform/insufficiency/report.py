@@ -18,13 +18,14 @@ from pydantic import BaseModel
 
 from lhl_platform.home import Home
 from lhl_platform.insufficiency.agreement import JudgeAgreement, judge_agreement
-from lhl_platform.insufficiency.intervals import DEFAULT_RESAMPLES, cluster_mean_interval
+from lhl_platform.insufficiency.intervals import cluster_mean_interval
 from lhl_platform.insufficiency.items import about_item_set
 from lhl_platform.insufficiency.records import AdditionalClaim, ElementVerdict, ItemJudgment
 from lhl_platform.insufficiency.scoring import CategoryRecall, LeaderboardRow, coverage_statement
 from lhl_platform.insufficiency.store import load_item_set
 from lhl_platform.insufficiency.validation import validation_cases, validation_digest
 from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.stats.bootstrap import asked_bootstrap
 from lhl_platform.warehouse.build import read_warehouse
 from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
 
@@ -98,14 +99,14 @@ class InsufficiencyJudgeValidationRow(BaseModel):
 
 # Section rows -----------------------------------------------------------------------------------------
 
-def f2_intervals(con: duckdb.DuckDBPyConnection, judge: str | None,
-                 resamples: int = DEFAULT_RESAMPLES) -> dict[str, tuple[float | None, float | None]]:
+def f2_intervals(con: duckdb.DuckDBPyConnection, judge: str | None) -> dict[str, tuple[float | None, float | None]]:
     """Per model, the base-query bootstrap interval of mean F2 over its variants (a base query brings all its
     variants and their runs)."""
     clusters: dict[str, dict[str, list[float | None]]] = defaultdict(lambda: defaultdict(list))
     for row in _rows(con, "select model, base_id, f2 from insufficiency_units where kind = 'variant'"):
         clusters[row["model"]][row["base_id"]].append(row["f2"])
-    return {model: cluster_mean_interval(by_item, resamples=resamples, seed=0, key=f"{model}|{judge}|f2")
+    resamples, seed = asked_bootstrap()  # `lhl report --resamples --seed`
+    return {model: cluster_mean_interval(by_item, resamples=resamples, seed=seed, key=f"{model}|{judge}|f2")
             for model, by_item in clusters.items()}
 
 

@@ -61,7 +61,7 @@ class SectionReporting:
     def build(self, home: Home, suite: Suite, request: Any, asked: Asked, fmt: str | None = None) -> Any:
         from lhl_platform.report.suite_report import build_suite_report
 
-        return build_suite_report(home, suite, request)
+        return build_suite_report(home, suite, request, resamples=asked.resamples, seed=asked.seed)
 
     def render(self, built: Any, suite: Suite, fmt: str) -> str:
         from lhl_platform.report.suite_report import render_suite_html, render_suite_json, render_suite_text

@@ -27,6 +27,7 @@ from lhl_platform.report.render import _table
 from lhl_platform.report.verdict import suite_verdict
 from lhl_platform.report.verdict_render import render_verdict_html, render_verdict_text
 from lhl_platform.stats import nan_to_null
+from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_as
 from lhl_platform.suites.contract import Suite
 from lhl_platform.warehouse.build import read_warehouse
 from lhl_platform.warehouse.suite_scope import ResolvedSuiteScope, SuiteScopeRequest
@@ -77,10 +78,12 @@ def suite_judge_validated(home: Home, suite: Suite,
         return judge, judge_status(section.rows(con), judge)
 
 
-def build_suite_report(home: Home, suite: Suite, request: SuiteScopeRequest | None = None) -> SuiteReport:
-    """The suite's sections and checks, from one read of its marts in the requested scope."""
+def build_suite_report(home: Home, suite: Suite, request: SuiteScopeRequest | None = None, *,
+                       resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> SuiteReport:
+    """The suite's sections and checks, from one read of its marts in the requested scope; its intervals with
+    these bootstrap resamples and seed."""
     scope_request = request or SuiteScopeRequest(suite=suite.name)
-    with read_warehouse(home, scope_request) as con:
+    with read_warehouse(home, scope_request) as con, bootstrap_as(resamples, seed):
         from lhl_platform.warehouse.build import sql_packages
         from lhl_platform.warehouse.suite_scope import apply_suite_scope
 

@@ -21,13 +21,13 @@ from lhl_platform.scrub.categories import CATEGORIES, CATEGORY_KEYS, TERM_CATEGO
 from lhl_platform.scrub.items import Finding, GoldFinding, ScrubItem
 from lhl_platform.scrub.models import calibrated
 from lhl_platform.scrub.scoring import (
-    DEFAULT_RESAMPLES,
     RecallInterval,
     cluster_recall_intervals,
     overall,
     pooled,
     score,
 )
+from lhl_platform.stats.bootstrap import asked_bootstrap
 from lhl_platform.suites.contract import CompareMetric
 
 SCOPE, SCOPE_MODELS, SCOPE_RUNS = "contractscrub_scope", "contractscrub_scope_models", "contractscrub_scope_runs"
@@ -196,16 +196,17 @@ def _complete(con: duckdb.DuckDBPyConnection, model: str, runs: Sequence[int] | 
 
 
 def _intervals(con: duckdb.DuckDBPyConnection, model: str, runs: Sequence[int] | None = None,
-               resamples: int = DEFAULT_RESAMPLES) -> dict[str | None, RecallInterval]:
+               ) -> dict[str | None, RecallInterval]:
     """A model's recall intervals over the contracts it was asked to scrub in scope (optionally some runs); none of
     the overall recall where it has a missing call."""
+    resamples, seed = asked_bootstrap()  # `lhl report --resamples --seed`
     where = _runs(runs)
     cells = con.execute(f"select unit, category, gold, tp from scrub_units where model = ?{where}", [model]).fetchall()
     contracts = [r[0] for r in con.execute(
         f"select distinct item from scrub_cells where item_set = (select item_set from {SCOPE}) and model = ? "
         f"and run in (select run from {SCOPE_RUNS}){where}", [model]).fetchall()]
     found = cluster_recall_intervals([(str(u), str(c), int(g), int(t)) for u, c, g, t in cells], contracts,
-                                     resamples=resamples, key=f"contractscrub|{model}",
+                                     resamples=resamples, seed=seed, key=f"contractscrub|{model}",
                                      complete=_complete(con, model, runs))
     return {i.category: i for i in found}
 

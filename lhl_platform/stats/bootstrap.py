@@ -11,12 +11,32 @@ depend on which other models are in the report.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
 DEFAULT_RESAMPLES = 2000
 LEVEL = 0.95
+# The resamples and seed a report was asked for (`--resamples`, `--seed`), for the suites' section rows, which
+# compute their intervals from a connection alone: set by the report around its sections, read where they resample.
+_ASKED: ContextVar[tuple[int, int]] = ContextVar("lhl_bootstrap", default=(DEFAULT_RESAMPLES, 0))
+
+
+@contextmanager
+def bootstrap_as(resamples: int, seed: int) -> Iterator[None]:
+    """Within this block, `asked_bootstrap()` gives these resamples and this seed."""
+    token = _ASKED.set((resamples, seed))
+    try:
+        yield
+    finally:
+        _ASKED.reset(token)
+
+
+def asked_bootstrap() -> tuple[int, int]:
+    """(resamples, seed) the report in progress was asked for: (2000, 0) unless it said otherwise."""
+    return _ASKED.get()
 
 
 def _rng(seed: int, key: str) -> np.random.Generator:
