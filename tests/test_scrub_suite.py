@@ -26,7 +26,12 @@ from lhl_platform.scrub.items import export_items
 from lhl_platform.scrub.scoring import recall_intervals, score
 from lhl_platform.scrub.store import load_set
 from orchestration.cli import main
+from tests import speed_tmpfs
 from tests.fakes import Reply, ScriptedServer
+
+tmp_path = speed_tmpfs.tmp_path  # homes on tmpfs (Dagster's SQLite commits)
+tmp_path_factory = speed_tmpfs.tmp_path_factory
+tmpfs_factory = speed_tmpfs.tmpfs_factory
 
 MODELS = {"rules": "scrub-rules", "perfect": "scrub-calibrated:perfect", "gpt55": "scrub-calibrated:paper-gpt-5.5",
           "omitter": "scrub-calibrated:omitter"}
