@@ -30,6 +30,10 @@ from lhl_platform.insufficiency.responders import (
 from lhl_platform.insufficiency.scoring import category_recall, leaderboard, score_judgments
 from lhl_platform.insufficiency.selfbuilt import self_built_items
 from orchestration.cli import main
+from tests import speed_tmpfs
+
+tmp_path = speed_tmpfs.tmp_path  # homes on tmpfs (Dagster's SQLite commits)
+tmpfs_factory = speed_tmpfs.tmpfs_factory  # not tmp_path_factory: conftest's session demo_home uses that
 
 RESPONDERS = (GOLD_READER, INDISCRIMINATE_HEDGING, PREMATURE_CLOSURE)
 # docs/formats.md section 2, the JSON contract of `lhl report --suite insufficiency --format json`.
@@ -50,8 +54,8 @@ def report_json(home: Home, capsys: pytest.CaptureFixture[str], *args: str) -> d
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
-    home = Home.resolve(tmp_path_factory.mktemp("insufficiency")).ensure()
+def home(tmpfs_factory: pytest.TempPathFactory) -> Home:
+    home = Home.resolve(tmpfs_factory.mktemp("insufficiency")).ensure()
     for name in RESPONDERS:
         assert lhl(home, "models", "add", name, "--provider", "offline", "--model-id", name) == 0
     assert lhl(home, "audit", "--suite", "insufficiency", "--models", ",".join(RESPONDERS)) == 0
