@@ -9,6 +9,7 @@ reports completeness with `every_unit_answered`; its partition job's tags are `p
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -53,7 +54,7 @@ class BatchConfig(StageConfig):
 
 
 @dataclass
-class PartitionCalls(Generic[U]):
+class PartitionCalls(ABC, Generic[U]):
     """The start of a (model, run) partition's single-call stage (`lhl_platform.calls.single.SingleCallStage`): the
     model under test, the run, the chat model answering; a unit whose key the stream already holds is skipped (its
     answer is recorded). A suite's stage adds its fields, `key` and the rest."""
@@ -62,8 +63,9 @@ class PartitionCalls(Generic[U]):
     run: int
     chat: ChatModel
 
+    @abstractmethod
     def key(self, unit: U) -> str:
-        raise NotImplementedError
+        """The unit's idempotency key in the partition's stream (each suite names its own units)."""
 
     def skip(self, writer: StreamWriter, unit: U) -> bool:
         return writer.has(self.key(unit))
