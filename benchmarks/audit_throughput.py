@@ -39,11 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import httpx  # noqa: E402
 from fake_openai_server import start, stats  # noqa: E402
 
+from lhl_platform.clause.extraction.events import ExtractionEvent  # noqa: E402
+from lhl_platform.clause.extraction.prompts import extraction_messages  # noqa: E402
+from lhl_platform.clause.extraction.task import ExtractionOutput  # noqa: E402
 from lhl_platform.corpus.store import load_corpus  # noqa: E402
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES  # noqa: E402
-from lhl_platform.extraction.events import ExtractionEvent  # noqa: E402
-from lhl_platform.extraction.prompts import extraction_messages  # noqa: E402
-from lhl_platform.extraction.task import ExtractionOutput  # noqa: E402
 from lhl_platform.home import Home  # noqa: E402
 from lhl_platform.judging.events import VerdictEvent  # noqa: E402
 from lhl_platform.providers.llm.schema import strict_json_schema  # noqa: E402
@@ -178,9 +178,9 @@ def main() -> int:
 
 def _recorded(home: Home, run: int) -> tuple[int, int, int]:
     """Instances recorded by the audit's run, the segments they were committed in, and the judge's verdicts."""
+    from lhl_platform.clause.extraction.engine import extraction_stream
+    from lhl_platform.clause.judging import verdict_stream
     from lhl_platform.events.integrity import read_manifest
-    from lhl_platform.extraction.engine import extraction_stream
-    from lhl_platform.judging.engine import verdict_stream
 
     stream = extraction_stream("bench", run)
     instances = sum(e.type == ExtractionEvent.RECORDED for e in home.events.read(stream))

@@ -116,7 +116,7 @@ import time
 import lhl_platform.catalog
 from pathlib import Path
 from lhl_platform.home import Home
-from lhl_platform.importer import import_outcomes
+from lhl_platform.clause.importer import import_outcomes
 from lhl_platform.warehouse.build import build_warehouse
 home = Home.resolve({str(self.root)!r})
 import_outcomes(home, Path({str(path)!r}))

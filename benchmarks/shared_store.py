@@ -36,11 +36,11 @@ import boto3  # noqa: E402
 import psycopg  # noqa: E402
 from moto.server import ThreadedMotoServer  # noqa: E402
 
+from lhl_platform.clause.extraction.events import ExtractionEvent, ExtractionFailed  # noqa: E402
 from lhl_platform.events.log import EventLog  # noqa: E402
 from lhl_platform.events.store import FOLDER, SegmentStore  # noqa: E402
 from lhl_platform.events.store_objects import FETCHERS_ENV, fetchers  # noqa: E402
 from lhl_platform.events.store_shared import shared_store  # noqa: E402
-from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed  # noqa: E402
 from tests.test_publish import postgres  # noqa: E402  (the tests' throwaway PostgreSQL server)
 
 

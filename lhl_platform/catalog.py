@@ -34,8 +34,8 @@ PLATFORM_EVENTS = ("lhl_platform.events.payloads", "lhl_platform.calls.budget", 
 
 DECLARED: tuple[DeclaredSuite, ...] = (
     DeclaredSuite("clause", "lhl_platform.clause.suite", SQL_DIR / "clause",
-                  events=("lhl_platform.extraction.events", "lhl_platform.judging.events",
-                          "lhl_platform.debate.events")),
+                  events=("lhl_platform.clause.extraction.events", "lhl_platform.judging.events",
+                          "lhl_platform.clause.debate.events")),
     DeclaredSuite("lexflip", "lhl_platform.lexflip.suite", SQL_DIR / "lexflip",
                   events=("lhl_platform.lexflip.events",)),
     DeclaredSuite("insufficiency", "lhl_platform.insufficiency.suite", SQL_DIR / "insufficiency",

@@ -4,11 +4,11 @@ import pytest
 from dagster import AssetKey, DagsterInstance, Definitions
 
 from assets.partitions import audit_key
+from lhl_platform.clause.importer import import_outcomes
 from lhl_platform.corpus.demo import DEMO_DIR, load_demo_corpus
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
-from lhl_platform.importer import import_outcomes
 from lhl_platform.registry import add_model
 from orchestration.definitions import defs
 from orchestration.launch import LOCAL_INSTANCE_YAML, QUIET

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lhl_platform.debate.config import (
+from lhl_platform.clause.debate.config import (
     GENERIC,
     CategoryCalibration,
     CategoryMeasure,
@@ -15,9 +15,9 @@ from lhl_platform.debate.config import (
     calibrate,
     profile_from_rows,
 )
-from lhl_platform.debate.prompts import DEBATE_PROMPT_VERSION, challenges_for, definition_text, role_messages
-from lhl_platform.debate.roles import Candidate, Challenge, SkepticTask, TranscriptEntry
-from lhl_platform.debate.types import ChallengeKind, Position, Role
+from lhl_platform.clause.debate.prompts import DEBATE_PROMPT_VERSION, challenges_for, definition_text, role_messages
+from lhl_platform.clause.debate.roles import Candidate, Challenge, SkepticTask, TranscriptEntry
+from lhl_platform.clause.debate.types import ChallengeKind, Position, Role
 from lhl_platform.domain.taxonomy import Category
 from lhl_platform.providers.base import ModelRequest
 

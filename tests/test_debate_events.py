@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from lhl_platform.corpus.demo import load_demo_corpus
-from lhl_platform.debate.config import GENERIC
-from lhl_platform.debate.engine import (
+from lhl_platform.clause.debate.config import GENERIC
+from lhl_platform.clause.debate.engine import (
     debate_stream,
     read_events,
     read_outcomes,
@@ -20,7 +19,7 @@ from lhl_platform.debate.engine import (
     recorded_calls,
     run_debate_partition,
 )
-from lhl_platform.debate.events import (
+from lhl_platform.clause.debate.events import (
     EVENT_PAYLOADS,
     DebateFailed,
     DebateOutcome,
@@ -28,15 +27,16 @@ from lhl_platform.debate.events import (
     DebateTurn,
     RouteDecision,
 )
-from lhl_platform.debate.offline import OfflineDebateModel
-from lhl_platform.debate.types import Role, Route
+from lhl_platform.clause.debate.offline import OfflineDebateModel
+from lhl_platform.clause.debate.types import Role, Route
+from lhl_platform.clause.extraction.simulated import PROFILES, SimulatedExtractor
+from lhl_platform.clause.extraction.task import ExtractTask
+from lhl_platform.corpus.demo import load_demo_corpus
 from lhl_platform.domain.models import Contract, Extraction
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.events.kinds import EventPayloadError, kind_of
 from lhl_platform.events.log import EventLog
 from lhl_platform.events.payloads import EventType, ModelCall
-from lhl_platform.extraction.simulated import PROFILES, SimulatedExtractor
-from lhl_platform.extraction.task import ExtractTask
 from lhl_platform.providers.base import ModelRequest, ModelResponse
 from tests.test_debate_machine import CAP, CASES, CONTRACT, ScriptedRoles
 
@@ -93,7 +93,7 @@ def test_instances_without_a_baseline_are_counted_not_debated(tmp_path):
 
 
 def test_the_debate_registers_its_own_event_types_and_the_log_refuses_unregistered_ones(tmp_path):
-    assert all(kind_of(t).payload is cls and kind_of(t).owner == "lhl_platform.debate.events"
+    assert all(kind_of(t).payload is cls and kind_of(t).owner == "lhl_platform.clause.debate.events"
                for t, cls in EVENT_PAYLOADS.items())
     with EventLog(tmp_path).writer("s") as writer, pytest.raises(EventPayloadError, match=r"debate\.nonesuch"):
         writer.append("debate.nonesuch", "x", "k", _baselines()[0])

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from lhl_platform.debate.config import GENERIC, DebateConfig
-from lhl_platform.debate.events import DebateEventType, DebateOutcome, DebateTurn, RouteDecision
-from lhl_platform.debate.machine import (
+from lhl_platform.clause.debate.config import GENERIC, DebateConfig
+from lhl_platform.clause.debate.events import DebateEventType, DebateOutcome, DebateTurn, RouteDecision
+from lhl_platform.clause.debate.machine import (
     RoleCaller,
     addition_gate,
     debate_instance,
@@ -26,7 +26,7 @@ from lhl_platform.debate.machine import (
     route_after_reextract,
     route_after_supporter,
 )
-from lhl_platform.debate.roles import (
+from lhl_platform.clause.debate.roles import (
     ROLE_OF_TASK,
     ArbiterOutput,
     ChallengeFinding,
@@ -38,7 +38,7 @@ from lhl_platform.debate.roles import (
     VerifierReport,
     turn_output,
 )
-from lhl_platform.debate.types import ChallengeKind, Position, Role, Route
+from lhl_platform.clause.debate.types import ChallengeKind, Position, Role, Route
 from lhl_platform.domain.models import Contract, Extraction
 from lhl_platform.events.payloads import EventType
 from lhl_platform.providers.base import ModelRequest, ModelResponse, Usage
@@ -344,7 +344,7 @@ def test_generic_gates_are_symmetric_a_removal_also_needs_consensus():
 
 
 def test_failed_and_unparseable_calls_raise_debate_error_and_record_the_failed_call():
-    from lhl_platform.debate.machine import DebateError
+    from lhl_platform.clause.debate.machine import DebateError
 
     class Broken(ScriptedRoles):
         async def complete(self, request: ModelRequest) -> ModelResponse:

@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from lhl_platform.corpus.demo import load_demo_corpus
-from lhl_platform.debate.config import GENERIC, CategoryMeasure, DebateConfig, MeasuredProfile, calibrate
-from lhl_platform.debate.engine import read_outcomes, run_debate_partition
-from lhl_platform.debate.events import DebateOutcome
-from lhl_platform.debate.evidence import cue_fit, is_verbatim, locate
-from lhl_platform.debate.offline import OfflineDebateModel, answer
-from lhl_platform.debate.prompts import challenges_for, definition_text
-from lhl_platform.debate.roles import (
+from lhl_platform.clause.debate.config import GENERIC, CategoryMeasure, DebateConfig, MeasuredProfile, calibrate
+from lhl_platform.clause.debate.engine import read_outcomes, run_debate_partition
+from lhl_platform.clause.debate.events import DebateOutcome
+from lhl_platform.clause.debate.evidence import cue_fit, is_verbatim, locate
+from lhl_platform.clause.debate.offline import OfflineDebateModel, answer
+from lhl_platform.clause.debate.prompts import challenges_for, definition_text
+from lhl_platform.clause.debate.roles import (
     Candidate,
     DebateJudgeOutput,
     DebateJudgeTask,
@@ -27,12 +26,13 @@ from lhl_platform.debate.roles import (
     VerifierReport,
     VerifierTask,
 )
-from lhl_platform.debate.types import ChallengeKind, Position
+from lhl_platform.clause.debate.types import ChallengeKind, Position
+from lhl_platform.clause.extraction.simulated import PROFILES, SimulatedExtractor
+from lhl_platform.clause.extraction.task import ExtractTask
+from lhl_platform.corpus.demo import load_demo_corpus
 from lhl_platform.domain.models import Extraction, outcome_of
 from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES, category_of
 from lhl_platform.events.log import EventLog
-from lhl_platform.extraction.simulated import PROFILES, SimulatedExtractor
-from lhl_platform.extraction.task import ExtractTask
 
 TEXT = ("SUPPLY AGREEMENT\n"
         "This Supply Agreement is made on May 2, 2024 between Ferrum Components Inc. and Basalt Tools LLC.\n"

@@ -17,14 +17,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from lhl_platform.corpus.cuad import load_master_layout
-from lhl_platform.corpus.demo import DEMO_DIR
-from lhl_platform.corpus.store import save_corpus
-from lhl_platform.corpus.subsets import save_subset
-from lhl_platform.debate.calibration import latest_calibration
-from lhl_platform.debate.config import GENERIC, CategoryMeasure, MeasuredProfile, calibrate
-from lhl_platform.debate.engine import debate_streams, read_outcomes, system_scope_key
-from lhl_platform.debate.events import (
+from lhl_platform.clause.debate.calibration import latest_calibration
+from lhl_platform.clause.debate.config import GENERIC, CategoryMeasure, MeasuredProfile, calibrate
+from lhl_platform.clause.debate.engine import debate_streams, read_outcomes, system_scope_key
+from lhl_platform.clause.debate.events import (
     DebateEventType,
     DebateOutcome,
     DebateScope,
@@ -34,15 +30,19 @@ from lhl_platform.debate.events import (
     scope_key,
     verdict_key,
 )
-from lhl_platform.debate.prompts import DEBATE_PROMPT_VERSION
-from lhl_platform.debate.verdicts import debate_verdict_stream
+from lhl_platform.clause.debate.prompts import DEBATE_PROMPT_VERSION
+from lhl_platform.clause.debate.verdicts import debate_verdict_stream
+from lhl_platform.clause.extraction.events import ExtractionEvent, ExtractionRecorded
+from lhl_platform.clause.judging import verdict_key as base_verdict_key
+from lhl_platform.clause.judging import verdict_stream
+from lhl_platform.corpus.cuad import load_master_layout
+from lhl_platform.corpus.demo import DEMO_DIR
+from lhl_platform.corpus.store import save_corpus
+from lhl_platform.corpus.subsets import save_subset
 from lhl_platform.domain.models import MismatchType, Subset, Usage, VerdictLabel
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, Category, category_of
 from lhl_platform.events.payloads import AuditScope, EventType, ModelCall
-from lhl_platform.extraction.events import ExtractionEvent, ExtractionRecorded
 from lhl_platform.home import Home
-from lhl_platform.judging.engine import verdict_key as base_verdict_key
-from lhl_platform.judging.engine import verdict_stream
 from lhl_platform.judging.events import VerdictEvent, VerdictRecorded
 from lhl_platform.warehouse.build import read_warehouse
 from lhl_platform.warehouse.scope import ScopeRequest

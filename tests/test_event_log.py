@@ -3,11 +3,11 @@ from pathlib import Path
 
 import pytest
 
+from lhl_platform.clause.extraction.events import ExtractionEvent, ExtractionFailed
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.events.log import EventLog
 from lhl_platform.events.payloads import EventPayloadError, EventType, ModelRemoved
 from lhl_platform.events.verify import verify_log
-from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
 
 
 def _failure(i: int) -> ExtractionFailed:

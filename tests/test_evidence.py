@@ -15,6 +15,9 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
+from lhl_platform.clause.extraction.engine import extraction_stream
+from lhl_platform.clause.extraction.events import ExtractionEvent, ExtractionFailed
+from lhl_platform.clause.importer import import_outcomes
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
@@ -24,10 +27,7 @@ from lhl_platform.events.integrity import DamagedLogError, read_manifest
 from lhl_platform.events.log import EventLog, StreamWriter, stream_head
 from lhl_platform.events.payloads import EventType
 from lhl_platform.events.verify import verify_home
-from lhl_platform.extraction.engine import extraction_stream
-from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
 from lhl_platform.home import Home
-from lhl_platform.importer import import_outcomes
 from lhl_platform.registry import add_model, list_models
 from orchestration.cli import main
 from tests.helpers import outcome, write_outcomes

@@ -2,11 +2,11 @@
 
 import asyncio
 
+from lhl_platform.clause.extraction.engine import extract_partition, extraction_stream
 from lhl_platform.corpus.demo import load_demo_corpus
 from lhl_platform.corpus.store import save_corpus
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
-from lhl_platform.extraction.engine import extract_partition, extraction_stream
 from lhl_platform.home import Home
 from lhl_platform.providers.base import ModelRequest, ModelResponse
 from lhl_platform.quality.checks import completeness

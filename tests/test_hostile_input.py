@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
+from lhl_platform.clause.extraction.task import ExtractTask
 from lhl_platform.domain.redaction import MASK, install_log_redaction, redact, register_secret
 from lhl_platform.events.integrity import HASH_CACHE, HashCache
-from lhl_platform.extraction.task import ExtractTask
 from lhl_platform.providers.base import ModelRequest, ModelResponse, safe_complete
 from orchestration.cli import main
 from orchestration.ui_guard import LoopbackGuard, allowed_hosts

@@ -18,16 +18,15 @@ LAYERS: list[set[str]] = [
     {"home"},  # the home folder
     {"corpus", "providers", "progress"},  # corpora; the model protocol, LLM providers, the offline adapter
     {"calls"},  # the one call engine: ledger, unit loop, single-call stages, batch
-    {"extraction"},  # the clause suite's extraction (task, prompts, engine, offline extractors)
-    {"judging"},  # the clause suite's judge (task, prompt, engine, offline judges, agreement)
-    {"debate"},  # the typed debate
+    {"judging"},  # the judging engine (task, prompt, verdict parsing, offline judges, agreement)
     {"factory"},  # builds any model; suites register their offline models with it
     {"registry"},
-    {"warehouse", "importer", "monitoring", "audit", "estimate"},
+    {"warehouse", "monitoring"},
     {"quality", "judges"},
     {"suites"},  # the suite contract and the registered suites
     {"report"},  # the clause report and the generic suite report
-    {"clause", "lexflip", "scrub", "insufficiency"},  # the suites, each in its own package; none imports another
+    {"clause", "lexflip", "scrub", "insufficiency"},  # the suites, each in its own package (the clause suite's
+    # extraction, judge partition, debate, audit, dry run and importer in clause/); none imports another
     {"review"},  # the review of the suites' gold (sheets, decisions, gold versions)
     {"catalog", "catalog_commands"},  # the application assembled: every suite registered; its commands declared
 ]

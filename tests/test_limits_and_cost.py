@@ -115,8 +115,8 @@ def test_params_refuse_credentials():
 
 
 def test_dry_run_shows_interactive_and_batch_cost_side_by_side(tmp_path, capsys):
-    from lhl_platform.estimate import estimate_audit
-    from lhl_platform.extraction.prompts import extraction_messages
+    from lhl_platform.clause.estimate import estimate_audit
+    from lhl_platform.clause.extraction.prompts import extraction_messages
     from lhl_platform.providers.base import approx_tokens
 
     home = str(tmp_path)
@@ -128,7 +128,7 @@ def test_dry_run_shows_interactive_and_batch_cost_side_by_side(tmp_path, capsys)
     assert main(["--home", home, "audit", "--models", "claude", "--dry-run"]) == 0
     out = capsys.readouterr().out
     h = Home.resolve(home)
-    from lhl_platform.audit import select_contracts
+    from lhl_platform.clause.audit import select_contracts
 
     (row,) = estimate_audit(h, ["claude"], [1], select_contracts(h))
     instructions = approx_tokens(extraction_messages("", CLAUSE_TYPES)[0].content)

@@ -10,10 +10,10 @@ import time
 
 import pytest
 
+from lhl_platform.clause.extraction.prompts import extraction_messages
+from lhl_platform.clause.extraction.task import ExtractTask
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
-from lhl_platform.extraction.prompts import extraction_messages
-from lhl_platform.extraction.task import ExtractTask
 from lhl_platform.factory import build_model
 from lhl_platform.providers.base import FinishReason, ModelRequest
 from lhl_platform.providers.llm.credentials import CredentialError

@@ -1,8 +1,8 @@
+from lhl_platform.clause.extraction.lexical import extract_clauses
+from lhl_platform.clause.extraction.task import ExtractTask
 from lhl_platform.corpus.demo import load_demo_corpus
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.edits import errors as perturb
-from lhl_platform.extraction.lexical import extract_clauses
-from lhl_platform.extraction.task import ExtractTask
 
 
 def _lexical(text):

@@ -16,10 +16,10 @@ import pytest
 from genai_prices import Usage as TableUsage
 from genai_prices import calc_price
 
+from lhl_platform.clause.extraction.engine import extraction_stream
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.events.payloads import EventType, ModelCall
-from lhl_platform.extraction.engine import extraction_stream
 from lhl_platform.home import Home
 from lhl_platform.providers.prices import table_rates, table_version
 from lhl_platform.registry import REGISTRY_STREAM

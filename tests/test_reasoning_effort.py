@@ -6,9 +6,9 @@ import asyncio
 import pytest
 from pydantic import ValidationError
 
+from lhl_platform.clause.extraction.task import ExtractTask
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.params import THINKING_BUDGET_TOKENS, ModelParams
-from lhl_platform.extraction.task import ExtractTask
 from lhl_platform.factory import build_model
 from lhl_platform.providers.base import Message, ModelRequest
 from lhl_platform.providers.llm.gemini import thinking_config

@@ -279,8 +279,8 @@ def test_judge_validation_status_shows_when_present(demo_home):
 
 
 def test_missing_rows_are_attributed_to_contracts(tmp_path):
+    from lhl_platform.clause.importer import import_outcomes
     from lhl_platform.domain.taxonomy import CLAUSE_TYPES
-    from lhl_platform.importer import import_outcomes
     from lhl_platform.report.build import build_report
     from lhl_platform.report.html import render_html
     from tests.helpers import outcome, write_outcomes

@@ -9,10 +9,10 @@ import subprocess
 import sys
 import time
 
+from lhl_platform.clause.extraction.engine import COMMIT_SECONDS, MAX_UNCOMMITTED, extraction_stream
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.events.payloads import ModelCall
-from lhl_platform.extraction.engine import COMMIT_SECONDS, MAX_UNCOMMITTED, extraction_stream
 from lhl_platform.home import Home
 from orchestration.cli import main
 from tests.fakes import Reply, ScriptedServer

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from lhl_platform.extraction.task import ExtractTask
+from lhl_platform.clause.extraction.task import ExtractTask
 from lhl_platform.providers.base import ModelRequest
 from lhl_platform.providers.offline.adapter import OfflineModel
 from lhl_platform.scrub.categories import CATEGORY_KEYS

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from lhl_platform.clause.extraction.events import ExtractionEvent, ExtractionFailed
 from lhl_platform.events.log import EventLog
 from lhl_platform.events.store import CATALOG_URL_ENV, EVENTS_URL_ENV, FOLDER
 from lhl_platform.events.store_objects import FETCHERS_ENV, READ_TIMEOUT_ENV
 from lhl_platform.events.verify import verify_log
-from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
 from orchestration.cli import main
 from tests.shared_store_support import BUCKET, FaultyProxy, free_port, new_store, s3  # noqa: F401  (a fixture)
 from tests.test_publish import postgres  # noqa: F401  (the module-scoped PostgreSQL server fixture)
@@ -93,7 +93,7 @@ RACER = textwrap.dedent("""
     import sys
     from pathlib import Path
     from lhl_platform.events.log import EventLog
-    from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
+    from lhl_platform.clause.extraction.events import ExtractionEvent, ExtractionFailed
 
     import time
     home, who, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])

@@ -15,11 +15,11 @@ from dataclasses import replace
 
 import pytest
 
+from lhl_platform.clause.extraction.engine import COMMIT_SECONDS, MAX_UNCOMMITTED, extraction_stream
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.events.log import EventLog
 from lhl_platform.events.payloads import ModelCall
 from lhl_platform.events.verify import verify_log
-from lhl_platform.extraction.engine import COMMIT_SECONDS, MAX_UNCOMMITTED, extraction_stream
 from lhl_platform.home import Home
 from orchestration.cli import main
 from tests.fakes import ScriptedServer

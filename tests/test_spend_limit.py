@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from lhl_platform.audit import select_contracts
 from lhl_platform.calls.budget import LIMIT_EXIT_CODE, LIMIT_REACHED, SPENDING_STREAM, LimitStopped, SpendLimit
+from lhl_platform.clause.audit import select_contracts
+from lhl_platform.clause.extraction.prompts import extraction_messages
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.domain.models import Contract
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.events.payloads import EventType, ModelCall
-from lhl_platform.extraction.prompts import extraction_messages
 from lhl_platform.home import Home
 from lhl_platform.insufficiency.selfbuilt import self_built_items
 from orchestration.cli import main

@@ -21,10 +21,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from lhl_platform.clause.importer import import_outcomes
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
-from lhl_platform.importer import import_outcomes
 from lhl_platform.report.build import build_report
 from lhl_platform.report.render import report_json
 from lhl_platform.warehouse.build import build_warehouse, memory_warehouse, read_warehouse

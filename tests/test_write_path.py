@@ -11,6 +11,11 @@ from typing import Any
 
 import pytest
 
+from lhl_platform.clause.extraction import engine
+from lhl_platform.clause.extraction.engine import MAX_UNCOMMITTED, extract_partition, extraction_stream
+from lhl_platform.clause.extraction.events import ExtractionEvent, ExtractionFailed
+from lhl_platform.clause.extraction.prompts import extraction_messages
+from lhl_platform.clause.extraction.task import ExtractTask
 from lhl_platform.domain.models import Contract, ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.events.checkpoint import Checkpoint
@@ -18,11 +23,6 @@ from lhl_platform.events.integrity import MANIFEST_LOG, DamagedLogError, read_ma
 from lhl_platform.events.log import EventLog, StreamWriter
 from lhl_platform.events.model import canonical_json, sha256_hex
 from lhl_platform.events.verify import verify_log
-from lhl_platform.extraction import engine
-from lhl_platform.extraction.engine import MAX_UNCOMMITTED, extract_partition, extraction_stream
-from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed
-from lhl_platform.extraction.prompts import extraction_messages
-from lhl_platform.extraction.task import ExtractTask
 from lhl_platform.progress import ProgressBar, Tick
 from lhl_platform.providers.base import ModelRequest, ModelResponse, Usage
 
@@ -331,8 +331,8 @@ def test_the_writer_thread_stamps_events_it_builds_and_they_verify(tmp_path):
 
 @pytest.mark.parametrize("quotes", [(), ("plain",), ("é \u2028 \"q\" \\ \n\t\x00", "two 😀")])
 def test_an_instance_built_on_the_hot_path_is_stored_as_the_canonical_json_of_the_validated_record(quotes):
+    from lhl_platform.clause.extraction.events import ExtractionRecorded
     from lhl_platform.events.encoding import encode_payload
-    from lhl_platform.extraction.events import ExtractionRecorded
 
     values = {"clause_type": "Governing Law", "model": "m-1.x", "run": 3, "contract_id": "Acme \"Co\" é.pdf",
               "present": bool(quotes), "quotes": quotes, "corpus_id": "53da595597bee727", "request_key": "k" * 64}

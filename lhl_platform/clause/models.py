@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
+from lhl_platform.clause.extraction import lexical, simulated
+from lhl_platform.clause.extraction.task import ExtractTask
 from lhl_platform.domain.models import Verdict, VerdictLabel
-from lhl_platform.extraction import lexical, simulated
-from lhl_platform.extraction.task import ExtractTask
 from lhl_platform.factory import BuildContext, OfflineBuilder, OfflineEntry, ProviderError
 from lhl_platform.judging import overlap, rubric
 from lhl_platform.judging.task import JudgeOutput, JudgeTask, ScoreOutput, ScoreTask

@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from lhl_platform.domain.taxonomy import canonical_clause_type
 from lhl_platform.jsonl import describe, json_problem
-from lhl_platform.judging.engine import parse_verdict
 from lhl_platform.judging.prompts import judge_request
+from lhl_platform.judging.verdict import parse_verdict
 from lhl_platform.providers.base import ChatModel, safe_complete
 
 

@@ -32,9 +32,9 @@ from lhl_platform.events.log import EventLog, StreamWriter
 from lhl_platform.events.payloads import ModelCall
 from lhl_platform.factory import build_model
 from lhl_platform.home import Home
-from lhl_platform.judging.engine import verdict_of
 from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_request, score_request
 from lhl_platform.judging.task import ScoreOutput
+from lhl_platform.judging.verdict import verdict_of
 from lhl_platform.lexflip.events import JudgeValidated, JudgeValidationItem, JudgeValidationScore, ValidationEvent
 from lhl_platform.lexflip.heldout import HELDOUT_FAMILIES, heldout_set
 from lhl_platform.lexflip.items import DEFAULT_PER_KIND, IN_SAMPLE, SuiteItem, build_suite

@@ -48,7 +48,7 @@ class BatchConfig(StageConfig):
         it executes), the same for every suite."""
         if self.batch is not None:
             return self.batch
-        from lhl_platform.audit import batch_requested  # the one reading of LHL_AUDIT_BATCH
+        from lhl_platform.calls.batch_switch import batch_requested  # the one reading of LHL_AUDIT_BATCH
 
         return batch_requested()
 

@@ -53,7 +53,7 @@ def _audit_corpus(args: argparse.Namespace, home: Home, suite: Suite, models: li
                   limit_usd: float | None) -> int:
     """A partition job that audits the active corpus (the clause suite's): the corpus assets first when they lag
     it, each model's registered audit settings, re-judging, and an estimate of its extraction and judge calls."""
-    from lhl_platform.audit import select_contracts
+    from lhl_platform.clause.audit import select_contracts
     from lhl_platform.clause.stages import partition_settings
     from lhl_platform.factory import build_model
     from lhl_platform.registry import get_judge, get_model
@@ -226,7 +226,7 @@ def own_alerts(suite_name: str) -> contextlib.AbstractContextManager[None]:
 def _batch_mode(on: bool) -> Iterator[None]:
     """`--batch`: the partition runs executed here send LLM requests through the providers' batch APIs (their
     run config's `batch` left open, the extractions asset reads LHL_AUDIT_BATCH)."""
-    from lhl_platform.audit import BATCH_ENV
+    from lhl_platform.calls.batch_switch import BATCH_ENV
 
     if not on:
         yield
@@ -244,8 +244,8 @@ def _batch_mode(on: bool) -> Iterator[None]:
 
 def _rejudge_lines(home: Home, models: list[str], runs: list[int], contracts: list[Contract]) -> list[str]:
     """What re-judging does per partition: which are only judged, and what they leave unextracted."""
+    from lhl_platform.clause.estimate import recorded_contracts
     from lhl_platform.clause.stages import has_extractions
-    from lhl_platform.estimate import recorded_contracts
 
     lines = []
     for model in models:
@@ -264,7 +264,7 @@ def _rejudge_lines(home: Home, models: list[str], runs: list[int], contracts: li
 
 def _print_estimate(home: Home, models: list[str], runs: list[int], contracts: list[Contract], judge: str,
                     rejudge: bool = False) -> int:
-    from lhl_platform.estimate import estimate_audit
+    from lhl_platform.clause.estimate import estimate_audit
 
     rows = estimate_audit(home, models, runs, contracts, judge, rejudge=rejudge)
     print(f"Dry run: {len(contracts)} contracts x {len(runs)} run(s); nothing is called. Tokens are estimates "

@@ -44,7 +44,7 @@ def cmd_subset_create(args: argparse.Namespace, home: Home) -> int:
 
 
 def cmd_import(args: argparse.Namespace, home: Home) -> int:
-    from lhl_platform.importer import import_outcomes
+    from lhl_platform.clause.importer import import_outcomes
     from lhl_platform.warehouse.build import build_warehouse
 
     listed = _listed_ids(Path(args.contracts)) if args.contracts else None

@@ -70,10 +70,10 @@ def baselines(home: Home, backbone: str, runs: Sequence[int], contract_ids: set[
               corpus_id: str) -> dict[int, set[tuple[str, str]]]:
     """Per run, the (contract, clause type) instances of these contracts the backbone has an extraction of in the
     corpus: a debate decides these and only these."""
-    from lhl_platform.judging.engine import recorded_extractions
+    from lhl_platform.clause.judging import recorded_extractions
 
     streams = set(home.events.streams())
-    from lhl_platform.extraction.engine import extraction_stream
+    from lhl_platform.clause.extraction.engine import extraction_stream
 
     return {run: {(x.contract_id, x.clause_type) for x in recorded_extractions(home.events, backbone, run)
                   if x.corpus_id == corpus_id and x.contract_id in contract_ids}
@@ -109,10 +109,10 @@ def _signed(value: float | None) -> str:
 
 
 def _print_estimate(home: Home, backbone: str, runs: list[int], subset: str, config: str, judge: str | None) -> int:
-    from lhl_platform.audit import resolve
-    from lhl_platform.debate.calibration import latest_calibration
-    from lhl_platform.debate.config import GENERIC
-    from lhl_platform.debate.estimate import EXPECTED_CALLS, MAX_CALLS, estimate_debate
+    from lhl_platform.clause.audit import resolve
+    from lhl_platform.clause.debate.calibration import latest_calibration
+    from lhl_platform.clause.debate.config import GENERIC
+    from lhl_platform.clause.debate.estimate import EXPECTED_CALLS, MAX_CALLS, estimate_debate
     from lhl_platform.registry import get_judge, primary_judge
 
     inputs = resolve(home, backbone, subset=subset)
@@ -144,7 +144,7 @@ def _print_estimate(home: Home, backbone: str, runs: list[int], subset: str, con
 
 
 def cmd_debate(args: argparse.Namespace, home: Home) -> int:
-    from lhl_platform.audit import select_contracts
+    from lhl_platform.clause.audit import select_contracts
     from lhl_platform.corpus.store import active_corpus_id
     from lhl_platform.factory import build_model
     from lhl_platform.registry import get_judge, get_model, primary_judge

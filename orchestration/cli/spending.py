@@ -99,7 +99,7 @@ def limited(home: Home, limit_usd: float | None, scope: str, work: Callable[[], 
 def extraction_calls_left(home: Home, models: Iterable[str], runs: Iterable[int], contract_ids: set[str]) -> int:
     """The extraction calls a clause audit still has to make: the selected contracts each partition has not
     recorded."""
-    from lhl_platform.estimate import recorded_contracts
+    from lhl_platform.clause.estimate import recorded_contracts
 
     return sum(len(contract_ids - recorded_contracts(home, m, r)) for m in models for r in runs)
 

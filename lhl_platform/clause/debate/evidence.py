@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from lhl_platform.extraction.lexical import CUES, THRESHOLD, extract_clauses, sentences
-from lhl_platform.extraction.task import ExtractTask
+from lhl_platform.clause.extraction.lexical import CUES, THRESHOLD, extract_clauses, sentences
+from lhl_platform.clause.extraction.task import ExtractTask
 from lhl_platform.lexicon import condition_markers
 
 MIN_COVERAGE = 0.5  # share of a quote's words that must align for the quote to count as located

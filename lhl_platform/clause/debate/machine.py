@@ -27,9 +27,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from lhl_platform.calls.ledger import CallLedger, Recorder, Unusable, Who
-from lhl_platform.debate import events as ev
-from lhl_platform.debate.config import DebateConfig, GatePolicy
-from lhl_platform.debate.events import (
+from lhl_platform.clause.debate import events as ev
+from lhl_platform.clause.debate.config import DebateConfig, GatePolicy
+from lhl_platform.clause.debate.events import (
     DebateEventType,
     DebateGate,
     DebateOutcome,
@@ -39,9 +39,9 @@ from lhl_platform.debate.events import (
     InstanceRef,
     RouteDecision,
 )
-from lhl_platform.debate.evidence import is_verbatim, squash
-from lhl_platform.debate.prompts import DEBATE_PROMPT_VERSION, challenges_for, definition_text, role_messages
-from lhl_platform.debate.roles import (
+from lhl_platform.clause.debate.evidence import is_verbatim, squash
+from lhl_platform.clause.debate.prompts import DEBATE_PROMPT_VERSION, challenges_for, definition_text, role_messages
+from lhl_platform.clause.debate.roles import (
     ArbiterAssessment,
     ArbiterOutput,
     ArbiterTask,
@@ -60,7 +60,7 @@ from lhl_platform.debate.roles import (
     VerifierReport,
     VerifierTask,
 )
-from lhl_platform.debate.types import Position, Role, Route
+from lhl_platform.clause.debate.types import Position, Role, Route
 from lhl_platform.domain.models import Contract, Extraction
 from lhl_platform.domain.taxonomy import category_of
 from lhl_platform.events.payloads import ModelCall

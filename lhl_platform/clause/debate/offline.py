@@ -43,9 +43,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lhl_platform.debate.config import Emphasis
-from lhl_platform.debate.evidence import PARTIAL_FIT, cue_fit, is_verbatim, locate, search
-from lhl_platform.debate.roles import (
+from lhl_platform.clause.debate.config import Emphasis
+from lhl_platform.clause.debate.evidence import PARTIAL_FIT, cue_fit, is_verbatim, locate, search
+from lhl_platform.clause.debate.roles import (
     ArbiterOutput,
     ArbiterTask,
     ChallengeFinding,
@@ -61,7 +61,7 @@ from lhl_platform.debate.roles import (
     VerifierOutput,
     VerifierTask,
 )
-from lhl_platform.debate.types import ChallengeKind, Position, Role
+from lhl_platform.clause.debate.types import ChallengeKind, Position, Role
 from lhl_platform.lexicon import (
     condition_markers,
     content,

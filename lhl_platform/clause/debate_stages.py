@@ -6,23 +6,23 @@ from __future__ import annotations
 
 import asyncio
 
-from lhl_platform.audit import resolve
-from lhl_platform.corpus.store import load_corpus
-from lhl_platform.debate.calibration import calibrated_config, calibration_from_rows
-from lhl_platform.debate.config import GENERIC, DebateConfig
-from lhl_platform.debate.engine import DebateSummary, debate_stream, run_debate_partition
-from lhl_platform.debate.events import DebateCalibration
-from lhl_platform.debate.offline import OfflineDebateModel
-from lhl_platform.debate.verdicts import (
+from lhl_platform.clause.audit import resolve
+from lhl_platform.clause.debate.calibration import calibrated_config, calibration_from_rows
+from lhl_platform.clause.debate.config import GENERIC, DebateConfig
+from lhl_platform.clause.debate.engine import DebateSummary, debate_stream, run_debate_partition
+from lhl_platform.clause.debate.events import DebateCalibration
+from lhl_platform.clause.debate.offline import OfflineDebateModel
+from lhl_platform.clause.debate.verdicts import (
     DebateJudgeSummary,
     baseline_verdicts,
     current_outcomes,
     judge_debate_partition,
 )
+from lhl_platform.clause.judging import recorded_extractions
+from lhl_platform.corpus.store import load_corpus
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.factory import build_model
 from lhl_platform.home import Home
-from lhl_platform.judging.engine import recorded_extractions
 from lhl_platform.progress import Progress
 from lhl_platform.providers.base import ChatModel
 from lhl_platform.registry import get_model, primary_judge

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lhl_platform.extraction.definitions import DEFINITIONS, NOTES
+from lhl_platform.clause.extraction.definitions import DEFINITIONS, NOTES
 from lhl_platform.providers.base import Message
 
 EXTRACT_PROMPT_VERSION = "extract-v1"

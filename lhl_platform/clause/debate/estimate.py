@@ -19,11 +19,11 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
-from lhl_platform.debate import events as ev
-from lhl_platform.debate.config import DebateConfig
-from lhl_platform.debate.engine import debate_stream
-from lhl_platform.debate.prompts import definition_text, role_messages
-from lhl_platform.debate.roles import VerifierTask
+from lhl_platform.clause.debate import events as ev
+from lhl_platform.clause.debate.config import DebateConfig
+from lhl_platform.clause.debate.engine import debate_stream
+from lhl_platform.clause.debate.prompts import definition_text, role_messages
+from lhl_platform.clause.debate.roles import VerifierTask
 from lhl_platform.domain.models import Contract, ModelSpec, OracleRow
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, category_of
 from lhl_platform.events.log import EventLog

@@ -19,9 +19,9 @@ from typing import Any
 
 from lhl_platform.calls.ledger import Answer, Who
 from lhl_platform.calls.partition import run_partition
-from lhl_platform.debate import events as ev
-from lhl_platform.debate.engine import current_streams, read_outcomes
-from lhl_platform.debate.events import (
+from lhl_platform.clause.debate import events as ev
+from lhl_platform.clause.debate.engine import current_streams, read_outcomes
+from lhl_platform.clause.debate.events import (
     DebateEventType,
     DebateOutcome,
     DebateVerdict,
@@ -29,12 +29,13 @@ from lhl_platform.debate.events import (
     InstanceRef,
     system_name,
 )
+from lhl_platform.clause.judging import COMMIT, verdict_stream
 from lhl_platform.domain.models import ModelSpec, OracleRow, Verdict, VerdictLabel
 from lhl_platform.events.log import EventLog, StreamWriter
 from lhl_platform.events.payloads import ModelCall
-from lhl_platform.judging.engine import COMMIT, verdict_of, verdict_stream
 from lhl_platform.judging.events import VerdictEvent, VerdictRecorded
 from lhl_platform.judging.prompts import judge_request
+from lhl_platform.judging.verdict import verdict_of
 from lhl_platform.progress import CallTally, Progress
 from lhl_platform.providers.base import ChatModel, ModelRequest
 

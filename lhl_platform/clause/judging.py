@@ -13,21 +13,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
-from lhl_platform.calls.ledger import Answer, Unusable, Who
+from lhl_platform.calls.ledger import Answer, Who
 from lhl_platform.calls.partition import run_partition
 from lhl_platform.calls.policy import CommitPolicy
-from lhl_platform.domain.models import MismatchType, ModelSpec, OracleRow, Verdict, VerdictLabel
+from lhl_platform.clause.extraction.engine import extraction_stream
+from lhl_platform.clause.extraction.events import ExtractionEvent, ExtractionRecorded
+from lhl_platform.domain.models import ModelSpec, OracleRow, Verdict, VerdictLabel
 from lhl_platform.events.log import EventLog, StreamWriter
 from lhl_platform.events.payloads import ModelCall
-from lhl_platform.extraction.engine import extraction_stream
-from lhl_platform.extraction.events import ExtractionEvent, ExtractionRecorded
 from lhl_platform.judging.events import VerdictEvent, VerdictFailed, VerdictRecorded
 from lhl_platform.judging.prompts import judge_request
-from lhl_platform.judging.task import JudgeOutput
+from lhl_platform.judging.verdict import verdict_of
 from lhl_platform.progress import CallTally, Progress
-from lhl_platform.providers.base import ChatModel, ModelRequest, ModelResponse
+from lhl_platform.providers.base import ChatModel, ModelRequest
 
 STAGE = "judge"
 COMMIT = CommitPolicy(units=64)
@@ -59,26 +57,6 @@ class JudgeSummary(CallTally):
 def recorded_extractions(log: EventLog, model: str, run: int) -> list[ExtractionRecorded]:
     return [e.data_as(ExtractionRecorded) for e in log.read(extraction_stream(model, run))
             if e.type == ExtractionEvent.RECORDED]
-
-
-def verdict_of(content: dict[str, Any] | None) -> Verdict:
-    """A judge's answer as a verdict, or Unusable."""
-    try:
-        out = JudgeOutput.model_validate(content or {})
-        return Verdict(verdict=VerdictLabel(out.verdict), mismatch_type=MismatchType(out.mismatch_type),
-                       reason=out.reason)
-    except ValidationError as exc:
-        raise Unusable(f"unparseable verdict: {exc.errors()[0]['msg']}") from None
-
-
-def parse_verdict(response: ModelResponse) -> tuple[Verdict | None, str]:
-    """A response's verdict, or None and why there is none."""
-    if response.error:
-        return None, response.error
-    try:
-        return verdict_of(response.content), ""
-    except Unusable as exc:
-        return None, exc.reason
 
 
 @dataclass

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lhl_platform.extraction.task import ClauseAnswer, ExtractionOutput, ExtractTask
+from lhl_platform.clause.extraction.task import ClauseAnswer, ExtractionOutput, ExtractTask
 
 NAME = "lexical"
 VERSION = "lexical-v1"

@@ -14,9 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from lhl_platform.debate.config import Emphasis
-from lhl_platform.debate.events import DebateTurn
-from lhl_platform.debate.types import ChallengeKind, Position, Role
+from lhl_platform.clause.debate.config import Emphasis
+from lhl_platform.clause.debate.events import DebateTurn
+from lhl_platform.clause.debate.types import ChallengeKind, Position, Role
 from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.domain.taxonomy import Category
 from lhl_platform.providers.base import Task

@@ -12,9 +12,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from lhl_platform.debate import events as ev
-from lhl_platform.debate.config import DebateConfig, calibrate, profile_from_rows
-from lhl_platform.debate.events import DebateCalibration, DebateEventType
+from lhl_platform.clause.debate import events as ev
+from lhl_platform.clause.debate.config import DebateConfig, calibrate, profile_from_rows
+from lhl_platform.clause.debate.events import DebateCalibration, DebateEventType
 from lhl_platform.events.log import EventLog
 
 

@@ -13,11 +13,11 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
+from lhl_platform.clause.extraction.events import ExtractionEvent, OutcomeImported
 from lhl_platform.corpus.store import active_corpus_id, corpus_folder, ingested_corpora
 from lhl_platform.corpus.subsets import get_subset
 from lhl_platform.domain.models import MismatchType, VerdictLabel
 from lhl_platform.events.payloads import AuditScope, EventType
-from lhl_platform.extraction.events import ExtractionEvent, OutcomeImported
 from lhl_platform.home import Home
 
 REQUIRED = ("model", "run", "contract_id", "clause_type", "gt_present", "predicted_present", "verdict",

@@ -8,8 +8,8 @@ request key and every debate event.
 
 from __future__ import annotations
 
-from lhl_platform.debate.config import CategoryCalibration, Direction, Emphasis
-from lhl_platform.debate.roles import (
+from lhl_platform.clause.debate.config import CategoryCalibration, Direction, Emphasis
+from lhl_platform.clause.debate.roles import (
     ArbiterTask,
     Candidate,
     Challenge,
@@ -20,9 +20,9 @@ from lhl_platform.debate.roles import (
     TranscriptEntry,
     VerifierTask,
 )
-from lhl_platform.debate.types import ChallengeKind
+from lhl_platform.clause.debate.types import ChallengeKind
+from lhl_platform.clause.extraction.definitions import DEFINITIONS, NOTES
 from lhl_platform.domain.taxonomy import Category
-from lhl_platform.extraction.definitions import DEFINITIONS, NOTES
 from lhl_platform.providers.base import Message
 
 DEBATE_PROMPT_VERSION = "debate-v1"

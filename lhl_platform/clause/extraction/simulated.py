@@ -25,11 +25,11 @@ from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lhl_platform.clause.extraction.lexical import sentences
+from lhl_platform.clause.extraction.task import ClauseAnswer, ExtractionOutput, ExtractTask
 from lhl_platform.domain.models import MismatchType, OracleRow
 from lhl_platform.domain.taxonomy import CATEGORY_OF, Category
 from lhl_platform.edits import errors as perturb
-from lhl_platform.extraction.lexical import sentences
-from lhl_platform.extraction.task import ClauseAnswer, ExtractionOutput, ExtractTask
 
 NAME = "simulated"
 VERSION = "simulated-v1"

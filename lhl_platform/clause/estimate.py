@@ -21,14 +21,14 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from lhl_platform.clause.extraction.engine import extraction_stream, instance_key
+from lhl_platform.clause.extraction.events import ExtractionEvent, ExtractionRecorded
+from lhl_platform.clause.extraction.prompts import extraction_messages
+from lhl_platform.clause.judging import verdict_key, verdict_stream
 from lhl_platform.corpus.store import load_corpus
 from lhl_platform.domain.models import Contract
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
-from lhl_platform.extraction.engine import extraction_stream, instance_key
-from lhl_platform.extraction.events import ExtractionEvent, ExtractionRecorded
-from lhl_platform.extraction.prompts import extraction_messages
 from lhl_platform.home import Home
-from lhl_platform.judging.engine import verdict_key, verdict_stream
 from lhl_platform.judging.prompts import judge_messages
 from lhl_platform.progress import cost_usd
 from lhl_platform.providers.base import approx_tokens

@@ -7,23 +7,20 @@ and passes those values down; nothing below reads the registry or the corpus aga
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lhl_platform.clause.extraction.engine import PartitionSummary, extract_partition
+from lhl_platform.clause.judging import JudgeSummary, judge_partition
 from lhl_platform.corpus.cuad import Corpus
 from lhl_platform.corpus.store import active_corpus_id, load_corpus
 from lhl_platform.corpus.subsets import get_subset
 from lhl_platform.domain.models import Contract, ModelSpec
-from lhl_platform.extraction.engine import PartitionSummary, extract_partition
 from lhl_platform.factory import build_model
 from lhl_platform.home import Home
-from lhl_platform.judging.engine import JudgeSummary, judge_partition
 from lhl_platform.progress import Progress
 from lhl_platform.providers.llm.base import LlmModel
 from lhl_platform.registry import get_model
-
-BATCH_ENV = "LHL_AUDIT_BATCH"
 
 
 @dataclass(frozen=True)
@@ -71,12 +68,6 @@ def run_extraction(home: Home, inputs: Resolved, run: int, progress: Progress | 
     return asyncio.run(extract_partition(home.events, inputs.spec, run, inputs.corpus_id, inputs.contracts, chat,
                                          concurrency=inputs.spec.params.concurrency, progress=progress,
                                          batch=batch and isinstance(chat, LlmModel), status=status))
-
-
-def batch_requested() -> bool:
-    """Whether partitions should use the providers' batch APIs when their run config does not say:
-    `LHL_AUDIT_BATCH=1` (what `lhl audit --batch` sets for the runs it executes)."""
-    return os.environ.get(BATCH_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
 def run_judging(home: Home, model: str, run: int, judge: ModelSpec, corpus: Corpus,

@@ -20,13 +20,18 @@ from pydantic import ValidationError
 from lhl_platform.calls.ledger import Answer, Unusable, Who
 from lhl_platform.calls.partition import run_partition
 from lhl_platform.calls.policy import COMMIT_SECONDS, CommitPolicy
+from lhl_platform.clause.extraction.events import (
+    ExtractionEvent,
+    ExtractionFailed,
+    ExtractionIncomplete,
+    ExtractionRecorded,
+)
+from lhl_platform.clause.extraction.prompts import EXTRACT_PROMPT_VERSION, extraction_messages
+from lhl_platform.clause.extraction.task import ExtractionOutput, ExtractTask
 from lhl_platform.domain.models import Contract, ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, canonical_clause_type
 from lhl_platform.events.log import EventLog, StreamWriter
 from lhl_platform.events.payloads import AuditScope, EventType, ModelCall
-from lhl_platform.extraction.events import ExtractionEvent, ExtractionFailed, ExtractionIncomplete, ExtractionRecorded
-from lhl_platform.extraction.prompts import EXTRACT_PROMPT_VERSION, extraction_messages
-from lhl_platform.extraction.task import ExtractionOutput, ExtractTask
 from lhl_platform.progress import CallTally, Progress
 from lhl_platform.providers.base import ChatModel, Message, ModelRequest
 

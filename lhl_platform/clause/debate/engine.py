@@ -18,9 +18,9 @@ from pydantic import BaseModel, Field
 from lhl_platform.calls.ledger import recorded_calls
 from lhl_platform.calls.loop import run_units
 from lhl_platform.calls.policy import CommitPolicy, stage_writer
-from lhl_platform.debate import events as ev
-from lhl_platform.debate.config import DebateConfig
-from lhl_platform.debate.events import (
+from lhl_platform.clause.debate import events as ev
+from lhl_platform.clause.debate.config import DebateConfig
+from lhl_platform.clause.debate.events import (
     DebateEventType,
     DebateFailed,
     DebateOutcome,
@@ -30,8 +30,8 @@ from lhl_platform.debate.events import (
     config_kind,
     system_name,
 )
-from lhl_platform.debate.machine import DebateError, RoleCaller, debate_instance
-from lhl_platform.debate.prompts import DEBATE_PROMPT_VERSION
+from lhl_platform.clause.debate.machine import DebateError, RoleCaller, debate_instance
+from lhl_platform.clause.debate.prompts import DEBATE_PROMPT_VERSION
 from lhl_platform.domain.models import Contract, Extraction
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES, canonical_clause_type
 from lhl_platform.events.kinds import payload_of

@@ -30,8 +30,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from lhl_platform.debate.config import DebateConfig, MeasuredProfile
-from lhl_platform.debate.types import Position, Role, Route
+from lhl_platform.clause.debate.config import DebateConfig, MeasuredProfile
+from lhl_platform.clause.debate.types import Position, Role, Route
 from lhl_platform.domain.models import MismatchType, Usage, VerdictLabel
 from lhl_platform.domain.taxonomy import Category
 from lhl_platform.events.kinds import register_events
