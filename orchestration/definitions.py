@@ -13,6 +13,7 @@ from assets.suites import suite_definitions
 from lhl_platform.registries import active
 from lhl_platform.suites import suites
 from orchestration.automation import SCHEDULES, SENSORS
+from orchestration.metrics_volume import metrics_job_tags
 from orchestration.runs import METRICS_JOB
 from resources import LhlHome
 
@@ -29,7 +30,7 @@ def build_definitions() -> Definitions:
     """The code location for the suites registered now."""
     sql = build_sql_assets()
     metrics_job = define_asset_job(
-        METRICS_JOB, selection=_metrics_selection(sql), executor_def=in_process_executor,
+        METRICS_JOB, selection=_metrics_selection(sql), executor_def=in_process_executor, tags=metrics_job_tags(),
         description="Rebuild the SQL models (cross-model marts), run the outcome checks and the drift comparison.")
     platform = Definitions(assets=[sql], jobs=[metrics_job], schedules=SCHEDULES, sensors=SENSORS,
                            resources={"lhl": LhlHome()})

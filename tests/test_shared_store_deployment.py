@@ -30,7 +30,7 @@ def _parse(doc: dict):
 def test_every_manifest_is_a_valid_kubernetes_object_and_a_typo_is_caught():
     pytest.importorskip("dagster_k8s", reason="the production extra (dagster-k8s) is not installed")
     docs = _documents()
-    assert sorted(d["kind"] for d in docs) == sorted(["ServiceAccount", "Role", "RoleBinding",
+    assert sorted(d["kind"] for d in docs) == sorted(["ServiceAccount", "Role", "RoleBinding", "PersistentVolumeClaim",
                                                       "PersistentVolumeClaim", "Deployment", "Deployment", "Service"])
     for doc in docs:
         _parse(doc)
@@ -71,3 +71,68 @@ def test_the_daemon_and_webserver_get_the_run_pods_store_settings_and_no_pod_sha
             assert home.empty_dir is not None and home.persistent_volume_claim is None
     # The run pods: local scratch only.
     assert [v for v in instance["volumes"] if "persistentVolumeClaim" in v or "nfs" in v] == []
+
+
+def _run_pod(tags: dict[str, str]):
+    """The metrics run pod's container and pod spec as dagster-k8s builds them for a run with these tags: the run
+    launcher's settings (dagster.yaml) merged with the run's `dagster-k8s/config` tag, parsed strictly."""
+    import kubernetes.client
+    from dagster_k8s.container_context import K8sContainerContext
+    from dagster_k8s.job import UserDefinedDagsterK8sConfig, get_user_defined_k8s_config
+    from dagster_k8s.models import k8s_model_from_dict
+
+    launcher = yaml.safe_load((PRODUCTION / "dagster.yaml").read_text())["run_launcher"]["config"]
+    context = K8sContainerContext(
+        env_vars=launcher["env_vars"], volume_mounts=launcher["volume_mounts"], volumes=launcher["volumes"],
+        run_k8s_config=UserDefinedDagsterK8sConfig.from_dict(launcher["run_k8s_config"]),
+    ).merge(K8sContainerContext(run_k8s_config=get_user_defined_k8s_config(tags)))
+    config = context.run_k8s_config
+    container = {"name": "dagster", "image": "registry.example/lhl:1", **config.container_config}
+    pod = k8s_model_from_dict(kubernetes.client.V1PodSpec,
+                              {"containers": [container], "restart_policy": "Never", **config.pod_spec_config})
+    return pod.containers[0], pod
+
+
+def test_the_metrics_job_mounts_the_metrics_claim_over_its_homes_cache_only_when_the_deployment_names_it(
+        monkeypatch):
+    pytest.importorskip("dagster_k8s", reason="the production extra (dagster-k8s) is not installed")
+    from orchestration.definitions import build_definitions
+    from orchestration.metrics_volume import METRICS_CLAIM_ENV, metrics_job_tags
+
+    claims = {d["metadata"]["name"]: d for d in _documents() if d["kind"] == "PersistentVolumeClaim"}
+    claim = claims["lhl-metrics-home"]
+    assert claim["spec"]["accessModes"] == ["ReadWriteOnce"]  # one metrics run at a time (the lhl_warehouse pool)
+    launcher = yaml.safe_load((PRODUCTION / "dagster.yaml").read_text())["run_launcher"]["config"]
+    home = dict(v.split("=", 1) for v in launcher["env_vars"])["LHL_HOME"]
+
+    # Not named: no tag, and the pod is the launcher's (the scratch home only).
+    monkeypatch.delenv(METRICS_CLAIM_ENV, raising=False)
+    assert metrics_job_tags() == {}
+    container, pod = _run_pod({})
+    assert [(m.name, m.mount_path) for m in container.volume_mounts] == [("lhl-home", home)]
+
+    # Named (the config map lhl-settings, which the daemon's code location reads): the claim's mounts join the
+    # scratch home, over the mirror and the warehouse, each volume and mount path once.
+    env = {METRICS_CLAIM_ENV: "lhl-metrics-home", "LHL_HOME": home}
+    tags = metrics_job_tags(env)
+    container, pod = _run_pod(tags)
+    mounts = {m.mount_path: m for m in container.volume_mounts}
+    assert mounts[home].name == "lhl-home"
+    assert {(path, m.sub_path) for path, m in mounts.items() if path != home} == {
+        (f"{home}/events", "events"), (f"{home}/warehouse", "warehouse")}
+    volumes = {v.name: v for v in pod.volumes}
+    assert len(volumes) == len(pod.volumes) and len(mounts) == len(container.volume_mounts)
+    assert volumes["lhl-home"].empty_dir is not None
+    (kept,) = {mounts[f"{home}/events"].name, mounts[f"{home}/warehouse"].name}
+    assert volumes[kept].persistent_volume_claim.claim_name in claims
+    assert container.resources.limits == {"memory": "4Gi"}  # the launcher's own settings stay
+    # Why DEEP: SHALLOW would replace the launcher's volume lists, unmounting the scratch home.
+    shallow = {k: v.replace('"DEEP"', '"SHALLOW"') for k, v in tags.items()}
+    assert home not in {m.mount_path for m in _run_pod(shallow)[0].volume_mounts}
+
+    # The metrics job of the code location carries the tag exactly when the setting is given.
+    for value, expected in (("lhl-metrics-home", tags), ("", {})):
+        monkeypatch.setenv(METRICS_CLAIM_ENV, value)
+        monkeypatch.setenv("LHL_HOME", home)
+        job_tags = build_definitions().resolve_job_def("metrics").tags
+        assert {k: v for k, v in job_tags.items() if k.startswith("dagster-k8s/")} == expected
