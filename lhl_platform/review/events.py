@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from lhl_platform.events.kinds import register_events
+from lhl_platform.events.payloads import Payload  # the one payload base, the platform's and every suite's
 from lhl_platform.insufficiency.items import MissingElement
 from lhl_platform.scrub.versions import SCRUB_ITEM, SCRUB_SCORED
 
@@ -38,11 +39,7 @@ CHANGES = frozenset({"reject", "pre_existing", "not_required"})
 STREAM = "review"
 
 
-class _Payload(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class DecisionRecorded(_Payload):
+class DecisionRecorded(Payload):
     """One reviewer's decision on one reviewable thing of a gold version's review sheet."""
 
     suite: Suite
@@ -58,7 +55,7 @@ class DecisionRecorded(_Payload):
     file_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
-class GoldVersionMade(_Payload):
+class GoldVersionMade(Payload):
     """A gold version: made from `base_version` by the decisions of the sheets `files`."""
 
     suite: Suite
@@ -73,7 +70,7 @@ class GoldVersionMade(_Payload):
     disagreements: int = Field(ge=0, description="rows the reviewers decided differently (left as they were)")
 
 
-class InsufficiencyGoldAtVersion(_Payload):
+class InsufficiencyGoldAtVersion(Payload):
     """An InsufficiencyBench item in a gold version: `kept` false when a reviewer rejected the variant."""
 
     item_set_id: str
