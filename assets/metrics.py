@@ -100,8 +100,9 @@ def build_sql_assets() -> AssetsDefinition:
 def _figures(con: Any, selected: list[str]) -> dict[str, dict[str, Any]]:
     """The HTML report's figures for the marts they describe, as Markdown images with inline SVG data URIs (the
     UI's Markdown metadata renders `data:` images; nothing is fetched)."""
-    from lhl_platform.report.build import NothingInScope, report_from
-    from lhl_platform.report.figures import FIGURE_MARTS, data_uri, mart_figures
+    from lhl_platform.clause.report.build import NothingInScope, report_from
+    from lhl_platform.clause.report.figures import FIGURE_MARTS, mart_figures
+    from lhl_platform.report.figures import data_uri
 
     if not set(FIGURE_MARTS.values()) & set(selected):
         return {}

@@ -20,11 +20,11 @@ import pytest
 from lhl_platform.clause.extraction.engine import extraction_stream
 from lhl_platform.clause.extraction.events import ExtractionFailed, ExtractionRecorded
 from lhl_platform.clause.judging import verdict_stream
+from lhl_platform.clause.report.build import build_report
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.corpus.store import load_corpus
 from lhl_platform.events.payloads import ModelCall
 from lhl_platform.home import Home
-from lhl_platform.report.build import build_report
 from orchestration.cli import main
 from tests import speed_tmpfs
 from tests.fakes import ProviderFake, key_of

@@ -4,13 +4,13 @@ import shutil
 
 import pytest
 
+from lhl_platform.clause.checks import every_tp_judged, labels_in_domain, no_duplicate_instances
+from lhl_platform.clause.expectations import validate_instance_rows
 from lhl_platform.clause.importer import import_outcomes
 from lhl_platform.domain.models import Usage
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
 from lhl_platform.judging.events import VerdictEvent, VerdictRecorded
-from lhl_platform.quality.checks import every_tp_judged, labels_in_domain, no_duplicate_instances
-from lhl_platform.quality.expectations import validate_instance_rows
 from lhl_platform.warehouse.build import read_warehouse
 from lhl_platform.warehouse.scope import ScopeRequest
 from orchestration.cli import main

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from lhl_platform.clause.importer import import_outcomes
+from lhl_platform.clause.report.compare import NothingToCompare, compare_models
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
-from lhl_platform.report.compare import NothingToCompare, compare_models
 from lhl_platform.warehouse.scope import ScopeRequest
 from orchestration.cli import main
 from tests.helpers import outcome, write_outcomes

@@ -3,9 +3,9 @@
 import pytest
 
 from lhl_platform.clause.importer import import_outcomes
+from lhl_platform.clause.report.build import build_report
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
-from lhl_platform.report.build import build_report
 from tests.helpers import outcome, write_outcomes
 
 

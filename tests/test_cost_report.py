@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from lhl_platform.clause.report.build import build_report
+from lhl_platform.clause.report.render import render_csv, render_text, report_json
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.home import Home
-from lhl_platform.report.build import build_report
-from lhl_platform.report.render import render_csv, render_text, report_json
 from lhl_platform.warehouse.scope import ScopeRequest
 from orchestration.cli import main
 from tests import speed_tmpfs

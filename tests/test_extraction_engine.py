@@ -2,6 +2,7 @@
 
 import asyncio
 
+from lhl_platform.clause.checks import completeness
 from lhl_platform.clause.extraction.engine import extract_partition, extraction_stream
 from lhl_platform.corpus.demo import load_demo_corpus
 from lhl_platform.corpus.store import save_corpus
@@ -9,7 +10,6 @@ from lhl_platform.domain.models import ModelSpec
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
 from lhl_platform.providers.base import ModelRequest, ModelResponse
-from lhl_platform.quality.checks import completeness
 from lhl_platform.warehouse.build import partition_connection
 
 SPEC = ModelSpec(name="scripted", provider="offline", model_id="lexical")

@@ -21,12 +21,12 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from lhl_platform.clause.importer import import_outcomes
+from lhl_platform.clause.report.build import build_report, build_report_with_checks
+from lhl_platform.clause.report.compare import compare_models
 from lhl_platform.corpus.subsets import save_subset
 from lhl_platform.domain.models import Subset
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
-from lhl_platform.report.build import build_report, build_report_with_checks
-from lhl_platform.report.compare import compare_models
 from lhl_platform.warehouse.scope import ScopeRequest, coverage_statement
 from orchestration.cli import main
 from tests.helpers import outcome, write_outcomes

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from lhl_platform.clause.report.publish import read_published
 from lhl_platform.corpus.demo import DEMO_DIR
-from lhl_platform.report.publish import read_published
 from orchestration.cli import main
 
 MODELS = "lexical,sim-omitter"

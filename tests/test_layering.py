@@ -21,12 +21,14 @@ LAYERS: list[set[str]] = [
     {"judging"},  # the judging engine (task, prompt, verdict parsing, offline judges, agreement)
     {"factory"},  # builds any model; suites register their offline models with it
     {"registry"},
-    {"warehouse", "monitoring"},
-    {"quality", "judges"},
+    {"warehouse"},
+    {"quality", "judges"},  # a check's outcome (every suite's checks return one); judge agreement
     {"suites"},  # the suite contract and the registered suites
-    {"report"},  # the clause report and the generic suite report
+    {"report"},  # what every suite's report shares (layout, labels, HTML shell, verdict, cost, figure primitives,
+    # bootstrap helpers, publishing mechanics) and the shared report of a suite's sections; no suite's own report
     {"clause", "lexflip", "scrub", "insufficiency"},  # the suites, each in its own package (the clause suite's
-    # extraction, judge partition, debate, audit, dry run and importer in clause/); none imports another
+    # extraction, judge partition, debate, audit, dry run, importer, checks, drift monitoring and its report in
+    # clause/); none imports another
     {"review"},  # the review of the suites' gold (sheets, decisions, gold versions)
     {"catalog", "catalog_commands"},  # the application assembled: every suite registered; its commands declared
 ]

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from lhl_platform.clause.report.build import build_report
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.domain.models import ModelSpec, Price
 from lhl_platform.domain.params import ModelParams
@@ -15,7 +16,6 @@ from lhl_platform.home import Home
 from lhl_platform.progress import cost_usd
 from lhl_platform.providers.llm.base import retry_after_seconds
 from lhl_platform.providers.llm.limits import CircuitBreaker, TokenBucket, backoff_delay
-from lhl_platform.report.build import build_report
 from orchestration.cli import main
 from tests import speed_tmpfs
 from tests.fakes import Reply, ScriptedServer

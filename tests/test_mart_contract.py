@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from lhl_platform.clause.report.build import build_report
+from lhl_platform.clause.report.marts import COMPUTED, MARTS
 from lhl_platform.home import Home
-from lhl_platform.report.build import build_report
-from lhl_platform.report.marts import COMPUTED, MARTS, is_derived
+from lhl_platform.report.marts import is_derived
 from lhl_platform.warehouse.build import read_warehouse, sql_models
 from orchestration.cli import main
 
@@ -53,7 +54,7 @@ def warehouse(demo_home):
 
 def test_every_mart_has_exactly_one_row_class():
     files = {m.name for m in sql_models(("marts",), packages={"clause", "lexflip"})}  # the clause report's marts
-    assert sorted(files - set(MARTS)) == [], "SQL marts without a row class in lhl_platform/report/marts.py"
+    assert sorted(files - set(MARTS)) == [], "SQL marts without a row class in lhl_platform/clause/report/marts.py"
     assert sorted(set(MARTS) - files) == [], "row classes for marts that do not exist"
     assert len(set(MARTS.values())) == len(MARTS)
 

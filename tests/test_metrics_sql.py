@@ -5,9 +5,9 @@ import math
 import pytest
 
 from lhl_platform.clause.importer import import_outcomes
+from lhl_platform.clause.report.build import build_report
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
-from lhl_platform.report.build import build_report
 from lhl_platform.warehouse.build import read_warehouse
 from tests.helpers import outcome, write_outcomes
 

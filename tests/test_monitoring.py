@@ -11,8 +11,8 @@ import pytest
 from dagster import DagsterInstance
 
 from lhl_platform.clause.importer import import_outcomes
+from lhl_platform.clause.monitoring import drift, served_model_changes
 from lhl_platform.home import Home
-from lhl_platform.monitoring import drift, served_model_changes
 from lhl_platform.warehouse.build import read_warehouse
 from orchestration.definitions import defs
 from orchestration.launch import QUIET

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from lhl_platform.clause.extraction.engine import extraction_stream
+from lhl_platform.clause.report.build import build_report
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.domain.models import ModelSpec, Price
 from lhl_platform.events.payloads import ModelCall
 from lhl_platform.home import Home
 from lhl_platform.progress import cost_usd
 from lhl_platform.registry import get_model
-from lhl_platform.report.build import build_report
 from orchestration.cli import main
 from tests import speed_tmpfs
 from tests.fakes import ProviderFake, Served

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from lhl_platform.clause.report.publish import TABLES, read_published
 from lhl_platform.report import publish as publishing
-from lhl_platform.report.publish import TABLES, read_published
 from orchestration.cli import main
 
 ARGS = ("--resamples", "300", "--seed", "2")

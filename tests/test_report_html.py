@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lhl_platform.clause.report.build import report_from
+from lhl_platform.clause.report.stats import COUNTS, CountCube, composite_ranks
 from lhl_platform.home import Home
-from lhl_platform.report.build import report_from
-from lhl_platform.report.stats import COUNTS, CountCube, composite_ranks
 from lhl_platform.stats.bootstrap import proportion_interval
 from lhl_platform.warehouse.build import read_warehouse
 from orchestration.cli import main
@@ -260,8 +260,8 @@ def test_headless_chromium_renders_the_figures(rendered, tmp_path):
 
 
 def test_judge_validation_status_shows_when_present(demo_home):
+    from lhl_platform.clause.report.html import render_html
     from lhl_platform.quality.checks import CheckOutcome
-    from lhl_platform.report.html import render_html
 
     with read_warehouse(Home.resolve(demo_home)) as con:
         report = report_from(con, resamples=50)
@@ -280,9 +280,9 @@ def test_judge_validation_status_shows_when_present(demo_home):
 
 def test_missing_rows_are_attributed_to_contracts(tmp_path):
     from lhl_platform.clause.importer import import_outcomes
+    from lhl_platform.clause.report.build import build_report
+    from lhl_platform.clause.report.html import render_html
     from lhl_platform.domain.taxonomy import CLAUSE_TYPES
-    from lhl_platform.report.build import build_report
-    from lhl_platform.report.html import render_html
     from tests.helpers import outcome, write_outcomes
 
     # c1 lacks one clause type in both runs (persistent), c2 three in run 1 only; c3 and c4 are complete

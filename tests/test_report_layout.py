@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from lhl_platform.clause.report.build import build_report
+from lhl_platform.clause.report.html import render_html
+from lhl_platform.clause.report.render import debate_caption, render_text
+from lhl_platform.clause.report.rows import DebateEffectRow
 from lhl_platform.home import Home
-from lhl_platform.report.build import build_report
-from lhl_platform.report.html import render_html
 from lhl_platform.report.labels import FEW_MARK
 from lhl_platform.report.layout import html_tables, text_tables, view
-from lhl_platform.report.render import debate_caption, render_text
-from lhl_platform.report.rows import DebateEffectRow
 from lhl_platform.report.suite_report import build_suite_report, render_suite_html, render_suite_text
 from lhl_platform.suites import get_suite
 

@@ -6,12 +6,12 @@ import shutil
 import pytest
 
 from lhl_platform.clause.importer import import_outcomes
+from lhl_platform.clause.report.build import NothingInScope, build_report, build_report_with_checks
 from lhl_platform.corpus.subsets import save_subset
 from lhl_platform.domain.models import ModelSpec, Subset
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
 from lhl_platform.registry import add_model
-from lhl_platform.report.build import NothingInScope, build_report, build_report_with_checks
 from lhl_platform.warehouse.scope import ScopeError, ScopeRequest
 from orchestration.cli import main
 from tests.helpers import outcome, write_outcomes

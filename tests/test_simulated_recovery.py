@@ -10,13 +10,13 @@ import pytest
 
 from lhl_platform.clause.audit import audit_partition
 from lhl_platform.clause.extraction.simulated import PROFILES
+from lhl_platform.clause.report.build import build_report
 from lhl_platform.corpus.cuad import load_master_layout
 from lhl_platform.corpus.demo import load_demo_corpus
 from lhl_platform.corpus.store import save_corpus
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.home import Home
 from lhl_platform.registry import add_model
-from lhl_platform.report.build import build_report
 
 JUDGE_SLACK = 0.04
 

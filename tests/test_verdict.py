@@ -28,6 +28,8 @@ from lhl_platform.clause.debate.verdicts import debate_verdict_stream
 from lhl_platform.clause.extraction.events import ExtractionEvent, ExtractionRecorded
 from lhl_platform.clause.judging import verdict_key as base_verdict_key
 from lhl_platform.clause.judging import verdict_stream
+from lhl_platform.clause.report.build import report_from
+from lhl_platform.clause.report.verdict import clause_verdict
 from lhl_platform.corpus.cuad import load_master_layout
 from lhl_platform.corpus.store import save_corpus
 from lhl_platform.domain.models import MismatchType, Usage, VerdictLabel
@@ -35,8 +37,7 @@ from lhl_platform.domain.taxonomy import CLAUSE_TYPES, Category, category_of
 from lhl_platform.events.payloads import AuditScope, EventType
 from lhl_platform.home import Home
 from lhl_platform.judging.events import VerdictEvent, VerdictRecorded
-from lhl_platform.report.build import report_from
-from lhl_platform.report.verdict import SMALL_SAMPLE, clause_verdict
+from lhl_platform.report.verdict import SMALL_SAMPLE
 from lhl_platform.warehouse.build import read_warehouse
 from orchestration.cli import main
 
@@ -260,7 +261,7 @@ def test_insufficiency_ranks_by_f2_among_the_complete_models(demo_home: Path, ca
 
 def test_a_system_the_judge_labelled_in_part_is_a_caveat(tmp_path: Path) -> None:
     from lhl_platform.clause.importer import import_outcomes
-    from lhl_platform.report.build import build_report
+    from lhl_platform.clause.report.build import build_report
     from tests.helpers import outcome, write_outcomes
 
     rows = []

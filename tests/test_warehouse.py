@@ -22,11 +22,11 @@ import duckdb
 import pytest
 
 from lhl_platform.clause.importer import import_outcomes
+from lhl_platform.clause.report.build import build_report
+from lhl_platform.clause.report.render import report_json
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
-from lhl_platform.report.build import build_report
-from lhl_platform.report.render import report_json
 from lhl_platform.warehouse.build import build_warehouse, memory_warehouse, read_warehouse
 from lhl_platform.warehouse.models import SCOPE_TABLES, SOURCES, scope_tables, sql_models
 from lhl_platform.warehouse.store import Store

@@ -1,6 +1,7 @@
 """The clause suite's reporting (`Suite.reporting`): its scope is a corpus (or a stored subset of its contracts),
-runs, models and a judge; its report, comparison and publication are the clause report stack's
-(`report/{build,render,html,compare,publish}.py`), wrapped here so the commands run it as they run any suite's.
+runs, models and a judge; its report, comparison and publication are the clause report's
+(`clause/report/{build,render,html,compare,publish}.py`), wrapped here so the commands run it as they run any
+suite's.
 Light: the stack loads when a method runs."""
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from lhl_platform.suites.reporting import Asked
 
 if TYPE_CHECKING:
+    from lhl_platform.clause.report.rows import Report
     from lhl_platform.home import Home
     from lhl_platform.quality.checks import CheckOutcome
     from lhl_platform.report.publish import PublishSummary
-    from lhl_platform.report.rows import Report
     from lhl_platform.suites.contract import Suite
 
 
@@ -28,7 +29,7 @@ class ClauseReport:
 
 def verdict_scheme(name: str | None) -> str:
     """The composite scheme asked for (default `equal`), or one line naming the schemes."""
-    from lhl_platform.report.stats import SCHEMES
+    from lhl_platform.clause.report.stats import SCHEMES
 
     if name is None:
         return "equal"
@@ -41,6 +42,11 @@ def verdict_scheme(name: str | None) -> str:
 class ClauseReporting:
     options: frozenset[str] = frozenset({"corpus", "subset", "scheme", "cluster"})
 
+    def sections(self, suite: Suite) -> frozenset[str]:
+        from lhl_platform.clause.report.rows import Report
+
+        return frozenset(Report.model_fields)
+
     def request(self, suite: Suite, asked: Asked) -> Any:
         from lhl_platform.warehouse.scope import ScopeRequest
 
@@ -48,7 +54,7 @@ class ClauseReporting:
                             models=asked.models)
 
     def build(self, home: Home, suite: Suite, request: Any, asked: Asked, fmt: str | None = None) -> ClauseReport:
-        from lhl_platform.report.build import build_report, build_report_with_checks
+        from lhl_platform.clause.report.build import build_report, build_report_with_checks
 
         scheme = verdict_scheme(asked.scheme)
         checks: list[CheckOutcome] = []
@@ -61,14 +67,14 @@ class ClauseReporting:
         return ClauseReport(report, checks)
 
     def render(self, built: ClauseReport, suite: Suite, fmt: str) -> str:
-        from lhl_platform.report.render import render_csv, render_json, render_text
+        from lhl_platform.clause.report.render import render_csv, render_json, render_text
 
         if fmt == "json":
             return render_json(built.report, built.checks)
         if fmt == "csv":
             return render_csv(built.report)
         if fmt == "html":
-            from lhl_platform.report.html import render_html
+            from lhl_platform.clause.report.html import render_html
 
             return render_html(built.report, built.checks)
         return render_text(built.report, built.checks, markdown=fmt == "md")
@@ -78,14 +84,14 @@ class ClauseReporting:
 
     def compare(self, home: Home, suite: Suite, a: str, b: str, request: Any, asked: Asked, *, force: bool,
                 fmt: str) -> str:
-        from lhl_platform.report.compare import compare_models, render_comparison_json, render_comparison_table
+        from lhl_platform.clause.report.compare import compare_models, render_comparison_json, render_comparison_table
 
         comparison = compare_models(home, a, b, request, resamples=asked.resamples, seed=asked.seed, force=force)
         return (render_comparison_json(comparison) if fmt == "json"
                 else render_comparison_table(comparison, markdown=fmt == "md"))
 
     def publish(self, built: ClauseReport, suite: Suite, url: Any) -> PublishSummary:
-        from lhl_platform.report.publish import publish
+        from lhl_platform.clause.report.publish import publish
 
         return publish(built.report, url, checks=built.checks)
 

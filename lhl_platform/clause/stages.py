@@ -24,6 +24,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from lhl_platform.calls.batch_switch import batch_requested
 from lhl_platform.calls.budget import round_limit
 from lhl_platform.clause.audit import resolve, run_extraction, run_judging
+from lhl_platform.clause.checks import (
+    completeness,
+    drift_outcome,
+    every_tp_judged,
+    labels_in_domain,
+    no_duplicate_instances,
+)
 from lhl_platform.clause.debate.calibration import latest_calibration, record_calibration
 from lhl_platform.clause.debate.events import DebateCalibration
 from lhl_platform.clause.debate_stages import judge_debate, measure_calibration, run_debate
@@ -31,6 +38,7 @@ from lhl_platform.clause.extraction.definitions import DEFINITIONS
 from lhl_platform.clause.extraction.engine import extraction_stream
 from lhl_platform.clause.extraction.events import ExtractionEvent
 from lhl_platform.clause.judging import verdict_stream
+from lhl_platform.clause.monitoring import drift, served_model_changes, unjudged_runs
 from lhl_platform.corpus.cuad import load_master_layout
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.corpus.store import CORPUS_STREAM, active_corpus_id, load_corpus, save_corpus
@@ -39,16 +47,8 @@ from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
 from lhl_platform.events.log import stream_head
 from lhl_platform.home import Home
 from lhl_platform.judges import judge_agreement as agreement_between
-from lhl_platform.monitoring import drift, served_model_changes, unjudged_runs
 from lhl_platform.progress import ProgressBar
-from lhl_platform.quality.checks import (
-    CheckOutcome,
-    completeness,
-    drift_outcome,
-    every_tp_judged,
-    labels_in_domain,
-    no_duplicate_instances,
-)
+from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.registry import get_model, judges, primary_judge
 from lhl_platform.stats import nan_to_null
 from lhl_platform.suites.contract import FilePath, Markdown, StageContext, StageResult

@@ -149,12 +149,12 @@ def cost_lines(section: CostSection | None, markdown: bool = False) -> list[str]
     if section is None:
         return []
     from lhl_platform.domain.text import markdown_text, printable
-    from lhl_platform.report.render import _table
+    from lhl_platform.report.layout import text_table
 
     out: list[str] = []
     for _, title, headers, rows in cost_tables(section):
         out += [f"## {title}" if markdown else f"{title}\n{'=' * len(title)}",
-                _table(headers, [[text for text, _, _ in row] for row in rows], markdown), ""]
+                text_table(headers, [[text for text, _, _ in row] for row in rows], markdown), ""]
     for note in cost_notes(section):
         out += ["- " + markdown_text(note) if markdown else printable(note)]
     return out + ([""] if cost_notes(section) else [])

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.report.labels import (
     FEW_MARK,
     Column,
@@ -58,20 +59,36 @@ def view(name: str, rows: Sequence[dict[str, Any]]) -> View:
 
 # Text and Markdown ------------------------------------------------------------------------------------------
 
+def text_table(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
+    """One table as aligned text (the first column left, the rest right) or Markdown, every cell inert."""
+    rows = [[inert(cell, markdown) for cell in row] for row in rows]  # names and ids come from outside
+    if markdown:
+        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
+    return "\n".join([fmt.format(*headers), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in rows])
+
+
+def inert(text: str, markdown: bool) -> str:
+    """Text from outside the report (a corpus named after its folder, a contract after its file) as it
+    may be printed: literal Markdown, or without control characters for a terminal."""
+    return markdown_text(text) if markdown else printable(text)
+
+
 def text_tables(v: View, markdown: bool) -> list[str]:
     """The view as text or Markdown tables (a blank line between them: a line under a Markdown table is a row)."""
-    from lhl_platform.report.render import _table
-
     none = "–" if markdown else "-"
     if v.transposed:
         (row,) = v.rows
-        out = [_table(["", v.text(v.main[0], row, none)], [[c.title, v.text(c, row, none)] for c in v.main[1:]],
+        out = [text_table(["", v.text(v.main[0], row, none)], [[c.title, v.text(c, row, none)] for c in v.main[1:]],
                       markdown)]
     else:
-        out = [_table([c.title for c in v.main], [[v.text(c, r, none) for c in v.main] for r in v.rows], markdown)]
+        out = [text_table([c.title for c in v.main], [[v.text(c, r, none) for c in v.main] for r in v.rows], markdown)]
         if v.detail:
             out += ["", "More columns of the same rows:", "",
-                    _table([c.title for c in v.detail], [[v.text(c, r, none) for c in v.detail] for r in v.rows],
+                    text_table([c.title for c in v.detail], [[v.text(c, r, none) for c in v.detail] for r in v.rows],
                            markdown)]
     if v.note:
         out += ["", v.note] if markdown else [v.note]

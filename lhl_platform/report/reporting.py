@@ -17,14 +17,19 @@ if TYPE_CHECKING:
 
 
 def results_elsewhere(suite: Suite) -> str:
-    """Where the results of a suite with no report of its own are: the clause report's sections its stages record
-    (LexFlip's judge validations), in every format."""
-    from lhl_platform.report.rows import Report
+    """Where the results of a suite with no report of its own are: the sections its stages record in the report of
+    the suite whose scope it is computed in (a suite reporting in the default scope, `Suite.scope` None; LexFlip's
+    judge validations are a section of the clause report), in every format."""
+    from lhl_platform.suites import suites
 
-    shown = [f"`{s.name}`" for s in suite.stages if s.name in Report.model_fields]
+    hosts = [(s, s.reporting) for s in suites() if s is not suite and s.scope is None and s.reporting is not None]
+    if not hosts:
+        return f"suite {suite.name} has no report of its own, and no suite reports in the scope it is computed in"
+    host, reporting = hosts[0]
+    shown = [f"`{s.name}`" for s in suite.stages if s.name in reporting.sections(host)]
     where = (f"the {', '.join(shown)} section{'s' if len(shown) > 1 else ''} of `lhl report` (every format)"
              if shown else "`lhl report` (every format)")
-    return (f"suite {suite.name} has no report of its own: it is computed in the clause suite's scope, and its "
+    return (f"suite {suite.name} has no report of its own: it is computed in the {host.name} suite's scope, and its "
             f"results are {where}")
 
 
@@ -51,6 +56,9 @@ class SectionReporting:
     `report/suite_report.py` and its renderers, `suite_compare.py`, `suite_publish.py`."""
 
     options: frozenset[str] = frozenset({"item_set", "gold_version"})
+
+    def sections(self, suite: Suite) -> frozenset[str]:
+        return frozenset(s.name for s in suite.sections)
 
     def request(self, suite: Suite, asked: Asked) -> Any:
         from lhl_platform.warehouse.suite_scope import SuiteScopeRequest

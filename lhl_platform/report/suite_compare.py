@@ -12,7 +12,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from lhl_platform.home import Home
-from lhl_platform.report.stats import Paired
+from lhl_platform.report.bootstrap import Paired
 from lhl_platform.stats import nan_to_null
 from lhl_platform.suites.contract import Suite
 from lhl_platform.warehouse.build import read_warehouse
@@ -93,7 +93,7 @@ def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: SuiteSco
 def render_suite_comparison(c: SuiteComparison, fmt: str) -> str:
     if fmt == "json":
         return c.model_dump_json(indent=2)
-    from lhl_platform.report.render import _table
+    from lhl_platform.report.layout import text_table
 
     def num(v: float | None, signed: bool = False) -> str:
         return "-" if v is None else (f"{v:+.3f}" if signed else f"{v:.3f}")
@@ -105,7 +105,7 @@ def render_suite_comparison(c: SuiteComparison, fmt: str) -> str:
         head += f"; gold version {c.gold_version}" + (" (as built, not reviewed)" if c.gold_version == 1 else
                                                       f" ({c.gold_reviewed} of {c.gold_reviewable} sheet rows "
                                                       f"reviewed, by {c.gold_reviewers} reviewer(s))")
-    table = _table(["metric", c.a, c.b, "diff", "95% CI"],
+    table = text_table(["metric", c.a, c.b, "diff", "95% CI"],
                    [[m.metric, num(m.a), num(m.b), num(m.diff, True),
                      f"[{num(m.ci_low, True)}, {num(m.ci_high, True)}]"] for m in c.metrics], fmt == "md")
     return f"{head}\n\n{table}\n"

@@ -19,7 +19,7 @@ from sqlmodel import Field as SqlField
 from sqlmodel import Session, SQLModel, create_engine
 
 from lhl_platform import __version__
-from lhl_platform.report.publish import PublishSummary, _table_class, add_missing_columns, masked, resolve_url
+from lhl_platform.report.publish import PublishSummary, add_missing_columns, masked, resolve_url, table_class
 from lhl_platform.report.suite_report import SuiteReport, judged_suite, with_judge
 from lhl_platform.suites.contract import Suite
 
@@ -49,7 +49,7 @@ def _publish_table(name: str, row: type[BaseModel], judged: bool = False) -> typ
             row = create_model(f"{row.__name__}Judged", __base__=row, judge_validated=(
                 bool | None, PydanticField(default=None, description="the scope's judge passed (true) or failed "
                                            "(false) its validation; null: never validated")))
-        _TABLES[name] = _table_class(name, row, publications="suite_publications")
+        _TABLES[name] = table_class(name, row, publications="suite_publications")
     return _TABLES[name]
 
 

@@ -22,8 +22,7 @@ from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import CostSection, cost_html, cost_json, cost_lines, suite_cost
 from lhl_platform.report.figures import leaderboard_strip
 from lhl_platform.report.html import _CSS, _checks, _figure, _section
-from lhl_platform.report.layout import html_tables, ordered, text_tables, view
-from lhl_platform.report.render import _table
+from lhl_platform.report.layout import html_tables, ordered, text_table, text_tables, view
 from lhl_platform.report.verdict import suite_verdict
 from lhl_platform.report.verdict_render import render_verdict_html, render_verdict_text
 from lhl_platform.stats import nan_to_null
@@ -172,7 +171,7 @@ def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
                 out.extend(text_tables(view(name, shown), markdown))
             else:  # the terminal's table keeps the column names and fractions of the JSON
                 fields = list(shown[0])
-                out.append(_table(fields, [[_text(r[f]) for f in fields] for r in shown], markdown))
+                out.append(text_table(fields, [[_text(r[f]) for f in fields] for r in shown], markdown))
             legend = judge_legend(report) if name == "leaderboard" else None
             if legend:  # in Markdown after a blank line: a plain line right under a table is one more row of it
                 out.extend(["", legend] if markdown else [legend])

@@ -366,11 +366,11 @@ def _unknown_cost(home: Home, names: list[str]) -> set[str]:
 
 
 def cmd_demo(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.clause.report.build import build_report_with_checks
+    from lhl_platform.clause.report.render import render_text
     from lhl_platform.corpus.demo import DEMO_DIR
     from lhl_platform.domain.models import ModelSpec
     from lhl_platform.registry import add_model
-    from lhl_platform.report.build import build_report_with_checks
-    from lhl_platform.report.render import render_text
     from lhl_platform.suites import suites
     from orchestration.cli.debate import demo_debate
     from orchestration.launch import audit, instance_for, materialize_corpus, validate_judges
@@ -427,7 +427,7 @@ def _demo_partitions(home: Home, suite: Suite, say: Callable[[str], None]) -> No
 
 def _demo_summary(home: Home, suite: Suite) -> str:
     """A suite's leaderboard under its demo's columns, with the item set (and whether it is self-built)."""
-    from lhl_platform.report.render import _table
+    from lhl_platform.report.layout import text_table as _table
     from lhl_platform.report.suite_report import _text, build_suite_report
 
     assert suite.demo is not None

@@ -145,10 +145,10 @@ def _print_estimate(home: Home, backbone: str, runs: list[int], subset: str, con
 
 def cmd_debate(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.clause.audit import select_contracts
+    from lhl_platform.clause.report.build import build_report
     from lhl_platform.corpus.store import active_corpus_id
     from lhl_platform.factory import build_model
     from lhl_platform.registry import get_judge, get_model, primary_judge
-    from lhl_platform.report.build import build_report
 
     runs = parse_runs(args.runs)
     spec = get_model(home, args.backbone)
@@ -189,7 +189,7 @@ def cmd_debate(args: argparse.Namespace, home: Home) -> int:
         return stopped
     report = build_report(home, resamples=200)
     rows = [r for r in report.debate_effects if r.backbone == args.backbone and r.run in runs]
-    from lhl_platform.report.render import render_debate_effects
+    from lhl_platform.clause.report.render import render_debate_effects
 
     print(render_debate_effects(rows))
     print(f"debate finished in {time.perf_counter() - started:.1f}s; see `lhl report --subset {args.subset} --runs "

@@ -15,7 +15,7 @@ def cmd_report(args: argparse.Namespace, home: Home) -> int:
     if args.schema:
         import json
 
-        from lhl_platform.report.marts import schema_document
+        from lhl_platform.clause.report.marts import schema_document
 
         write_out(json.dumps(schema_document(), indent=2), args.out, "JSON schema")
         return 0

@@ -1,4 +1,4 @@
-"""Render a report: aligned text tables or Markdown (with the check results), JSON, CSV."""
+"""Render the clause report: aligned text tables or Markdown (with the check results), JSON, CSV."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lhl_platform.domain.text import markdown_text, printable
+from lhl_platform.clause.report.rows import METRIC_COLUMNS, DebateEffectRow, Report
+from lhl_platform.clause.report.verdict import clause_verdict
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import CSV_COLUMNS as COST_CSV_COLUMNS
 from lhl_platform.report.cost import cost_csv_rows, cost_lines
 from lhl_platform.report.labels import FEW_CASES, FEW_MARK, scheme_label
-from lhl_platform.report.rows import METRIC_COLUMNS, DebateEffectRow, Report
-from lhl_platform.report.verdict import clause_verdict
+from lhl_platform.report.layout import inert, text_table
 from lhl_platform.report.verdict_render import VERDICT_CSV_COLUMNS, render_verdict_text, verdict_csv_rows
 from lhl_platform.warehouse.scope import coverage_statement
 
@@ -25,23 +25,6 @@ def _pct(value: float | None) -> str:
 
 def _signed(value: float | None) -> str:
     return "-" if value is None else f"{value:+.3f}"
-
-
-def _table(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
-    rows = [[_inert(cell, markdown) for cell in row] for row in rows]  # names and ids come from outside
-    if markdown:
-        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
-    return "\n".join([fmt.format(*headers), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in rows])
-
-
-def _inert(text: str, markdown: bool) -> str:
-    """Text from outside the report (a corpus named after its folder, a contract after its file) as it
-    may be printed: literal Markdown, or without control characters for a terminal."""
-    return markdown_text(text) if markdown else printable(text)
 
 
 FEW_RDI = (f"{FEW_MARK} the RDI interval rests on fewer than {FEW_CASES} contradicted clauses: too few to establish "
@@ -79,7 +62,7 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
         return f"## {title}" if markdown else f"{title}\n{'=' * len(title)}"
 
     def t(text: str) -> str:
-        return _inert(text, markdown)
+        return inert(text, markdown)
 
     def gap(model: str) -> str:  # percentage points
         return _pct(gaps[model].gap) + " pp" * markdown if model in gaps else "-"
@@ -109,7 +92,7 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
         f"models:    {t(', '.join(sc.models))}",
         *(f"coverage:  {t(coverage_statement(c.model_dump(), sc.subset))}" for c in partial))), ""]
     out.append(h("Leaderboard (pooled over runs; rates in %)"))
-    out.append(_table(
+    out.append(text_table(
         ["model", "runs", "contracts", "n", "FAR", "FRR", "Acc", "HalTP", "HalGen", "JEq", "RDI [95% CI]", "missing"],
         [[r.model + (" *" if r.coverage_differs else ""), str(r.runs), str(r.contracts), str(r.n), rate(r.far),
           rate(r.frr), rate(r.acc), _marked(rate(r.hal_tp), r.hal_tp, mark),
@@ -130,13 +113,13 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     categories = ["numeric", "obligation", "factual", "temporal"]
     typed = {(r.model, r.category): r for r in report.typed_profiles}
     gaps = {g.model: g for g in report.gaps}
-    out.append(_table(["model", *categories, "gap"],
+    out.append(text_table(["model", *categories, "gap"],
                       [[m.model, *(rate(typed[(m.model, c)].hal_tp) if (m.model, c) in typed else "-"
                                    for c in categories),
                         gap(m.model)] for m in report.leaderboard], markdown))
     out.append("")
     out.append(h("Risk Direction Index (missing vs extra condition, % of contradicted)"))
-    out.append(_table(["model", "contradicted", "missing %", "extra %", "scope %", "RDI", "95% CI"],
+    out.append(text_table(["model", "contradicted", "missing %", "extra %", "scope %", "RDI", "95% CI"],
                       [[r.model, str(r.contradicted), rate(r.p_missing), rate(r.p_extra), rate(r.p_scope),
                         _signed(r.rdi), f"[{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]" + few(r.model)]
                        for r in report.rdi if r.category is None], markdown))
@@ -147,7 +130,7 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     schemes = list(dict.fromkeys(c.scheme for c in report.composite))
     score = {(c.scheme, c.model): c for c in report.composite}
     ranked = {c.model for c in report.coverage if c.ranked}
-    out.append(_table(["model", *map(scheme_label, schemes)],
+    out.append(text_table(["model", *map(scheme_label, schemes)],
                       [[m.model + ("" if m.model in ranked else " (not ranked)"),
                         *(f"{score[(s, m.model)].score:.2f} (#{score[(s, m.model)].rank})"
                           if score.get((s, m.model)) and score[(s, m.model)].score is not None else "-"
@@ -156,12 +139,12 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
         out.append("no system covers every matched cell: nothing is ranked (see the comparable_scope check)")
     out.append("")
     out.append(h("Per run"))
-    out.append(_table(["model", "run", "n", "FAR", "FRR", "Acc", "HalTP", "JEq", "RDI", "missing"],
+    out.append(text_table(["model", "run", "n", "FAR", "FRR", "Acc", "HalTP", "JEq", "RDI", "missing"],
                       [[r.model, str(r.run), str(r.n), rate(r.far), rate(r.frr), rate(r.acc), rate(r.hal_tp),
                         rate(r.jeq), _signed(r.rdi), str(r.missing_rows)] for r in report.per_run], markdown))
     out.append("")
     out.append(h("Usage and cost (USD at registered prices)"))
-    out.append(_table(["model", "run", "extraction calls", "judge calls", "input tok", "cached tok", "output tok",
+    out.append(text_table(["model", "run", "extraction calls", "judge calls", "input tok", "cached tok", "output tok",
                        "cost"],
                       [[u.model, str(u.run), str(u.extraction_calls), str(u.judge_calls), f"{u.input_tokens:,}",
                         f"{u.cached_tokens:,}", f"{u.output_tokens:,}",
@@ -252,7 +235,7 @@ def debate_effects_table(rows: Sequence[DebateEffectRow], markdown: bool = False
              "-" if r.mean_rounds is None else f"{r.mean_rounds:.2f}", _pct(r.share_round1), _pct(r.consensus_rate),
              _pct(r.flip_rate), "-" if r.calls_per_decision is None else f"{r.calls_per_decision:.2f}",
              "-" if r.tokens_per_decision is None else f"{r.tokens_per_decision:,.0f}"] for r in rows]
-    return _table(headers, body, markdown)
+    return text_table(headers, body, markdown)
 
 
 def render_debate_effects(rows: Sequence[DebateEffectRow]) -> str:
@@ -323,4 +306,4 @@ def debate_effects_markdown(rows: Sequence[DebateEffectRow]) -> str:
     """The debate's effect for Markdown: transposed (a line per figure), so it stays narrow whatever the runs."""
     headers = ["", *(debate_system(r) for r in rows)]
     body = [[title, *(debate_line(r, key, kind)[0] for r in rows)] for key, title, kind in DEBATE_LINES]
-    return _table(headers, body, True) + "\n\n" + debate_caption(rows)
+    return text_table(headers, body, True) + "\n\n" + debate_caption(rows)

@@ -1,11 +1,10 @@
-"""The report: one section per mart, each row typed by the mart's SQLModel class (`marts.py`)."""
+"""The clause report: one section per mart, each row typed by the mart's row class (`marts.py`)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from lhl_platform.report.cost import CostSection
-from lhl_platform.report.marts import (
+from lhl_platform.clause.report.marts import (
     CategoryRow,
     ClauseRow,
     CompositeRow,
@@ -21,7 +20,8 @@ from lhl_platform.report.marts import (
     ScopeCoverageRow,
     UsageRow,
 )
-from lhl_platform.report.stats import Provenance, Statistics
+from lhl_platform.clause.report.stats import Provenance, Statistics
+from lhl_platform.report.cost import CostSection
 from lhl_platform.warehouse.scope import Scope
 
 METRIC_COLUMNS = ("runs", "n", "tp", "fp", "fn", "tn", "supported", "contradicted", "n_missing_condition",

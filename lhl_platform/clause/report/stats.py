@@ -1,4 +1,4 @@
-"""The statistics the report adds to the marts, computed with numpy in a few array operations.
+"""The statistics the clause report adds to its marts, computed with numpy in a few array operations.
 
 - **Rate intervals.** A 95% percentile interval for every rate (FAR, FRR, Acc, HalTP, HalGen, JEq and the
   shares of contradictions labelled scope, missing and extra) per model pooled over runs, per (model, category)
@@ -24,7 +24,7 @@ import duckdb
 import numpy as np
 from pydantic import BaseModel, Field
 
-from lhl_platform.report.marts import (
+from lhl_platform.clause.report.marts import (
     ClauseTypeMeanRow,
     CompositeRow,
     MissingByContractRow,
@@ -33,10 +33,11 @@ from lhl_platform.report.marts import (
     RankStabilityRow,
     RateIntervalRow,
     RunSpreadRow,
-    rows_of,
 )
+from lhl_platform.report.bootstrap import Paired, cluster_weights, percentile_intervals
+from lhl_platform.report.marts import rows_of
 from lhl_platform.stats import nan_to_null
-from lhl_platform.stats.bootstrap import LEVEL, _rng, proportion_intervals
+from lhl_platform.stats.bootstrap import LEVEL, proportion_intervals
 
 # Count columns of `contract_counts`, in this order along the last axis of every count array.
 COUNTS = ("tp", "fp", "fn", "tn", "supported", "contradicted", "n_extra_condition", "n_missing_condition", "n_scope",
@@ -93,28 +94,6 @@ def rates(sums: np.ndarray, metrics: Sequence[str] = INTERVAL_METRICS) -> np.nda
             defined = den > 0
             out.append(np.where(defined, num / np.where(den > 0, den, 1), np.nan))
     return np.stack(out, axis=-1)
-
-
-def percentile_intervals(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval along axis 0, ignoring undefined (NaN) resamples; NaN where none is defined."""
-    alpha = (1 - LEVEL) / 2
-    flat = samples.reshape(samples.shape[0], -1)
-    low, high = np.full(flat.shape[1], np.nan), np.full(flat.shape[1], np.nan)
-    defined = np.isfinite(flat)
-    complete = defined.all(axis=0)
-    if complete.any():
-        low[complete], high[complete] = np.quantile(flat[:, complete], [alpha, 1 - alpha], axis=0)
-    for j in np.flatnonzero(~complete & defined.any(axis=0)):  # groups with some undefined resamples
-        low[j], high[j] = np.quantile(flat[defined[:, j], j], [alpha, 1 - alpha])
-    return low.reshape(samples.shape[1:]), high.reshape(samples.shape[1:])
-
-
-def cluster_weights(n_clusters: int, resamples: int, seed: int, key: str) -> np.ndarray:
-    """How often each of n clusters is drawn in each resample (resamples x n): n draws with replacement."""
-    picks = _rng(seed, key).integers(0, n_clusters, size=(resamples, n_clusters))
-    offsets = (np.arange(resamples) * n_clusters)[:, None]
-    return np.bincount((picks + offsets).ravel(), minlength=resamples * n_clusters).reshape(
-        resamples, n_clusters).astype(float)
 
 
 def _none(value: float) -> float | None:
@@ -283,16 +262,6 @@ def rank_stability(cube: CountCube, composite: list[CompositeRow], *, resamples:
 
 
 # --- paired differences --------------------------------------------------------------------------------------
-
-
-@dataclass
-class Paired:
-    metric: str
-    a: float | None
-    b: float | None
-    diff: float | None
-    ci_low: float | None
-    ci_high: float | None
 
 
 def paired_differences(cube: CountCube, a: str, b: str, *, resamples: int, seed: int

@@ -1,4 +1,4 @@
-"""Read the marts and add what SQL does badly (bootstrap intervals): the report as one typed object."""
+"""Read the clause marts and add what SQL does badly (bootstrap intervals): the clause report as one typed object."""
 
 from __future__ import annotations
 
@@ -7,12 +7,9 @@ from typing import Any
 
 import duckdb
 
-from lhl_platform.home import Home
-from lhl_platform.monitoring import drift, unjudged_runs
-from lhl_platform.quality.checks import CheckOutcome, all_checks, drift_outcome
-from lhl_platform.report.cost import read_cost
-from lhl_platform.report.marts import rows_of
-from lhl_platform.report.rows import (
+from lhl_platform.clause.checks import all_checks, drift_outcome
+from lhl_platform.clause.monitoring import drift, unjudged_runs
+from lhl_platform.clause.report.rows import (
     CategoryRow,
     ClauseRow,
     CompositeRow,
@@ -28,7 +25,11 @@ from lhl_platform.report.rows import (
     ScopeCoverageRow,
     UsageRow,
 )
-from lhl_platform.report.stats import provenance_from, statistics_from
+from lhl_platform.clause.report.stats import provenance_from, statistics_from
+from lhl_platform.home import Home
+from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.report.cost import read_cost
+from lhl_platform.report.marts import rows_of
 from lhl_platform.stats import nan_free
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, rdi_cluster_interval, rdi_intervals
 from lhl_platform.warehouse.build import read_warehouse

@@ -14,10 +14,10 @@ import json
 
 from pydantic import BaseModel, Field
 
+from lhl_platform.clause.report.render import JUDGE_MARKS
+from lhl_platform.clause.report.stats import CountCube, paired_differences, unlabelled
 from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.home import Home
-from lhl_platform.report.render import JUDGE_MARKS
-from lhl_platform.report.stats import CountCube, paired_differences, unlabelled
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES
 from lhl_platform.warehouse.build import read_warehouse
 from lhl_platform.warehouse.scope import Scope, ScopeRequest, check_names, resolved_scope
