@@ -83,7 +83,7 @@ def test_lhl_suites_lists_the_edit_set_the_judges_were_validated_on_as_self_buil
 
 def test_a_judge_that_cannot_be_called_here_is_named_not_validated_and_the_others_are_validated(tmp_path,
                                                                                                monkeypatch):
-    from lhl_platform.lexflip.suite import judge_validation
+    from lhl_platform.lexflip.stages import judge_validation
     from lhl_platform.suites.contract import NoConfig, StageContext
 
     for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):

@@ -34,8 +34,9 @@ def _calls(path: Path) -> list[str]:
 
 
 def test_the_toy_suite_is_its_own_folder_of_modules_and_sql() -> None:
-    assert _toy_files() == {"__init__.py", "suite.py", "events.py", "task.py", "sql/intermediate/toy_cells.sql",
-                            "sql/marts/toy_units.sql", "sql/marts/toy_leaderboard.sql"}
+    assert _toy_files() == {"__init__.py", "suite.py", "stages.py", "events.py", "task.py",
+                            "sql/intermediate/toy_cells.sql", "sql/marts/toy_units.sql",
+                            "sql/marts/toy_leaderboard.sql"}
     # Its SQL is found through the suite (`Suite.sql`), not from a platform folder.
     assert 'SQL = Path(__file__).parent / "sql"' in (TOY / "suite.py").read_text()
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import duckdb
 
-from lhl_platform.clause import stages
 from lhl_platform.clause.checks import (
     comparable_scope,
     completeness,
@@ -22,14 +21,19 @@ from lhl_platform.home import Home
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.registry import get_model
 from lhl_platform.suites.contract import Agreement, CheckSpec, ItemSet, Job, MartCheck, Stage, Suite
+from lhl_platform.suites.refs import lazy
 from sql import SQL_DIR
+
+stages = lazy("lhl_platform.clause.stages")  # the stages' functions and configs, imported when a stage runs
 
 AUDIT_JOB, CORPUS_JOB, DEBATE_JOB, CALIBRATE_JOB = "audit_partition", "corpus", "debate_partition", "debate_calibrate"
 
 
 def audit_run_config(home: Home, model: str, run: int | None) -> dict[str, dict[str, Any]]:
     """The run config every launcher gives a partition by default: the model's registered audit settings."""
-    return stages.audit_run_config(stages.partition_settings(home, model))
+    from lhl_platform.clause import stages as loaded
+
+    return loaded.audit_run_config(loaded.partition_settings(home, model))
 
 
 def partition_tags(home: Home, model: str, run: int | None) -> dict[str, str]:

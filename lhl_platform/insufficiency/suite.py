@@ -8,7 +8,7 @@ from __future__ import annotations
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.events.kinds import register_events
 from lhl_platform.home import Home
-from lhl_platform.insufficiency import commands, lineage, report, scoring, stages
+from lhl_platform.insufficiency import lineage, report, scoring
 from lhl_platform.insufficiency.events import EVENT_PAYLOADS
 from lhl_platform.insufficiency.models import CUE_JUDGE, OFFLINE_MODELS
 from lhl_platform.insufficiency.responders import GOLD_READER, INDISCRIMINATE_HEDGING, PREMATURE_CLOSURE
@@ -26,10 +26,13 @@ from lhl_platform.suites.contract import (
     Suite,
 )
 from lhl_platform.suites.kit import partition_tags
+from lhl_platform.suites.refs import lazy
 from lhl_platform.warehouse.suite_scope import SuiteScope
 from sql import SQL_DIR
 
 register_events(EVENT_PAYLOADS, owner="lhl_platform.insufficiency.events")
+
+stages = lazy("lhl_platform.insufficiency.stages")  # its stages' functions and configs, imported on use
 
 NAME = "insufficiency"
 PARTITION_JOB = "insufficiency_partition"
@@ -113,7 +116,7 @@ SUITE = Suite(
         MartCheck("judge_validated", "insufficiency_judge_validations", "the scope's judge passes the hand-labelled "
                   "validation set (an unvalidated judge is flagged)", report.judge_validated),
     ),
-    commands=commands.COMMANDS,
+    commands=lazy("lhl_platform.insufficiency.commands").COMMANDS,
     item_sets=_item_sets,
     compare=(CompareMetric.mean("f2", "f2"), CompareMetric.mean("precision", "precision"),
              CompareMetric.mean("recall", "recall"), CompareMetric.mean("hedge_rate", "hedge"),

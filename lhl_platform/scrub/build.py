@@ -22,14 +22,13 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from lhl_platform.domain.models import Contract
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.document import ParsedContract, parse_contract
 from lhl_platform.scrub.inject import INJECTOR_VERSION, Injection, apply, candidates, targets
 from lhl_platform.scrub.items import Edit, GoldFinding, ScrubItem, Source
 from lhl_platform.scrub.parties import AnnotatedParties
+from lhl_platform.scrub.records import BuildConfig, SkippedContract  # payload fields: defined with the events
 from lhl_platform.scrub.style import drafting_style
 from lhl_platform.scrub.verify import VERIFIER_VERSION, Rejection, VerifierReport, report, verify_item
 
@@ -42,20 +41,6 @@ PROVENANCE = ("self-built: drafting defects injected into the source contracts b
               "annotated by lawyers); the defined_terms gold is derived by its definition parser")
 
 
-class BuildConfig(BaseModel):
-    """Which contracts can host the defects, and how hard to try."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    min_chars: int = Field(default=20_000, ge=0, description="the paper used contracts of 10-15 pages")
-    max_chars: int = Field(default=80_000, ge=1)
-    min_sections: int = Field(default=12, ge=1)
-    min_terms: int = Field(default=10, ge=1)
-    min_resolved_references: int = Field(default=4, ge=0)
-    min_parties: int = Field(default=2, ge=0)
-    min_categories: int = Field(default=6, ge=1, le=8, description="error categories an item must hold")
-    rounds: int = Field(default=4, ge=1)
-
-
 CUAD_CONFIG = BuildConfig()
 # The demo corpus's contracts are one or two pages long: smaller structures qualify.
 DEMO_CONFIG = BuildConfig(min_chars=1_000, max_chars=20_000, min_sections=8, min_terms=2, min_resolved_references=0,
@@ -64,12 +49,6 @@ DEMO_CONFIG = BuildConfig(min_chars=1_000, max_chars=20_000, min_sections=8, min
 
 class BuildError(ValueError):
     """A set that cannot be built as asked (too few eligible contracts); the message says why."""
-
-
-class SkippedContract(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    contract_id: str
-    reason: str
 
 
 @dataclass(frozen=True)

@@ -23,18 +23,20 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from lhl_platform.domain.models import MODEL_NAME_PATTERN, RunNumber
 from lhl_platform.events.kinds import register_events
 from lhl_platform.events.payloads import Payload
-from lhl_platform.scrub.build import PROVENANCE, BuildConfig, BuiltSet, SkippedContract
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.items import Finding, GoldFinding, ScrubItem, Source, export_items, item_set_id
-from lhl_platform.scrub.scoring import DistanceCount, UnitScore
-from lhl_platform.scrub.verify import VerifierReport
+from lhl_platform.scrub.records import BuildConfig, DistanceCount, SkippedContract, VerifierReport
+
+if TYPE_CHECKING:  # the builder and the scorer: not for the payloads, which the warehouse imports to stage them
+    from lhl_platform.scrub.build import BuiltSet
+    from lhl_platform.scrub.scoring import UnitScore
 
 SCORER_VERSION = "scrub-score-v1"  # part of every score's key: a change of scoring re-scores every call
 # How a set loaded from a file is labelled when it was not built by this platform's injection.
@@ -189,6 +191,8 @@ def gold_counts(items: Sequence[ScrubItem]) -> dict[CategoryKey, int]:
 
 def items_built(built: BuiltSet, requested: int, corpus_id: str) -> ScrubItemsBuilt:
     """The summary event of a built set."""
+    from lhl_platform.scrub.build import PROVENANCE
+
     data = export_items(built.items)
     return ScrubItemsBuilt(item_set=item_set_id(built.items), provenance=PROVENANCE,
                            export_sha256=hashlib.sha256(data).hexdigest(), corpus=built.corpus, corpus_id=corpus_id,
@@ -206,6 +210,8 @@ def is_injected(items: Sequence[ScrubItem]) -> bool:
 
 def items_ingested(items: Sequence[ScrubItem], file_name: str, data: bytes) -> ScrubItemsIngested:
     """The summary event of a set loaded from a release JSONL."""
+    from lhl_platform.scrub.build import PROVENANCE
+
     injected = is_injected(items)
     return ScrubItemsIngested(item_set=item_set_id(items), provenance=PROVENANCE if injected else EXTERNAL_PROVENANCE,
                               file_name=file_name, file_sha256=hashlib.sha256(data).hexdigest(), items=len(items),

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.home import Home
-from lhl_platform.scrub import commands, lineage, report, stages
 from lhl_platform.scrub import events as _events  # noqa: F401  (registers the suite's event types)
+from lhl_platform.scrub import lineage, report
 from lhl_platform.scrub.models import OFFLINE_MODELS
 from lhl_platform.scrub.store import recorded_sets
 from lhl_platform.suites.contract import CheckSpec, Demo, ItemSet, Job, MartCheck, Section, Stage, Suite
 from lhl_platform.suites.kit import partition_tags
+from lhl_platform.suites.refs import lazy
 from lhl_platform.warehouse.suite_scope import SuiteScope
 from sql import SQL_DIR
+
+stages = lazy("lhl_platform.scrub.stages")  # the stages' functions and configs, imported when a stage runs
 
 NAME = "contractscrub"
 PARTITION_JOB = "scrub_partition"
@@ -38,7 +41,9 @@ DEMO_CONTRACTS, DEMO_SEED = 4, 0  # `lhl demo`: a small self-built set from the 
 
 
 def _demo_items(home: Home) -> str:
-    return stages.build_set(home, DEMO_CONTRACTS, DEMO_SEED).describe()
+    from lhl_platform.scrub.stages import build_set
+
+    return build_set(home, DEMO_CONTRACTS, DEMO_SEED).describe()
 
 
 SELF_BUILT_NOTE = ("A set built by `lhl scrub build` is self-built: drafting defects injected into real contracts "
@@ -133,7 +138,7 @@ SUITE = Suite(
         MartCheck("no_recall_drift", "scrub_units", "each model's newest run keeps the overall recall of its earlier "
                   "runs", report.no_recall_drift),
     ),
-    commands=commands.COMMANDS,
+    commands=lazy("lhl_platform.scrub.commands").COMMANDS,
     item_sets=_item_sets,
     compare=report.COMPARE,
     units="scrub_compare_units",

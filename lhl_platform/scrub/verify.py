@@ -57,16 +57,16 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.document import ParsedContract, parse_contract, term_forms, term_pattern
 from lhl_platform.scrub.figures import against_definition, defined_figure, restatements
 from lhl_platform.scrub.items import GoldFinding, ScrubItem, bucket_names, distance_bucket, undo_edits
+from lhl_platform.scrub.records import LONG_DISTANCE as LONG_DISTANCE  # with the payload fields that use them
+from lhl_platform.scrub.records import VERIFIER_VERSION as VERIFIER_VERSION
+from lhl_platform.scrub.records import ReasonCount, VerifierReport
 from lhl_platform.scrub.style import quantities, sentence_bounds, starts_sentence
-
-VERIFIER_VERSION = "scrub-verify-v2"
-LONG_DISTANCE = 10_000  # the paper's threshold (about 5-6 pages): recall drops most past it
 
 
 class Rejection(BaseModel):
@@ -78,28 +78,6 @@ class Rejection(BaseModel):
     reason: str
     detail: str
     gold_index: int | None = None
-
-
-class ReasonCount(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    category: CategoryKey | None
-    reason: str
-    count: int = Field(ge=1)
-    examples: tuple[str, ...]
-
-
-class VerifierReport(BaseModel):
-    """What a build kept and rejected, and the spread of its section-reference distances."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    verifier_version: str = VERIFIER_VERSION
-    items: int = Field(ge=0)
-    kept: dict[CategoryKey, int]
-    rejected: tuple[ReasonCount, ...]
-    section_reference_distances: dict[str, int]
-    longest_section_reference: int | None
-    references_past_long_distance: int = Field(ge=0, description=f"section references past {LONG_DISTANCE:,} "
-                                                                   "characters")
 
 
 def report(items: Sequence[ScrubItem], rejections: Iterable[Rejection], examples: int = 3) -> VerifierReport:

@@ -6,17 +6,18 @@ recorded): the items as a gold version stands (`review.scrub_item`) and each ans
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from lhl_platform.events.kinds import register_events
-from lhl_platform.events.log import StreamWriter
-from lhl_platform.home import Home
 from lhl_platform.scrub.categories import CategoryKey
 from lhl_platform.scrub.events import ScrubScored
 from lhl_platform.scrub.items import Finding, GoldFinding, ScrubItem
-from lhl_platform.scrub.scoring import unit_score
+
+if TYPE_CHECKING:  # light on import: the warehouse imports this module for its payload classes
+    from lhl_platform.events.log import StreamWriter
+    from lhl_platform.home import Home
 
 REVIEW_STREAM = "review"
 CallKey = tuple[str, int, str, CategoryKey]  # (model, run, contract, category)
@@ -75,6 +76,8 @@ def later_gold(home: Home, item_set: str, items: Sequence[ScrubItem]) -> list[tu
 def rescored(item_set: str, version: int, items: Sequence[ScrubItem],
              calls: Mapping[CallKey, Answer]) -> list[ScrubScoredAtVersion]:
     """Every answered call's counts against the version's gold (the findings as answered)."""
+    from lhl_platform.scrub.scoring import unit_score
+
     gold: dict[tuple[str, str], list[GoldFinding]] = {}
     for item in items:
         for g in item.gold:
