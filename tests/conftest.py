@@ -20,6 +20,40 @@ if os.environ.get("PYTEST_XDIST_TESTRUNUID") and "LHL_CACHE_KEY_FILE" not in os.
                                            / f"lhl-test-key-{os.environ['PYTEST_XDIST_TESTRUNUID']}" / "hash-cache.key")
 os.environ.setdefault("LHL_CACHE_KEY_FILE", str(Path(tempfile.mkdtemp(prefix="lhl-test-key-")) / "hash-cache.key"))
 
+_MADE_BASETEMP = pytest.StashKey[Path]()
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's tmpdir plugin reads --basetemp
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's basetemp (every tmp_path, home and Dagster instance) on tmpfs when /dev/shm has room: Dagster's
+    SQLite storage commits every event. A --basetemp given (and an xdist worker's, which the controller gives it)
+    is left alone; the folder made here is removed when the run ends."""
+    if config.option.basetemp or hasattr(config, "workerinput"):
+        return
+    from tests.speed_tmpfs import run_basetemp
+
+    base, why = run_basetemp()
+    if base is None:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            f"test homes on the default temporary folder, not tmpfs: {why} (slower)"), stacklevel=2)
+        return
+    config.option.basetemp = str(base)
+    config.stash[_MADE_BASETEMP] = base
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    made = config.stash.get(_MADE_BASETEMP, None)
+    return f"basetemp on tmpfs: {made}" if made else None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    made = config.stash.get(_MADE_BASETEMP, None)
+    if made is not None:
+        import shutil
+
+        shutil.rmtree(made, ignore_errors=True)  # memory, not disk
+
+
 CUAD_DIR = Path(os.environ.get("LHL_CUAD_DIR", Path(__file__).resolve().parents[2] / "shared" / "cuad_v1"))
 
 
