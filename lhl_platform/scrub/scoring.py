@@ -38,8 +38,7 @@ from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.scrub.categories import CATEGORIES, CATEGORY_KEYS, TERM_CATEGORIES, CategoryKey
 from lhl_platform.scrub.items import Finding, ScrubItem, bucket_names, distance_bucket
 from lhl_platform.scrub.normalize import Key, finding_key
-from lhl_platform.scrub.records import DistanceCount  # a payload field: defined with the events
-from lhl_platform.stats.rates import f1_score, precision_rate, ratio, recall_rate
+from lhl_platform.stats.rates import f1_score, precision_rate, ratio, recall_rate, recall_rates
 
 CallKey = tuple[int, str, CategoryKey]  # (run, contract_id, category)
 Answers = Mapping[CallKey, Sequence[Finding]]
@@ -121,6 +120,15 @@ def matched(gold: Iterable[Key], predicted: Iterable[Key]) -> int:
     """TP of one multiset match: over distinct tuples, the smaller of the two counts."""
     g, p = Counter(gold), Counter(predicted)
     return sum(min(n, p[key]) for key, n in g.items())
+
+
+class DistanceCount(_Frozen):
+    """One answered call's section-reference gold with a distance in one bucket, and how many were found."""
+
+    position: int = Field(ge=0, description="the bucket's place in `bucket_names()`")
+    bucket: str
+    gold: int = Field(ge=0)
+    tp: int = Field(ge=0)
 
 
 class UnitScore(_Frozen):
@@ -303,8 +311,7 @@ def cluster_recall_intervals(cells: Iterable[tuple[str, str, int, int]], contrac
     picks = _rng(seed, f"scrub-recall|{key}").integers(0, len(ordered), size=(resamples, len(ordered)))
     tp_sums = tp[picks].sum(axis=1)  # resamples x categories
     gold_sums = gold[picks].sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        recall = np.where(gold_sums > 0, tp_sums / gold_sums, np.nan)
+    recall = recall_rates(tp_sums, gold_sums - tp_sums)  # the `recall_rate` macro; nan where no gold was drawn
     measured = (~np.isnan(recall)).sum(axis=1)
     macro = np.where(measured > 0, np.nansum(recall, axis=1) / np.maximum(measured, 1), np.nan)
     out = [_percentile(None, macro if complete else np.full(resamples, np.nan), resamples, seed)]

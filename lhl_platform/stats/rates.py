@@ -1,115 +1,106 @@
-"""The detection rates (recall, precision, F1, F2) as Python functions read from the SQL macros that define them
-(`sql/common/macros.sql`), so the marts and the Python scoring compute each from one text.
+"""The detection rates (recall, precision, F1, F2) in Python, computed by DuckDB from the SQL macros that define
+them (`sql/common/macros.sql`): the marts and the Python scoring run the same text, and nothing here restates a
+formula.
 
-A macro's body is a small expression: arithmetic, comparisons, `case when C then A else B end`, `nullif` and
-calls of the other macros, with SQL's nulls (None in, None out; a division by zero is None) and casts ignored
-(`/` is true division, as `::double` makes it in SQL). Anything else in a body it reads is an error at import.
+A private in-memory DuckDB connection loads the macros on first use. A scalar rate asks it for one value (each
+distinct set of counts once: they repeat); `recall_rates` asks for a whole array at once (the bootstrap's
+resamples). SQL's null is None, nan in an array.
 """
 
 from __future__ import annotations
 
-import ast
-import operator
-import re
-from collections.abc import Callable
+import threading
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import duckdb
 
 MACROS = Path(__file__).resolve().parents[2] / "sql" / "common" / "macros.sql"
 RATES = ("ratio", "recall_rate", "precision_rate", "f1_score", "f2_score")
 
-_DEFINITION = re.compile(r"create or replace macro (\w+)\(([^)]*)\) as\s+(.*?);", re.S)
-_CASE = re.compile(r"case when (.+?) then (.+?) else (.+?) end", re.S)
-_OPS: dict[type, Callable[[Any, Any], Any]] = {ast.Add: operator.add, ast.Sub: operator.sub,
-                                               ast.Mult: operator.mul, ast.Div: operator.truediv}
-_COMPARE: dict[type, Callable[[Any, Any], bool]] = {ast.Eq: operator.eq, ast.NotEq: operator.ne,
-                                                    ast.Lt: operator.lt, ast.Gt: operator.gt}
+
+class Rates:
+    """The rate macros of one macros text, evaluated by DuckDB (one connection, used by one thread at a time)."""
+
+    def __init__(self, text: str) -> None:
+        import duckdb  # on use: a command that scores nothing does not load DuckDB for this
+
+        self._con: duckdb.DuckDBPyConnection = duckdb.connect(config={"threads": 1})  # rows stay in order
+        self._con.execute(text)
+        self._lock = threading.Lock()
+        found = {r[0] for r in self._con.execute("select function_name from duckdb_functions() "
+                                                 "where function_type = 'macro'").fetchall()}
+        missing = sorted(set(RATES) - found)
+        if missing:
+            raise LookupError(f"the macros define no {', '.join(missing)}")
+
+    def value(self, macro: str, *args: Any) -> Any:
+        """One macro applied to scalar arguments (None is null)."""
+        plain = [a.item() if isinstance(a, np.generic) else a for a in args]  # DuckDB binds Python scalars only
+        with self._lock:
+            (row,) = self._con.execute(f"select {macro}({', '.join('?' * len(plain))})", plain).fetchall()
+        return row[0]
+
+    def column(self, macro: str, *columns: np.ndarray) -> np.ndarray:
+        """One macro applied row by row to equal-shaped float arrays; null is nan; the result has their shape."""
+        shape = columns[0].shape
+        names = [f"a{i}" for i in range(len(columns))]
+        with self._lock:
+            self._con.register("rate_rows", {n: np.ascontiguousarray(c, dtype=float).ravel()
+                                             for n, c in zip(names, columns, strict=True)})
+            try:
+                found = self._con.execute(f"select {macro}({', '.join(names)})::double as v from rate_rows"
+                                          ).fetchnumpy()["v"]
+            finally:
+                self._con.unregister("rate_rows")
+        values: np.ndarray = np.ma.filled(np.ma.asarray(found, dtype=float), np.nan)
+        return values.reshape(shape)
 
 
-def _python(body: str) -> ast.expr:
-    text = re.sub(r"::\w+", "", " ".join(body.split()))
-    text = _CASE.sub(lambda m: f"_case({m[1]}, {m[2]}, {m[3]})", text)
-    text = re.sub(r"(?<![<>!=])=(?!=)", "==", text)
-    return ast.parse(text, mode="eval").body
+@cache
+def _rates() -> Rates:
+    return Rates(MACROS.read_text())
 
 
-def _nullif(value: Any, other: Any) -> Any:
-    return None if value == other else value
-
-
-class _Macro:
-    def __init__(self, name: str, params: tuple[str, ...], body: ast.expr, table: dict[str, _Macro]) -> None:
-        self.name, self.params, self.body, self.table = name, params, body, table
-
-    def __call__(self, *args: Any) -> Any:
-        if len(args) != len(self.params):
-            raise TypeError(f"{self.name} takes {len(self.params)} arguments ({', '.join(self.params)})")
-        return self._eval(self.body, dict(zip(self.params, args, strict=True)))
-
-    def _eval(self, node: ast.expr, env: dict[str, Any]) -> Any:
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.Name):
-            return env[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            left, right = self._eval(node.left, env), self._eval(node.right, env)
-            if left is None or right is None or (isinstance(node.op, ast.Div) and right == 0):
-                return None
-            return _OPS[type(node.op)](left, right)
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
-            left, right = self._eval(node.left, env), self._eval(node.comparators[0], env)
-            return None if left is None or right is None else _COMPARE[type(node.ops[0])](left, right)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            name = node.func.id
-            if name == "_case":  # `case when C then A else B end`: a null condition is not true
-                condition, then, otherwise = node.args
-                return self._eval(then if self._eval(condition, env) else otherwise, env)
-            args = [self._eval(a, env) for a in node.args]
-            if name == "nullif":
-                return _nullif(*args)
-            return self.table[name](*args)
-        raise ValueError(f"macro {self.name}: {ast.unparse(node)!r} is not an expression rates.py evaluates")
-
-
-def _read(text: str) -> dict[str, _Macro]:
-    table: dict[str, _Macro] = {}
-    for name, params, body in _DEFINITION.findall(text):
-        if name in RATES:
-            table[name] = _Macro(name, tuple(p.strip() for p in params.split(",")), _python(body), table)
-    missing = set(RATES) - set(table)
-    if missing:
-        raise LookupError(f"{MACROS} defines no macro {', '.join(sorted(missing))}")
-    return table
-
-
-_TABLE = _read(MACROS.read_text())
+@lru_cache(maxsize=65536)
+def _value(macro: str, *args: Any) -> Any:
+    return _rates().value(macro, *args)
 
 
 def ratio(numerator: float | None, denominator: float | None) -> float | None:
     """numerator / denominator; None with a zero or unknown denominator (`ratio`)."""
-    value: float | None = _TABLE["ratio"](numerator, denominator)
+    value: float | None = _value("ratio", numerator, denominator)
     return value
 
 
 def recall_rate(tp: int, fn: int) -> float | None:
     """TP / (TP + FN) (`recall_rate`)."""
-    value: float | None = _TABLE["recall_rate"](tp, fn)
+    value: float | None = _value("recall_rate", tp, fn)
     return value
 
 
 def precision_rate(tp: int, fp: int) -> float | None:
     """TP / (TP + FP) (`precision_rate`)."""
-    value: float | None = _TABLE["precision_rate"](tp, fp)
+    value: float | None = _value("precision_rate", tp, fp)
     return value
 
 
 def f1_score(tp: int, fp: int, fn: int) -> float | None:
     """2TP / (2TP + FP + FN), the harmonic mean of precision and recall (`f1_score`)."""
-    value: float | None = _TABLE["f1_score"](tp, fp, fn)
+    value: float | None = _value("f1_score", tp, fp, fn)
     return value
 
 
 def f2_score(precision: float, recall: float) -> float:
     """5PR / (4P + R); 0 when both are 0 (`f2_score`)."""
-    value: float = _TABLE["f2_score"](precision, recall)
+    value: float = _value("f2_score", float(precision), float(recall))
     return value
+
+
+def recall_rates(tp: np.ndarray, fn: np.ndarray) -> np.ndarray:
+    """`recall_rate` of every element of two equal-shaped arrays of counts; nan where it is null."""
+    return _rates().column("recall_rate", tp, fn)

@@ -19,7 +19,7 @@ create or replace macro interactive_cost(cost, price_source, input_tokens, cache
         (greatest(input_tokens - cached_tokens - cache_write_tokens, 0) * input_price + cached_tokens * cached_price
          + cache_write_tokens * cache_write_price + output_tokens * output_price) / 1e6 end;
 -- Detection rates from counts (true positives, false positives, false negatives), each null where its denominator
--- is 0. Every suite's marts compute them through these, and Python evaluates the same text
+-- is 0. Every suite's marts compute them through these, and Python has DuckDB run the same text
 -- (lhl_platform/stats/rates.py), so each formula is written once.
 create or replace macro recall_rate(tp, fn) as ratio(tp, tp + fn);
 create or replace macro precision_rate(tp, fp) as ratio(tp, tp + fp);
@@ -84,3 +84,23 @@ create or replace macro cost_by_stage_of(runs) as table
            cost_total(cost_usd, true) as cost_usd
     from query_table(runs)
     group by model, stage, role, billed_model;
+-- Per model in a suite's scope (`models`: the name of a relation listing them in its column `model`): what all its
+-- calls in scope cost (`runs`: the name of its `cost_runs` relation) per correct result (`units`: the name of a
+-- relation whose column `tp` counts them per model; `unit_name` says what one is). The cost per correct is null
+-- when it has none or any of its calls has an unknown cost (`cost_per`), and the cost null where no call was
+-- recorded (imported results): nothing was measured. The model that calls it gives the order of its rows.
+create or replace macro cost_per_correct_of(runs, units, models, unit_name) as table
+    with cost as (
+        select model, sum(calls) as calls, sum(unknown_cost_calls) as unknown_cost_calls,
+               cost_total(cost_usd, true) as cost_usd
+        from query_table(runs)
+        group by model
+    ),
+    correct as (
+        select model, sum(tp) as correct from query_table(units) group by model
+    )
+    select m.model, c.calls, c.unknown_cost_calls, k.correct, unit_name as unit,
+           c.cost_usd, cost_per(c.cost_usd, k.correct) as cost_per_correct_usd
+    from (select distinct model from query_table(models)) m
+    left join cost c using (model)
+    left join correct k using (model);

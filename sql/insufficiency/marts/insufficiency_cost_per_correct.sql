@@ -1,21 +1,7 @@
 -- depends_on: insufficiency_cost_runs, insufficiency_units, insufficiency_completeness
 -- InsufficiencyBench: per tested model in scope, what all its calls in scope cost per identified missing element (a
--- gold element the judge says it identified: the TPs of `insufficiency_units`). Null when it has none or any of its
--- calls has an unknown cost (`cost_per`), and null cost where no call was recorded (imported results): nothing was
--- measured.
-with cost as (
-    select model, sum(calls) as calls, sum(unknown_cost_calls) as unknown_cost_calls,
-           cost_total(cost_usd, true) as cost_usd
-    from insufficiency_cost_runs
-    group by model
-),
-correct as (
-    select model, sum(tp) as correct from insufficiency_units group by model
-)
-select m.model, c.calls, c.unknown_cost_calls, k.correct,
-       'identified missing element' as unit,
-       c.cost_usd, cost_per(c.cost_usd, k.correct) as cost_per_correct_usd
-from (select distinct model from insufficiency_completeness) m
-left join cost c using (model)
-left join correct k using (model)
-order by m.model
+-- gold element the judge says it identified: the TPs of `insufficiency_units`), as every suite's
+-- (`cost_per_correct_of`).
+select * from cost_per_correct_of(insufficiency_cost_runs, insufficiency_units, insufficiency_completeness,
+                                  'identified missing element')
+order by model
