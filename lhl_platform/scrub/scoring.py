@@ -38,6 +38,7 @@ from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.scrub.categories import CATEGORIES, CATEGORY_KEYS, TERM_CATEGORIES, CategoryKey
 from lhl_platform.scrub.items import Finding, ScrubItem, bucket_names, distance_bucket
 from lhl_platform.scrub.normalize import Key, finding_key
+from lhl_platform.scrub.records import DistanceCount  # a payload field: defined with the events
 from lhl_platform.stats.rates import f1_score, precision_rate, ratio, recall_rate, recall_rates
 
 CallKey = tuple[int, str, CategoryKey]  # (run, contract_id, category)
@@ -120,15 +121,6 @@ def matched(gold: Iterable[Key], predicted: Iterable[Key]) -> int:
     """TP of one multiset match: over distinct tuples, the smaller of the two counts."""
     g, p = Counter(gold), Counter(predicted)
     return sum(min(n, p[key]) for key, n in g.items())
-
-
-class DistanceCount(_Frozen):
-    """One answered call's section-reference gold with a distance in one bucket, and how many were found."""
-
-    position: int = Field(ge=0, description="the bucket's place in `bucket_names()`")
-    bucket: str
-    gold: int = Field(ge=0)
-    tp: int = Field(ge=0)
 
 
 class UnitScore(_Frozen):
