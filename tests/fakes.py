@@ -195,6 +195,19 @@ def _contract_of(text: str) -> str:
     return text.removeprefix("CONTRACT:\n<<<\n").removesuffix("\n>>>")
 
 
+def openai_completion(model: str, text: str, prompt_tokens: int, completion_tokens: int,
+                      cached_tokens: int | None = None) -> dict[str, Any]:
+    """A chat completion as OpenAI's API returns it, with its usage (and the cached share when given)."""
+    usage: dict[str, Any] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                             "total_tokens": prompt_tokens + completion_tokens}
+    if cached_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": cached_tokens}
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text, "refusal": None}}],
+            "usage": usage}
+
+
 @dataclass
 class Served:
     """One answer the fake gave (interactively or inside a batch), with the usage it reported."""
@@ -313,12 +326,7 @@ class ProviderFake:
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
         contract = _contract_of(next(m["content"] for m in messages if m["role"] == "user"))
         text, u = self._answer(system, contract, batch)
-        return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": text, "refusal": None}}],
-                "usage": {"prompt_tokens": u["prompt_tokens"], "completion_tokens": u["completion_tokens"],
-                          "total_tokens": u["prompt_tokens"] + u["completion_tokens"],
-                          "prompt_tokens_details": {"cached_tokens": u["cached_tokens"]}}}
+        return openai_completion(body["model"], text, u["prompt_tokens"], u["completion_tokens"], u["cached_tokens"])
 
     def _anthropic_message(self, params: dict[str, Any], batch: str | None) -> dict[str, Any]:
         system = "\n\n".join(b["text"] for b in params.get("system") or [])
@@ -566,3 +574,87 @@ def _multipart_file(headers: dict[str, str], raw: bytes) -> bytes:
         if b'name="file"' in head:
             return body.removesuffix(b"\r\n")
     raise ValueError("no file part in the upload")
+
+
+# --- A metered OpenAI-compatible server: the cost and spending-limit tests ------------------------------------
+
+# gpt-4o-mini in genai-prices 0.2.3, USD per million tokens (tests/test_price_table.py pins them)
+TABLE_MODEL = "gpt-4o-mini"
+INPUT_RATE, OUTPUT_RATE = 0.15, 0.6
+
+ROLE_ANSWERS: dict[str, dict[str, Any]] = {
+    "SkepticOutput": {"findings": [], "structural_error": False, "claim": "absent", "accepts": True,
+                      "rationale": "nothing in the contract fits"},
+    "SupporterOutput": {"position": "absent", "concedes": False, "quotes": [], "argument": "no passage fits"},
+    "VerifierOutput": {"present": False, "quote": "", "definition_fit": False, "confidence": 0.0,
+                       "rationale": "no passage fits"},
+    "DebateJudgeOutput": {"present": False, "quotes": [], "rationale": "the debate's consensus"},
+}
+FREE_TEXT = "Before I answer: which state are you in, and how many employees does the employer have?"
+
+
+@dataclass(frozen=True)
+class MeteredCall:
+    messages: str  # the request's messages as canonical JSON (identical for identical requests)
+    schema: str | None  # the structured-output schema asked for; None: free text
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def metered_tokens(messages: list[dict[str, Any]], schema: str | None,
+                   completion_tokens: int | None = None) -> tuple[int, int]:
+    """The usage the metered server reports for a request: (prompt tokens, completion tokens)."""
+    return (sum(len(m["content"]) for m in messages) // 4,
+            completion_tokens or max(1, len(_metered_answer(schema, messages)) // 4))
+
+
+def bill(messages: list[dict[str, Any]], schema: str | None, completion_tokens: int | None = None) -> float:
+    """What the metered server charges for a request, at the table's rates for gpt-4o-mini."""
+    prompt, completion = metered_tokens(messages, schema, completion_tokens)
+    return (prompt * INPUT_RATE + completion * OUTPUT_RATE) / 1e6
+
+
+def _metered_answer(schema: str | None, messages: list[dict[str, Any]]) -> str:
+    if schema is None:
+        return FREE_TEXT
+    if schema == EXTRACT_SCHEMA_NAME:
+        return json.dumps(default_answer(_contract_of(next(m["content"] for m in messages if m["role"] == "user"))))
+    if schema in ROLE_ANSWERS:
+        return json.dumps(ROLE_ANSWERS[schema])
+    raise ValueError(f"the metered server does not answer {schema}")
+
+
+class MeteredServer(ScriptedServer):
+    """A `ScriptedServer` that answers every task the platform sends through the real OpenAI SDK (an extraction
+    with `default_answer`, the debate's roles with canned agreeing answers, free text with a short hedge) and
+    reports usage computed from what it was sent: prompt tokens are the characters of the messages over four,
+    completion tokens those of the answer over four, or `completion_tokens` when set (a model that writes long
+    answers). Each request is kept with the usage it reported, so a test can price what the server says it
+    served, independently of the platform."""
+
+    def __init__(self, completion_tokens: int | None = None) -> None:
+        super().__init__()
+        self.completion_tokens = completion_tokens
+        self.served: list[MeteredCall] = []
+        self.respond = self._meter
+
+    def _meter(self, seen: Seen) -> Reply:  # called with self.lock held
+        body = seen.body
+        schema = (body.get("response_format") or {}).get("json_schema", {}).get("name")
+        messages = body["messages"]
+        prompt, completion = metered_tokens(messages, schema, self.completion_tokens)
+        self.served.append(MeteredCall(json.dumps(messages, sort_keys=True), schema, prompt, completion))
+        return Reply(200, openai_completion(body["model"], _metered_answer(schema, messages), prompt, completion))
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/v1"
+
+    def spent(self) -> float:
+        """What the server says it served, at the table's rates for gpt-4o-mini."""
+        with self.lock:
+            return sum(s.prompt_tokens * INPUT_RATE + s.completion_tokens * OUTPUT_RATE for s in self.served) / 1e6
+
+    def count(self) -> int:
+        with self.lock:
+            return len(self.served)

@@ -22,7 +22,7 @@ from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.events.payloads import ModelCall
 from lhl_platform.home import Home
 from orchestration.cli import main
-from tests.fakes import Reply, ScriptedServer, Seen
+from tests.fakes import Reply, ScriptedServer, Seen, openai_completion
 
 ANSWER = {"clauses": [{"clause_type": c, "present": False, "quotes": []} for c in CLAUSE_TYPES]}
 CONTRACTS = 12  # the demo corpus
@@ -48,10 +48,7 @@ class ResumeStore:
 
 
 def completion(delay: float) -> Reply:
-    return Reply(200, {"id": "c", "object": "chat.completion", "created": 0, "model": "local",
-                       "choices": [{"index": 0, "finish_reason": "stop",
-                                    "message": {"role": "assistant", "content": json.dumps(ANSWER)}}],
-                       "usage": {"prompt_tokens": 1000, "completion_tokens": 200, "total_tokens": 1200}}, delay=delay)
+    return Reply(200, openai_completion("local", json.dumps(ANSWER), 1000, 200), delay=delay)
 
 
 def contract_of(seen: Seen) -> str:

@@ -25,7 +25,7 @@ from lhl_platform.providers.prices import table_rates, table_version
 from lhl_platform.registry import REGISTRY_STREAM
 from orchestration.cli import main
 from tests import speed_tmpfs
-from tests.metered import INPUT_RATE, OUTPUT_RATE, TABLE_MODEL, MeteredServer
+from tests.fakes import INPUT_RATE, OUTPUT_RATE, TABLE_MODEL, MeteredServer
 
 tmp_path = speed_tmpfs.tmp_path  # homes on tmpfs (Dagster's SQLite commits)
 tmp_path_factory = speed_tmpfs.tmp_path_factory

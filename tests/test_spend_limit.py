@@ -24,7 +24,7 @@ from lhl_platform.events.payloads import EventType, ModelCall
 from lhl_platform.home import Home
 from lhl_platform.insufficiency.selfbuilt import self_built_items
 from orchestration.cli import main
-from tests.metered import TABLE_MODEL, MeteredServer, bill
+from tests.fakes import TABLE_MODEL, MeteredServer, bill
 
 FAST = {"max_retries": 1, "backoff_base_s": 0.01, "timeout_s": 30}
 
