@@ -6,7 +6,8 @@ switches them without the UI.
 * `model_registry_sensor` offers a model registered to be tested (`lhl models add`) that no suite has audited yet
   a `model` partition of the clause audit, so its audit can be launched from the UI, and withdraws the offer once
   the model is audited in another suite; a judge is never offered (each job's partitions are the models launched
-  through it: `assets.partitions`).
+  through it: `assets.partitions`). Outcomes brought in by `lhl import` are events, not partitions: a model only
+  imported is in no job's dimensions, so it is never offered nor withdrawn, and never shows as a missing partition.
 * `recurring_audit_sensor` audits every model registered with `params.monitor`, each on its own cadence
   (`params.audit.cadence_hours`) and with its own audit settings (judge, subset or contracts, and the spending
   limit of a round, `params.audit.max_cost_usd`, which the round's extraction and judge calls honour together:
