@@ -12,15 +12,17 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dagster import DagsterInstance, JobDefinition
+from dagster import AssetKey, DagsterInstance, JobDefinition
 
-from lhl_platform.corpus.store import active_corpus_id
 from lhl_platform.home import Home
 from orchestration.failures import failure_detail
-from orchestration.runs import Launch, audit_launch, corpus_launch, judges_launch, metrics_launch
+from orchestration.runs import Launch, audit_launch, find_job, job_launch, metrics_launch
 from resources import LhlHome
+
+if TYPE_CHECKING:
+    from lhl_platform.suites.contract import Suite
 
 Say = Callable[[str], None]
 # Dagster's console keeps to critical messages in `lhl`'s own runs: a failed step is one line naming its cause
@@ -108,64 +110,59 @@ def execute(home: Home, instance: DagsterInstance, launch: Launch) -> Any:
     return result
 
 
-def corpus_is_current(instance: DagsterInstance, home: Home) -> bool:
-    from orchestration.automation import shown_corpus
-
-    try:
-        return shown_corpus(instance) == active_corpus_id(home)
-    except (RuntimeError, LookupError):
-        return True  # nothing ingested: the corpus job will load the demo corpus when asked
-
-
-def materialize_corpus(home: Home, instance: DagsterInstance, path: str | None = None) -> None:
-    execute(home, instance, corpus_launch("cli", path))
-
-
-def materialize_partition(home: Home, instance: DagsterInstance, model: str, run: int, *,
-                          contracts_limit: int | None = None, subset: str | None = None,
-                          judge: str | None = None, rejudge: bool = False) -> None:
-    ensure_partitions(instance, [model], [run])
-    execute(home, instance, audit_launch(home, model, run, "cli", judge=judge, contracts=contracts_limit,
-                                         subset=subset, rejudge=rejudge))
-
-
-def validate_judges(home: Home) -> None:
-    """Run every registered judge on the dissociation suite (the judges job), in this process."""
-    instance = instance_for(home)
-    try:
-        execute(home, instance, judges_launch("cli"))
-    finally:
-        instance.dispose()
+def items_current(home: Home, instance: DagsterInstance, suite: Suite) -> bool:
+    """Whether the suite's items job (`Suite.audit.items`) shows the home's items: its stage's latest
+    materialization records what the suite says it shows (a home holding no items has nothing to record)."""
+    items = suite.audit.items if suite.audit is not None else None
+    if items is None:
+        return True
+    wanted = items.shows(home)
+    if wanted is None:
+        return True
+    event = instance.get_latest_materialization_event(AssetKey(items.stage))
+    materialization = event.asset_materialization if event is not None else None
+    shown = {k: str(v.value) for k, v in materialization.metadata.items()} if materialization is not None else {}
+    return all(shown.get(k) == str(v) for k, v in wanted.items())
 
 
 def materialize_metrics(home: Home, instance: DagsterInstance) -> None:
     execute(home, instance, metrics_launch("cli"))
 
 
-def audit(home: Home, models: Sequence[str], runs: Sequence[int], *, contracts_limit: int | None = None,
-          subset: str | None = None, judge: str | None = None, say: Say = print, metrics: bool = True,
-          rejudge: bool = False) -> None:
-    """Each (model, run) partition, then (unless a caller builds them later) the cross-model marts, checks and
-    drift; first the corpus assets when they do not show the active corpus (after `lhl ingest`)."""
+def run_suite(home: Home, suite: Suite, launches: Sequence[Launch], *, say: Say = print, metrics: bool = True,
+              then: Sequence[str] = ()) -> None:
+    """A suite's partition runs in this process: its items job first when the items lag (after `lhl ingest`), each
+    launch, the jobs named in `then` (not partitioned), then (unless a caller builds them later) the SQL models,
+    checks and drift. The one path `lhl audit` and `lhl demo` take for every suite."""
     instance = instance_for(home)
     try:
-        if not corpus_is_current(instance, home):
-            say("recording the active corpus (contracts, oracle) ...")
-            materialize_corpus(home, instance)
-        ensure_partitions(instance, models, runs)
-        total = len(models) * len(runs)
-        step = 0
-        for run in runs:
-            for model in models:
-                step += 1
-                say(f"[{step}/{total}] extracting, judging and profiling {model}, run {run} ...")
-                materialize_partition(home, instance, model, run, contracts_limit=contracts_limit, subset=subset,
-                                      judge=judge, rejudge=rejudge)
+        items = suite.audit.items if suite.audit is not None else None
+        if items is not None and not items_current(home, instance, suite):
+            say(f"recording {items.what} ...")
+            execute(home, instance, job_launch(home, items.job, "cli", what=items.what))
+        for step, launch in enumerate(launches, start=1):
+            say(f"[{step}/{len(launches)}] {suite.name}: {launch.what} ...")
+            execute(home, instance, launch)
+        for name in then:
+            say(f"{suite.name}: the {name} job: {find_job(name).description}")
+            execute(home, instance, job_launch(home, name, "cli"))
         if metrics:
-            say("building the cross-model SQL models, checks and drift ...")
+            say("building the SQL models, checks and drift ...")
             materialize_metrics(home, instance)
     finally:
         instance.dispose()
+
+
+def audit(home: Home, models: Sequence[str], runs: Sequence[int], *, contracts_limit: int | None = None,
+          subset: str | None = None, judge: str | None = None, say: Say = print, metrics: bool = True,
+          rejudge: bool = False) -> None:
+    """The clause suite's audit of each (model, run) partition through `run_suite`, as `lhl audit` runs it (for
+    tests and notebooks)."""
+    from lhl_platform.suites import get_suite
+
+    launches = [audit_launch(home, model, run, "cli", judge=judge, contracts=contracts_limit, subset=subset,
+                             rejudge=rejudge) for run in runs for model in models]
+    run_suite(home, get_suite("clause"), launches, say=say, metrics=metrics)
 
 
 def submit(home: Home, launches: Sequence[Launch]) -> list[str]:

@@ -15,9 +15,7 @@ from typing import Any
 from dagster import MultiPartitionKey
 
 from assets import suites as suite_assets
-from assets.partitions import audit_key
 from assets.suites import ops_config, partition_key
-from lhl_platform.clause.stages import audit_run_config, partition_settings
 from lhl_platform.clause.suite import AUDIT_JOB, CALIBRATE_JOB, CORPUS_JOB, DEBATE_JOB
 from lhl_platform.home import Home
 from lhl_platform.lexflip.suite import JUDGES_JOB
@@ -33,6 +31,9 @@ PROVIDER_TAG = "lhl/provider"
 MODEL_TAG = "lhl/model"
 RUN_TAG = "lhl/run"
 LAUNCHED_BY_TAG = "lhl/launched_by"
+# A stage's item filters choose its items together: an explicit one replaces the model's registered others (an
+# audit of `--subset S` for a model registered with `contracts: 3` audits S), as `partition_settings` reads them.
+ITEM_FILTERS = ("contracts", "subset", "item_set")
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,13 @@ def job_launch(home: Home, name: str, launched_by: str, *, model: str | None = N
         per_stage = {stage: dict(values) for stage, values in job.run_config(home, model, run).items()}
     for stage, values in (config or {}).items():
         chosen = {k: v for k, v in values.items() if v is not None}
-        per_stage[stage] = {**per_stage.get(stage, {}), **chosen} if stage in per_stage else dict(values)
+        if stage not in per_stage:
+            per_stage[stage] = dict(values)
+            continue
+        registered = per_stage[stage]
+        if any(k in ITEM_FILTERS for k in chosen):  # one choice of items: the explicit filter replaces the others
+            registered = {k: None if k in ITEM_FILTERS else v for k, v in registered.items()}
+        per_stage[stage] = {**registered, **chosen}
     tags = job.tags(home, model, run) if job.tags is not None and model is not None else {}
     key = partition_key(job, model, run) if model is not None else None
     where = "" if model is None else f" {model}" + ("" if run is None else f"/run {run}")
@@ -80,13 +87,13 @@ def job_launch(home: Home, name: str, launched_by: str, *, model: str | None = N
 
 def audit_launch(home: Home, model: str, run: int, launched_by: str, *, judge: str | None = None,
                  contracts: int | None = None, subset: str | None = None, rejudge: bool = False) -> Launch:
-    """Extract, judge and profile one (model, run) partition with the model's audit settings (explicit
-    values override them); with `rejudge`, a partition with recorded extractions only judges them."""
-    settings = partition_settings(home, model, judge=judge, contracts=contracts, subset=subset, rejudge=rejudge)
-    launch = job_launch(home, AUDIT_JOB, launched_by, model=model, run=run, run_key=f"audit:{model}:{run}",
-                        what=f"partition {model}/run {run}")
-    return Launch(job=launch.job, run_config=ops_config(audit_run_config(settings)), tags=launch.tags,
-                  partition_key=audit_key(model, run), run_key=launch.run_key, what=launch.what)
+    """The clause suite's audit of one (model, run) partition with the model's audit settings (explicit values
+    override them); with `rejudge`, a partition with recorded extractions only judges them."""
+    extraction: dict[str, Any] = {"contracts": contracts, "subset": subset, **({"rejudge": True} if rejudge else {})}
+    return job_launch(home, AUDIT_JOB, launched_by, model=model, run=run,
+                      config={"extractions": extraction, "judge_verdicts": {"judge": judge},
+                              "model_profiles": {"judge": judge}},
+                      run_key=f"audit:{model}:{run}", what=f"partition {model}/run {run}")
 
 
 def metrics_launch(launched_by: str, run_key: str | None = None) -> Launch:

@@ -148,8 +148,52 @@ def test_audit_a_subset_through_dagster(tmp_path, capsys):
     capsys.readouterr()
     report = json.loads(_run(capsys, "--home", home, "report", "--format", "json")[1])
     assert report["leaderboard"][0]["n"] == 5 * 41
+    # the suite's items job ran first (the clause suite's corpus job): the contracts asset shows the active corpus
+    from dagster import AssetKey
+
+    from lhl_platform.corpus.store import active_corpus_id
+    from lhl_platform.home import Home
+    from orchestration.launch import instance_for
+
+    instance = instance_for(Home.resolve(home))
+    try:
+        event = instance.get_latest_materialization_event(AssetKey("contracts"))
+    finally:
+        instance.dispose()
+    assert event is not None and event.asset_materialization is not None
+    assert event.asset_materialization.metadata["corpus_id"].value == active_corpus_id(Home.resolve(home))
     code, _, err = _run(capsys, "--home", home, "audit", "--models", "nope")
     assert code == 1 and "not registered" in err
+
+
+def test_an_explicit_item_filter_replaces_the_registered_ones(tmp_path):
+    """A model registered with a subset, audited with `--contracts 2`, audits 2 contracts (and the other way round):
+    the flags' filter is the one choice of items, whoever launches the run."""
+    from lhl_platform.domain.models import ModelSpec
+    from lhl_platform.home import Home
+    from lhl_platform.registry import add_model
+    from orchestration.runs import audit_launch
+
+    home = Home.resolve(tmp_path).ensure()
+    add_model(home, ModelSpec(name="by-subset", provider="offline", model_id="lexical",
+                              params={"audit": {"subset": "s5"}}))
+    add_model(home, ModelSpec(name="by-count", provider="offline", model_id="lexical",
+                              params={"audit": {"contracts": 3}}))
+
+    def extraction(model: str, **flags: object) -> dict:
+        return audit_launch(home, model, 1, "cli", **flags).run_config["ops"]["extractions"]["config"]
+
+    assert extraction("by-subset") == {"contracts": None, "subset": "s5"}
+    assert extraction("by-subset", contracts=2) == {"contracts": 2, "subset": None}
+    assert extraction("by-count", subset="pair") == {"contracts": None, "subset": "pair"}
+    assert extraction("by-count", judge="rubric", rejudge=True) == {"contracts": 3, "subset": None, "rejudge": True}
+
+
+def test_extract_missing_completes_a_rejudging_or_is_refused(tmp_path, capsys):
+    assert main(["--home", str(tmp_path), "models", "add", "lex", "--provider", "offline", "--model-id",
+                 "lexical"]) == 0
+    code, _, err = _run(capsys, "--home", str(tmp_path), "audit", "--models", "lex", "--extract-missing")
+    assert code == 1 and err.count("\n") == 1 and "give it with --judge" in err
 
 
 # Every suite takes every audit option, or refuses it in one line naming the suite and the option --------------

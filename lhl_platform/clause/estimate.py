@@ -7,7 +7,8 @@ would really make); a contract not extracted yet can only count its present clau
 (an upper bound), and the estimate says which basis each count has. Work already recorded in the event log is
 not counted: a re-run would not redo it.
 
-The other suites' estimates are in `lhl_platform.suites.estimate`.
+The clause suite declares it as its own dry-run estimate (`clause/audit_hooks.py`); the other suites' estimates are
+in `lhl_platform.suites.estimate`.
 
 Extraction is costed two ways, side by side. Interactive: every call after a partition's first reads the
 instructions (they come first in every request) from the provider's prompt cache, at the cached rate; for
@@ -139,4 +140,73 @@ def estimate_audit(home: Home, models: Sequence[str], runs: Sequence[int], contr
                 not_extracted=len(skipped),
                 extract_missing_cost_usd=cost_usd(spec.price, sum(prompt_tokens[c.contract_id] for c in skipped),
                                                   expected_output * len(skipped))))
+    return out
+
+
+def rejudge_lines(home: Home, models: Sequence[str], runs: Sequence[int], contracts: Sequence[Contract]) -> list[str]:
+    """What re-judging does per partition: which are only judged, and what they leave unextracted."""
+    from lhl_platform.clause.stages import has_extractions
+
+    lines = []
+    for model in models:
+        for run in runs:
+            if not has_extractions(home, model, run):
+                lines.append(f"{model} run {run}: nothing recorded yet, so it is extracted and judged in full")
+                continue
+            recorded = recorded_contracts(home, model, run)
+            judged = sum(c.contract_id in recorded for c in contracts)  # of the selection (its other corpora aside)
+            lacking = len(contracts) - judged
+            lines.append(f"{model} run {run}: re-judging its {judged} recorded contracts, no extraction call"
+                         + (f"; {lacking} selected contracts are not extracted (--extract-missing extracts them)"
+                            if lacking else ""))
+    return lines
+
+
+def estimate_lines(home: Home, models: Sequence[str], runs: Sequence[int], contracts: Sequence[Contract], judge: str,
+                   rejudge: bool = False) -> list[str]:
+    """`lhl audit --dry-run` of the clause suite: per (model, run) its extraction and judge calls, tokens and cost,
+    interactive and with --batch, and the basis of the judge calls counted."""
+    from lhl_platform.providers.prices import pricing_for
+
+    rows = estimate_audit(home, models, runs, contracts, judge, rejudge=rejudge)
+    out = [f"Dry run: {len(contracts)} contracts x {len(runs)} run(s); nothing is called. Tokens are estimates "
+           "(about 4 characters per token); work already in the event log is not counted. Extraction cost "
+           "interactive (instructions read from the prompt cache after the first call) and with --batch (batch "
+           "prices, no cache hits assumed)."]
+    for r in rows:
+        if r.rejudge:
+            out.append(f"{r.model} run {r.run}: re-judging its recorded extractions, no extraction call"
+                       + (f"; {r.not_extracted} selected contracts are not extracted: --extract-missing would extract "
+                          f"them ({r.not_extracted:,} calls, about ${r.extract_missing_cost_usd:,.2f} interactive)"
+                          if r.not_extracted else ""))
+    out.append(f"{'model':<20} {'run':>3} {'calls':>7} {'input tok':>12} {'output tok':>11} {'interactive':>12} "
+               f"{'--batch':>10}  {'judge calls':>11} {'judge cost':>10}")
+    unknown = {n for n in [*models, judge] if not pricing_for(get_model(home, n)).known}  # named, never costed as 0
+
+    def usd(value: float, model: str) -> str:
+        return "unknown" if model in unknown else f"${value:,.2f}"
+
+    for r in rows:
+        out.append(f"{r.model:<20} {r.run:>3} {r.calls:>7,} {r.input_tokens:>12,} {r.output_tokens:>11,} "
+                   f"{usd(r.cost_usd, r.model):>12} {usd(r.batch_cost_usd, r.model):>10}  {r.judge_calls:>11,} "
+                   f"{usd(r.judge_cost_usd, judge):>10}")
+    judge_cost = sum(r.judge_cost_usd for r in rows)
+    interactive = sum(r.cost_usd for r in rows) + judge_cost
+    batch = sum(r.batch_cost_usd for r in rows) + judge_cost
+    out.append(f"total: {sum(r.calls for r in rows):,} extraction calls, {sum(r.judge_calls for r in rows):,} judge "
+               f"calls, about ${interactive:,.2f} interactive or ${batch:,.2f} with --batch, at registered prices"
+               + (f", without the unknown cost of {', '.join(sorted(unknown))} (`lhl models prices NAME`)" if unknown
+                  else ""))
+    known, assumed = sum(r.judge_calls_recorded for r in rows), sum(r.judge_calls_assumed for r in rows)
+    basis = ([f"{known:,} for the true positives of recorded extractions that {judge} has not labelled"]
+             if known or not assumed else [])
+    basis += ([f"{assumed:,} for the present clauses of contracts not extracted yet (as if every one were found: "
+               "an upper bound, since only true positives are judged)"] if assumed else [])
+    out.append(f"judge calls: {'; '.join(basis)}")
+    undiscounted = [m for m in models if (p := get_model(home, m).price).input_per_mtok
+                    and p.batch_input_per_mtok >= p.input_per_mtok and p.batch_output_per_mtok >= p.output_per_mtok]
+    if undiscounted:
+        out.append(f"note: {', '.join(undiscounted)} {'has' if len(undiscounted) == 1 else 'have'} no batch prices "
+                   "registered, so the --batch column uses the interactive rates without cache hits (register "
+                   "--batch-input-price and --batch-output-price to compare)")
     return out

@@ -24,7 +24,6 @@ from lhl_platform.factory import OfflineEntry
 from lhl_platform.home import Home
 from lhl_platform.progress import Progress
 from lhl_platform.quality.checks import CheckOutcome
-from lhl_platform.suites.refs import Lazy
 from lhl_platform.warehouse.suite_scope import SuiteScope
 
 if TYPE_CHECKING:
@@ -97,16 +96,14 @@ class StageResult:
 @dataclass(frozen=True)
 class Stage:
     """One asset of a suite: partitioned by model and run (a stage that calls models), by model, or not at all
-    (items, derived figures). `after` names the assets it reads (other stages, SQL models, items). `run` and
-    `config` may be given as references, "package.module:name" (`suites/refs.py`), imported when first read: a
-    suite's declaration then loads none of its stages' code."""
+    (items, derived figures). `after` names the assets it reads (other stages, SQL models, items)."""
 
     name: str
     description: str
-    run: Lazy[Callable[[StageContext], StageResult]] = Lazy()
+    run: Callable[[StageContext], StageResult]
     kind: StageKind = "solve"
     partitioning: Partitioning = "model_run"
-    config: Lazy[type[BaseModel]] = Lazy(NoConfig)
+    config: type[BaseModel] = NoConfig
     after: tuple[str, ...] = ()
     checks: tuple[CheckSpec, ...] = ()
     spends: bool = False  # it calls models that may cost money (tagged, never automated)
@@ -212,14 +209,63 @@ class Agreement:
 
 @dataclass(frozen=True)
 class Demo:
-    """What `lhl demo` audits on a suite, offline, after the clause suite: `models` (each with a line saying what it
-    is), run 1 each through the suite's partition job; `prepare` first readies the items (returns a line saying
-    what it built), `columns` are the leaderboard columns the demo prints (all when empty)."""
+    """What `lhl demo` audits on a suite, offline, through the audit path `lhl audit` takes: `models` (each with a
+    line saying what it is), run 1 each (each run `lhl demo --runs` asks with `every_run`) through the suite's
+    partition job; `prepare` first readies the items (returns a line saying what it readied); `then` names jobs of
+    the catalog run once after its partitions. The demo prints the suite's report through its reporting: in full
+    with `full_report`, else its leaderboard under `columns` (all when empty)."""
 
     models: tuple[tuple[ModelSpec, str], ...]
     prepare: Callable[[Home], str] | None = None
     columns: tuple[str, ...] = ()
     note: str = ""  # printed under the leaderboard
+    every_run: bool = False
+    then: tuple[str, ...] = ()
+    full_report: bool = False
+
+
+RunConfig = Mapping[str, Mapping[str, Any]]  # stage -> field -> value: the run config the audit's flags set
+
+
+@dataclass(frozen=True)
+class ItemsJob:
+    """A job of items stages that must show the home's current items before a partition of the suite runs:
+    `shows(home)` gives the metadata values the latest materialization of `stage` records when it shows them (None:
+    the home holds no items yet, so there is nothing to record); `what` names them in the progress line."""
+
+    job: str
+    stage: str
+    shows: Callable[[Home], Mapping[str, str] | None]
+    what: str = "the items"
+
+
+class AuditLines(Protocol):
+    def __call__(self, home: Home, models: Sequence[str], runs: Sequence[int], config: RunConfig) -> list[str]: ...
+
+
+class AuditCount(Protocol):
+    def __call__(self, home: Home, models: Sequence[str], runs: Sequence[int], config: RunConfig) -> int: ...
+
+
+@dataclass(frozen=True)
+class AuditHooks:
+    """What a suite's partition audit adds to running its partition job, each optional, for the one audit path of
+    `lhl audit` and `lhl demo`. Each gets the models, the runs and the run config per stage the flags set (as
+    `plan` does); the model's registered settings are its job's `run_config`. The re-judge mode needs no hook: a
+    suite whose partition stages have a `rejudge` config field takes `--judge` without `--extract-missing` as
+    re-judging what is recorded (the field set to true), and refuses `--extract-missing` otherwise.
+    - `items`: an items job brought up to date before any partition runs;
+    - `check`: the selection, checked before any call: raises ValueError or LookupError naming what does not fit,
+      returns warnings (a line each, for stderr);
+    - `estimate`: the suite's own dry-run lines (else the shared estimate of its `plan`);
+    - `rejudging`: what a re-judging does per partition, printed before it runs;
+    - `left`: the calls the audit still has to make, counted in a spending limit's stop line."""
+
+    items: ItemsJob | None = None
+    check: AuditLines | None = None
+    estimate: AuditLines | None = None
+    rejudging: AuditLines | None = None
+    left: AuditCount | None = None
 
 
 @dataclass(frozen=True)
@@ -275,7 +321,7 @@ class Suite:
     sql: Path | None = None
     sections: tuple[Section, ...] = ()
     checks: tuple[MartCheck, ...] = ()
-    commands: Lazy[tuple[Command, ...]] = Lazy(())  # or a reference to them (their handlers load on use)
+    commands: tuple[Command, ...] = ()
     item_sets: Callable[[Home], list[ItemSet]] = field(default=lambda home: [])
     compare: tuple[CompareMetric, ...] = ()
     units: str = ""
@@ -284,8 +330,8 @@ class Suite:
     scope: SuiteScope | None = None  # None: the clause suite's scope (corpus, subset, runs, models, judge)
     agreement: Agreement | None = None  # `lhl judge agree A B --suite NAME`
     demo: Demo | None = None
-    # the calls a partition's audit would make: `lhl audit --suite NAME --dry-run` (a reference: imported on use)
-    plan: Lazy[CallPlan | None] = Lazy(None)
+    plan: CallPlan | None = None  # the calls a partition's audit would make: `lhl audit --suite NAME --dry-run`
+    audit: AuditHooks | None = None  # what its partition audit adds to running its partition job
     # how `lhl report`, `compare` and `publish` run on it (`suites/reporting.py`); None: the shared report of its
     # sections in its scope, or, with no scope of its own, a refusal naming where its results are
     reporting: Reporting | None = None

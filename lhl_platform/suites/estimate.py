@@ -1,4 +1,5 @@
-"""`lhl audit --suite S --dry-run`: the calls a suite's audit would make, counted and priced before any is made.
+"""`lhl audit --suite S --dry-run`: the calls a suite's audit would make, counted and priced before any is made
+(for a suite that declares no estimate of its own, `AuditHooks.estimate`: the clause suite's is `clause/estimate.py`).
 
 A suite declares the calls an audit of a partition would make (`Suite.plan`: its stages' prompts rendered from
 its own items, work already recorded left out); `estimate_suite` counts their input at four characters per
@@ -65,4 +66,43 @@ def estimate_suite(home: Home, suite: Suite, models: Sequence[str], runs: Sequen
                     input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
                     assumed_calls=sum(c[2] for c in calls), batched=batched, cost_usd=pricing.cost(usage),
                     batch_cost_usd=pricing.cost(usage, batch=batched), known_cost=pricing.known))
+    return out
+
+
+def estimate_lines(home: Home, suite: Suite, models: Sequence[str], runs: Sequence[int],
+                   config: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """`lhl audit --suite S --dry-run` of a suite with no estimate of its own: its `plan`'s calls per (model, run,
+    stage, caller), their tokens and cost, interactive and with --batch, and the assumptions they rest on."""
+    rows = estimate_suite(home, suite, models, runs, config)
+    out = [f"Dry run of {suite.name}: {len(models)} model(s) x {len(runs)} run(s); nothing is called. Input tokens "
+           "are estimates (about 4 characters per token) of the prompts the suite's stages render from its items; "
+           "work already in the event log is not counted. Output tokens are an assumption: each answering model's "
+           "expected_output_tokens (default 1,500; `--params`), capped at the request's max output tokens. Cost at "
+           "each model's rates, interactive with no prompt-cache hits assumed, and with --batch.",
+           f"{'model':<20} {'run':>3} {'stage':<26} {'called model':<24} {'calls':>7} {'input tok':>12} "
+           f"{'output tok':>11} {'interactive':>12} {'--batch':>10}"]
+
+    def usd(value: float | None) -> str:
+        return "unknown" if value is None else f"${value:,.2f}"
+
+    for r in rows:
+        out.append(f"{r.model:<20} {r.run:>3} {r.stage:<26} {r.caller:<24} {r.calls:>7,} {r.input_tokens:>12,} "
+                   f"{r.output_tokens:>11,} {usd(r.cost_usd):>12} {usd(r.batch_cost_usd):>10}")
+    unknown = sorted({r.caller for r in rows if not r.known_cost})
+    known = [r for r in rows if r.known_cost]
+    out.append(f"total: {sum(r.calls for r in rows):,} calls, {sum(r.input_tokens for r in rows):,} input and "
+               f"{sum(r.output_tokens for r in rows):,} output tokens, "
+               + (f"about {usd(sum(r.cost_usd or 0.0 for r in rows))} interactive or "
+                  f"{usd(sum(r.batch_cost_usd or 0.0 for r in rows))} with --batch" if not unknown else
+                  f"cost unknown: {', '.join(unknown)} {'has' if len(unknown) == 1 else 'have'} no rates "
+                  f"(`lhl models prices NAME`); the rest about {usd(sum(r.cost_usd or 0.0 for r in known))} "
+                  f"interactive or {usd(sum(r.batch_cost_usd or 0.0 for r in known))} with --batch"))
+    unbatched = sorted({r.stage for r in rows if not r.batched})
+    if unbatched:
+        out.append(f"note: {', '.join(unbatched)} {'sends' if len(unbatched) == 1 else 'send'} its calls "
+                   "interactively under --batch too (costed at the interactive rates in that column)")
+    assumed = sum(r.assumed_calls for r in rows)
+    if assumed:
+        out.append(f"note: {assumed:,} judge call(s) read answers not made yet; their prompts hold a stand-in of the "
+                   "answering model's expected_output_tokens")
     return out

@@ -96,13 +96,5 @@ def limited(home: Home, limit_usd: float | None, scope: str, work: Callable[[], 
     return stop_code(home, left)
 
 
-def extraction_calls_left(home: Home, models: Iterable[str], runs: Iterable[int], contract_ids: set[str]) -> int:
-    """The extraction calls a clause audit still has to make: the selected contracts each partition has not
-    recorded."""
-    from lhl_platform.clause.estimate import recorded_contracts
-
-    return sum(len(contract_ids - recorded_contracts(home, m, r)) for m in models for r in runs)
-
-
 def scope_of(command: str, models: Iterable[str], runs: Iterable[int]) -> str:
     return f"lhl {command} {','.join(models)} run(s) {','.join(map(str, runs))}"

@@ -1,0 +1,135 @@
+"""What the clause suite's partition audit adds to running its job (`Suite.audit`, `suites/contract.py`), for the one
+audit path of `lhl audit` and `lhl demo`: the active corpus recorded first, the selection checked against it, its
+own dry-run estimate (extraction and judge calls, prompt cache and batch prices), what a re-judging does per
+partition, and the extraction calls left when a spending limit stops it. Its demo readies the bundled corpus.
+
+Each gets the run config per stage the audit's flags set; the model's registered audit settings fill in the rest,
+as they do for its launches (`stages.partition_settings`). Light: each loads what it runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from lhl_platform.domain.models import ModelSpec
+from lhl_platform.suites.contract import AuditHooks, Demo, ItemsJob, RunConfig
+
+if TYPE_CHECKING:
+    from lhl_platform.clause.stages import PartitionSettings
+    from lhl_platform.domain.models import Contract
+    from lhl_platform.home import Home
+
+CORPUS_JOB = "corpus"  # the suite's items job (`clause/suite.py`)
+JUDGES_JOB = "judges"  # LexFlip's judge validation on the dissociation suite (`lexflip/suite.py`)
+
+
+def corpus_shown(home: Home) -> Mapping[str, str] | None:
+    """What the `contracts` asset records when it shows the active corpus; None when nothing is ingested (the
+    corpus job then loads the demo corpus when asked)."""
+    from lhl_platform.corpus.store import active_corpus_id
+
+    try:
+        return {"corpus_id": active_corpus_id(home)}
+    except (RuntimeError, LookupError):
+        return None
+
+
+def _stage(config: RunConfig, stage: str) -> Mapping[str, Any]:
+    return config.get(stage, {})
+
+
+def settings(home: Home, model: str, config: RunConfig) -> PartitionSettings:
+    """A partition's settings: the flags' values, the model's registered audit settings for the rest."""
+    from lhl_platform.clause.stages import partition_settings
+
+    extraction = _stage(config, "extractions")
+    return partition_settings(home, model, judge=_stage(config, "judge_verdicts").get("judge"),
+                              contracts=extraction.get("contracts"), subset=extraction.get("subset"),
+                              rejudge=bool(extraction.get("rejudge")))
+
+
+def selection(home: Home, models: Sequence[str], config: RunConfig) -> list[Contract]:
+    """The contracts the audit selects (the first model's settings), or one line saying why they do not fit."""
+    from lhl_platform.clause.audit import select_contracts
+
+    first = settings(home, models[0], config)
+    contracts = select_contracts(home, first.contracts, first.subset)
+    asked = _stage(config, "extractions").get("contracts")
+    if asked is not None and len(contracts) < asked:
+        raise ValueError(f"--contracts {asked} is more than the {len(contracts)} contracts of the active corpus; give "
+                         f"at most {len(contracts)}, or leave it out to audit all of them")
+    return contracts
+
+
+def check(home: Home, models: Sequence[str], runs: Sequence[int], config: RunConfig) -> list[str]:
+    """The selection fits the active corpus; a judge asked for that failed its last validation, or has none, is
+    named (the audit runs, but the figures in its scope rest on verdicts not shown to read legal force)."""
+    selection(home, models, config)
+    judge = _stage(config, "judge_verdicts").get("judge")
+    return [] if judge is None else unfit_judge(home, judge)
+
+
+def unfit_judge(home: Home, judge: str) -> list[str]:
+    from lhl_platform.lexflip.events import JudgeValidated, ValidationEvent
+    from lhl_platform.lexflip.validate import validation_stream
+
+    stream = validation_stream(judge)
+    results = ([e.data_as(JudgeValidated) for e in home.events.read(stream) if e.type == ValidationEvent.VALIDATED]
+               if stream in home.events.streams() else [])
+    if not results:
+        return [f"judge {judge} has not been validated (`lhl judge validate --judge {judge}`); reports in its scope "
+                "mark its figures as resting on an unvalidated judge"]
+    last = results[-1]
+    if not last.passed:
+        return [f"judge {judge} failed its last validation on the dissociation suite ({last.suite_version}, "
+                f"{last.items} items); reports in its scope mark its figures"]
+    return []
+
+
+def estimate(home: Home, models: Sequence[str], runs: Sequence[int], config: RunConfig) -> list[str]:
+    from lhl_platform.clause.estimate import estimate_lines
+
+    first = settings(home, models[0], config)
+    return estimate_lines(home, models, runs, selection(home, models, config), first.judge, rejudge=first.rejudge)
+
+
+def rejudging(home: Home, models: Sequence[str], runs: Sequence[int], config: RunConfig) -> list[str]:
+    from lhl_platform.clause.estimate import rejudge_lines
+
+    return rejudge_lines(home, models, runs, selection(home, models, config))
+
+
+def left(home: Home, models: Sequence[str], runs: Sequence[int], config: RunConfig) -> int:
+    """The extraction calls the audit still has to make: the selected contracts each partition has not recorded."""
+    from lhl_platform.clause.estimate import recorded_contracts
+
+    chosen = {c.contract_id for c in selection(home, models, config)}
+    return sum(len(chosen - recorded_contracts(home, m, r)) for m in models for r in runs)
+
+
+def demo_corpus(home: Home) -> str:
+    """The bundled demo corpus made the active one (the audit records it through its corpus job)."""
+    from lhl_platform.corpus.cuad import load_master_layout
+    from lhl_platform.corpus.demo import DEMO_DIR
+    from lhl_platform.corpus.store import save_corpus
+    from lhl_platform.domain.taxonomy import CLAUSE_TYPES
+
+    corpus = load_master_layout(DEMO_DIR)
+    save_corpus(home, corpus, source=str(DEMO_DIR))
+    return f"the bundled demo corpus ({len(corpus.contracts)} contracts x {len(CLAUSE_TYPES)} clause types) is active"
+
+
+AUDIT = AuditHooks(items=ItemsJob(CORPUS_JOB, "contracts", corpus_shown, what="the active corpus (contracts, oracle)"),
+                   check=check, estimate=estimate, rejudging=rejudging, left=left)
+
+
+DEMO = Demo(
+    models=tuple((ModelSpec(name=name, provider="offline", model_id=model_id), what) for name, model_id, what in (
+        ("lexical", "lexical", "cue-pattern extractor (a real baseline; the demo's plain drafting suits its cues)"),
+        ("sim-inventor", "simulated:inventor", "calibration: invents conditions (declared RDI +0.16)"),
+        ("sim-omitter", "simulated:omitter", "calibration: drops conditions (declared RDI -0.205)"),
+        ("sim-balanced", "simulated:balanced", "calibration: over-eager detector, balanced direction"))),
+    prepare=demo_corpus, every_run=True,
+    then=(JUDGES_JOB,),  # the judges validated on the demo corpus's dissociation suite before the other suites run
+    full_report=True)
