@@ -7,30 +7,34 @@ from typing import Any
 
 import duckdb
 
-from lhl_platform.clause import stages
 from lhl_platform.clause.audit_hooks import AUDIT, DEMO
-from lhl_platform.clause.models import OFFLINE_MODELS
-from lhl_platform.clause.reporting import REPORTING, agreement_text, measure_agreement
-from lhl_platform.corpus.store import ingested_corpora
-from lhl_platform.home import Home
-from lhl_platform.quality.checks import (
-    CheckOutcome,
+from lhl_platform.clause.checks import (
     comparable_scope,
     completeness,
     every_tp_judged,
     labels_in_domain,
     no_duplicate_instances,
 )
+from lhl_platform.clause.models import OFFLINE_MODELS
+from lhl_platform.clause.reporting import REPORTING, agreement_text, measure_agreement
+from lhl_platform.corpus.store import ingested_corpora
+from lhl_platform.home import Home
+from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.registry import get_model
 from lhl_platform.suites.contract import Agreement, CheckSpec, ItemSet, Job, MartCheck, Stage, Suite
+from lhl_platform.suites.refs import lazy
 from sql import SQL_DIR
+
+stages = lazy("lhl_platform.clause.stages")  # the stages' functions and configs, imported when a stage runs
 
 AUDIT_JOB, CORPUS_JOB, DEBATE_JOB, CALIBRATE_JOB = "audit_partition", "corpus", "debate_partition", "debate_calibrate"
 
 
 def audit_run_config(home: Home, model: str, run: int | None) -> dict[str, dict[str, Any]]:
     """The run config every launcher gives a partition by default: the model's registered audit settings."""
-    return stages.audit_run_config(stages.partition_settings(home, model))
+    from lhl_platform.clause import stages as loaded
+
+    return loaded.audit_run_config(loaded.partition_settings(home, model))
 
 
 def partition_tags(home: Home, model: str, run: int | None) -> dict[str, str]:
@@ -39,7 +43,7 @@ def partition_tags(home: Home, model: str, run: int | None) -> dict[str, str]:
 
 
 def _great_expectations(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
-    from lhl_platform.quality.expectations import validate_instance_rows  # pandas and GX: only when it runs
+    from lhl_platform.clause.expectations import validate_instance_rows  # pandas and GX: only when it runs
 
     return validate_instance_rows(con.execute("select * from instance_rows").df())
 

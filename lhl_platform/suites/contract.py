@@ -24,6 +24,7 @@ from lhl_platform.factory import OfflineEntry
 from lhl_platform.home import Home
 from lhl_platform.progress import Progress
 from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.suites.refs import Lazy
 from lhl_platform.warehouse.suite_scope import SuiteScope
 
 if TYPE_CHECKING:
@@ -96,14 +97,16 @@ class StageResult:
 @dataclass(frozen=True)
 class Stage:
     """One asset of a suite: partitioned by model and run (a stage that calls models), by model, or not at all
-    (items, derived figures). `after` names the assets it reads (other stages, SQL models, items)."""
+    (items, derived figures). `after` names the assets it reads (other stages, SQL models, items). `run` and
+    `config` may be given as references, "package.module:name" (`suites/refs.py`), imported when first read: a
+    suite's declaration then loads none of its stages' code."""
 
     name: str
     description: str
-    run: Callable[[StageContext], StageResult]
+    run: Lazy[Callable[[StageContext], StageResult]] = Lazy()
     kind: StageKind = "solve"
     partitioning: Partitioning = "model_run"
-    config: type[BaseModel] = NoConfig
+    config: Lazy[type[BaseModel]] = Lazy(NoConfig)
     after: tuple[str, ...] = ()
     checks: tuple[CheckSpec, ...] = ()
     spends: bool = False  # it calls models that may cost money (tagged, never automated)
@@ -321,7 +324,7 @@ class Suite:
     sql: Path | None = None
     sections: tuple[Section, ...] = ()
     checks: tuple[MartCheck, ...] = ()
-    commands: tuple[Command, ...] = ()
+    commands: Lazy[tuple[Command, ...]] = Lazy(())  # or a reference to them (their handlers load on use)
     item_sets: Callable[[Home], list[ItemSet]] = field(default=lambda home: [])
     compare: tuple[CompareMetric, ...] = ()
     units: str = ""
@@ -330,7 +333,8 @@ class Suite:
     scope: SuiteScope | None = None  # None: the clause suite's scope (corpus, subset, runs, models, judge)
     agreement: Agreement | None = None  # `lhl judge agree A B --suite NAME`
     demo: Demo | None = None
-    plan: CallPlan | None = None  # the calls a partition's audit would make: `lhl audit --suite NAME --dry-run`
+    # the calls a partition's audit would make: `lhl audit --suite NAME --dry-run` (a reference: imported on use)
+    plan: Lazy[CallPlan | None] = Lazy(None)
     audit: AuditHooks | None = None  # what its partition audit adds to running its partition job
     # how `lhl report`, `compare` and `publish` run on it (`suites/reporting.py`); None: the shared report of its
     # sections in its scope, or, with no scope of its own, a refusal naming where its results are
