@@ -274,7 +274,7 @@ def test_findings_imported_whole_and_atomically_a_line_absent_is_a_missing_call(
 def test_the_newest_run_is_monitored_for_drift(home: Home, tmp_path: Path) -> None:
     from lhl_platform.scrub.report import drift_rows, no_recall_drift
     from lhl_platform.warehouse.build import read_warehouse
-    from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
+    from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
 
     items = load_set(home).items
     lines = [findings_line("vendor-d", run, i.contract_id, c, [g for g in i.gold if g.category == c] if run == 1

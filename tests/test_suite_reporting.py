@@ -14,7 +14,7 @@ from lhl_platform.report.reporting import SECTIONS, reporting_of, scoped
 from lhl_platform.suites import get_suite, suites
 from lhl_platform.suites.reporting import Asked
 from lhl_platform.warehouse.scope import ScopeRequest
-from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
+from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
 from orchestration.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]

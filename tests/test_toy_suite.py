@@ -85,7 +85,7 @@ def test_the_toy_report_section_follows_the_suite_contract_with_usage_and_cost(h
         out = capsys.readouterr().out
         assert "toy-a" in out and "toy-b" in out
     assert main(["--home", str(home.root), "report", "--suite", "toy", "--models", "nope"]) == 1
-    assert "nope is not audited" in capsys.readouterr().err
+    assert "'nope' is not audited" in capsys.readouterr().err
 
 
 def test_the_toy_compare_pairs_the_two_models_on_their_shared_contracts(home: Home, capsys) -> None:

@@ -27,7 +27,7 @@ from lhl_platform.insufficiency.validation import validation_cases, validation_d
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.stats.bootstrap import asked_bootstrap
 from lhl_platform.warehouse.build import read_warehouse
-from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
+from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ from lhl_platform.suites.contract import (
 )
 from lhl_platform.suites.kit import partition_tags
 from lhl_platform.suites.refs import lazy
-from lhl_platform.warehouse.suite_scope import SuiteScope
+from lhl_platform.warehouse.scope import SuiteScope
 from sql import SQL_DIR
 
 register_events(EVENT_PAYLOADS, owner="lhl_platform.insufficiency.events")

@@ -18,11 +18,12 @@ if TYPE_CHECKING:
 
 def results_elsewhere(suite: Suite) -> str:
     """Where the results of a suite with no report of its own are: the sections its stages record in the report of
-    the suite whose scope it is computed in (a suite reporting in the default scope, `Suite.scope` None; LexFlip's
+    the suite whose scope it is computed in (the suite whose scope is `shared`, read by those without one; LexFlip's
     judge validations are a section of the clause report), in every format."""
     from lhl_platform.suites import suites
 
-    hosts = [(s, s.reporting) for s in suites() if s is not suite and s.scope is None and s.reporting is not None]
+    hosts = [(s, s.reporting) for s in suites()
+             if s is not suite and s.scope is not None and s.scope.shared and s.reporting is not None]
     if not hosts:
         return f"suite {suite.name} has no report of its own, and no suite reports in the scope it is computed in"
     host, reporting = hosts[0]
@@ -61,7 +62,7 @@ class SectionReporting:
         return frozenset(s.name for s in suite.sections)
 
     def request(self, suite: Suite, asked: Asked) -> Any:
-        from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
+        from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
 
         return SuiteScopeRequest(suite=suite.name, item_set=asked.item_set, judge=asked.judge,
                                  gold_version=asked.gold_version, runs=asked.runs, models=asked.models)

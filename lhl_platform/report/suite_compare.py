@@ -16,7 +16,7 @@ from lhl_platform.report.bootstrap import Paired
 from lhl_platform.stats import nan_to_null
 from lhl_platform.suites.contract import Suite
 from lhl_platform.warehouse.build import read_warehouse
-from lhl_platform.warehouse.suite_scope import SuiteScopeRequest
+from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
 
 
 class SuiteComparison(BaseModel):

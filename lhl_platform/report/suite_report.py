@@ -29,7 +29,8 @@ from lhl_platform.stats import nan_to_null
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_as
 from lhl_platform.suites.contract import Suite
 from lhl_platform.warehouse.build import read_warehouse
-from lhl_platform.warehouse.suite_scope import ResolvedSuiteScope, SuiteScopeRequest
+from lhl_platform.warehouse.scope import ResolvedSuiteScope
+from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
 
 
 class SuiteReport(BaseModel):
@@ -84,7 +85,7 @@ def build_suite_report(home: Home, suite: Suite, request: SuiteScopeRequest | No
     scope_request = request or SuiteScopeRequest(suite=suite.name)
     with read_warehouse(home, scope_request) as con, bootstrap_as(resamples, seed):
         from lhl_platform.warehouse.build import sql_packages
-        from lhl_platform.warehouse.suite_scope import apply_suite_scope
+        from lhl_platform.warehouse.scope import apply_scope as apply_suite_scope
 
         package = next(p for p in sql_packages() if p.name == suite.name)
         assert package.scope is not None

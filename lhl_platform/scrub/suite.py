@@ -14,7 +14,7 @@ from lhl_platform.scrub.store import recorded_sets
 from lhl_platform.suites.contract import CheckSpec, Demo, ItemSet, Job, MartCheck, Section, Stage, Suite
 from lhl_platform.suites.kit import partition_tags
 from lhl_platform.suites.refs import lazy
-from lhl_platform.warehouse.suite_scope import SuiteScope
+from lhl_platform.warehouse.scope import SuiteScope
 from sql import SQL_DIR
 
 stages = lazy("lhl_platform.scrub.stages")  # the stages' functions and configs, imported when a stage runs

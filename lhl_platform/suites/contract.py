@@ -25,7 +25,7 @@ from lhl_platform.home import Home
 from lhl_platform.progress import Progress
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.suites.refs import Lazy
-from lhl_platform.warehouse.suite_scope import SuiteScope
+from lhl_platform.warehouse.scope import SuiteScope
 
 if TYPE_CHECKING:
     import duckdb

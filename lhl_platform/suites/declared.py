@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from lhl_platform.suites.contract import Command, Suite
-    from lhl_platform.warehouse.suite_scope import SuiteScope
+    from lhl_platform.warehouse.scope import SuiteScope
 
 
 @dataclass(frozen=True)

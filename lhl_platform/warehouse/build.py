@@ -43,21 +43,21 @@ from lhl_platform.warehouse.models import (
     SqlPackage,
     macros_sql,
     register_sql_folder,
-    shared_scope,
+    scope_of,
+    scopes,
     sql_models,
     sql_packages,
 )
 from lhl_platform.warehouse.refresh import Projection, RestageNeeded
-from lhl_platform.warehouse.scope import ScopeError, ScopeRequest, apply_scope
+from lhl_platform.warehouse.scope import ScopeRequest, apply_scope, scope_key
 from lhl_platform.warehouse.store import BuildRecord, Store, WarehouseAltered, WarehouseInvalid
-from lhl_platform.warehouse.suite_scope import SuiteScopeRequest, apply_suite_scope
 
 __all__ = ["LAYERS", "MACROS", "SCOPED", "SCOPE_TABLES", "SOURCES", "SqlModel", "SqlPackage", "WarehouseAltered",
            "apply_models", "build_warehouse", "connect", "fingerprint", "macros_sql", "memory_warehouse",
            "partition_connection", "read_warehouse", "register_sql_folder", "sql_models", "sql_packages"]
 
 # Bumped when the layout of a stored build changes: an older build is then rebuilt rather than refreshed.
-LAYOUT = "4"
+LAYOUT = "5"
 _BLOCK_SIZE = 65536
 
 
@@ -248,14 +248,12 @@ def memory_warehouse(home: Home, streams: list[str] | None = None, judge: str | 
     try:
         _load_sources(con, home, streams)
         apply_models(con, ("staging", "intermediate"))
-        key = apply_scope(con, ScopeRequest(judge=judge or primary_judge(home)))
-        apply_models(con, SCOPED, packages=shared_scope())
-        if streams is None:
-            for package in sql_packages():
-                if package.scope is not None:
-                    apply_suite_scope(con, package.scope, SuiteScopeRequest(suite=package.name), primary_judge(home))
-                    apply_models(con, SCOPED, packages={package.name})
-        con.execute("create or replace table _scope_key as select ? as key", [key])
+        con.execute("create or replace table _scope_key (suite varchar, key varchar)")
+        for scope, packages in scopes():
+            if streams is None or scope.shared:  # a partition's streams: its checks read the shared scope only
+                apply_scope(con, scope, ScopeRequest(suite=scope.suite), judge or primary_judge(home))
+                apply_models(con, SCOPED, packages=packages)
+                con.execute("insert into _scope_key values (?, ?)", [scope.suite, scope_key(con, scope)])
     except BaseException:
         con.close()
         raise
@@ -327,26 +325,19 @@ def _current_build(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
 
 
 @contextmanager
-def read_warehouse(home: Home, request: ScopeRequest | SuiteScopeRequest | None = None
-                   ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection to an up-to-date warehouse; with a scope request, its marts are computed
-    for that scope (as temporary tables over the stored layers)."""
+def read_warehouse(home: Home, request: ScopeRequest | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to an up-to-date warehouse; with a scope request (of any suite), its marts are
+    computed for that scope (as temporary tables over the stored layers), unless it resolves to the stored
+    default scope."""
     with _current_build(home) as con:
-        if isinstance(request, SuiteScopeRequest):
-            package = next((p for p in sql_packages() if p.name == request.suite and p.scope is not None), None)
-            if package is None or package.scope is None:
-                raise ScopeError(f"suite {request.suite!r} has no scope of its own")
-            apply_suite_scope(con, package.scope, request, primary_judge(home), temp=True)
-            apply_models(con, SCOPED, temp=True, packages={package.name})
-        elif request is not None and request != ScopeRequest():
+        if request is not None and request != ScopeRequest(suite=request.suite):
+            scope = scope_of(request.suite)
             # The stored marts are the default scope's, computed with the primary judge of the same events.
-            row = con.execute("select judge from scope").fetchone()
-            judge = request.judge or (str(row[0]) if row else None)
-            key = apply_scope(con, request.model_copy(update={"judge": judge}), temp=True)
-            stored = con.execute("select key from _scope_key").fetchone()
-            if stored is not None and stored[0] == key:  # the default scope: its marts are stored already
-                for table in SCOPE_TABLES:
+            apply_scope(con, scope, request, primary_judge(home), temp=True)
+            stored = con.execute("select key from _scope_key where suite = ?", [scope.suite]).fetchone()
+            if stored is not None and stored[0] == scope_key(con, scope):  # its marts are stored already
+                for table in scope.tables:
                     con.execute(f"drop table temp.{table}")
             else:
-                apply_models(con, SCOPED, temp=True, packages=shared_scope())
+                apply_models(con, SCOPED, temp=True, packages=next(p for s, p in scopes() if s == scope))
         yield con

@@ -3,8 +3,8 @@
 The platform's own folder (`sql/common`) comes first, then each suite's (`register_sql_folder`). A folder holds
 `macros.sql` (loaded before any model) and one `.sql` file per model in `intermediate/`, `parts/` and `marts/`;
 staging models are generated from the registered event types (`staging.py`). A folder registered with a scope
-(`SuiteScope`) has its parts and marts computed in that suite's own scope; the others share the clause suite's
-(corpus, runs, models, judge).
+(`SuiteScope`) has its parts and marts computed in that suite's own scope; the others in the shared one (the scope
+declared `shared`: `scope`, `scope_models`, ...).
 
 Header comments of a model file:
 
@@ -28,8 +28,8 @@ from pathlib import Path
 
 from lhl_platform.events.kinds import EventKind, registered_kinds
 from lhl_platform.registries import active
+from lhl_platform.warehouse.scope import ScopeError, SuiteScope
 from lhl_platform.warehouse.staging import META_COLUMNS, staging_description, staging_sql
-from lhl_platform.warehouse.suite_scope import SuiteScope
 from sql import SQL_DIR
 
 _HEADER = re.compile(r"^--\s*(depends_on|partition_by|stored_as):\s*(.+)$", re.MULTILINE)
@@ -37,8 +37,9 @@ LAYERS = ("staging", "intermediate", "parts", "marts")
 # The layers computed within a scope: `parts` are the scoped partial counts the marts roll up (kept so that a
 # refresh recounts only what changed; not results of their own, so they have no row class and are not published).
 SCOPED = ("parts", "marts")
+# The shared scope's tables (`SuiteScope.shared`), read by the packages without a scope of their own.
 SCOPE_TABLES = ("scope", "scope_models", "scope_runs", "scope_contracts")
-SOURCES = ("events", "oracle", "clause_taxonomy", *SCOPE_TABLES)
+SOURCES = ("events", "oracle", "clause_taxonomy")
 MACROS = "macros.sql"
 STORAGE = ("table", "parquet", "view")
 
@@ -166,20 +167,37 @@ def sql_models(layers: tuple[str, ...] = LAYERS, packages: set[str] | None = Non
                 if path.stem in models:
                     raise ValueError(f"two SQL models are named {path.stem} ({path} and {models[path.stem].package})")
                 models[path.stem] = _load(path, layer, package.name)
-    order = TopologicalSorter({name: set(m.depends_on) - set(SOURCES) - scope_tables()
+    order = TopologicalSorter({name: set(m.depends_on) - set(SOURCES) - set(SCOPE_TABLES) - scope_tables()
                                for name, m in models.items()})
     return [models[name] for name in order.static_order()
             if models[name].layer in layers and (packages is None or models[name].package in packages)]
 
 
 def scope_tables() -> set[str]:
-    """The suites' own scope tables (`<suite>_scope`, ...)."""
-    return {t for p in _packages() if p.scope is not None for t in p.scope.tables}
+    """Every declared scope's tables (`scope`, `<suite>_scope`, ...)."""
+    return {t for scope, _ in scopes() for t in scope.tables}
+
+
+def scopes() -> list[tuple[SuiteScope, set[str]]]:
+    """Each declared scope, the shared one first, with the packages whose parts and marts are computed in it (the
+    shared one's: its own and those without a scope of their own)."""
+    packages = _packages()
+    declared = sorted(dict.fromkeys(p.scope for p in packages if p.scope is not None), key=lambda s: not s.shared)
+    return [(scope, {p.name for p in packages if p.scope == scope or (scope.shared and p.scope is None)})
+            for scope in declared]
+
+
+def scope_of(suite: str | None) -> SuiteScope:
+    """The scope a suite's figures are computed in (None: the shared one), or one line saying it has none."""
+    for scope, packages in scopes():
+        if scope.shared if suite is None else suite in packages:
+            return scope
+    raise ScopeError(f"suite {suite!r} has no scope of its own" if suite else "no suite declares the shared scope")
 
 
 def shared_scope() -> set[str]:
-    """The packages whose parts and marts are computed in the clause suite's scope."""
-    return {p.name for p in _packages() if p.scope is None}
+    """The packages whose parts and marts are computed in the shared scope."""
+    return next((packages for scope, packages in scopes() if scope.shared), set())
 
 
 def macros_sql() -> str:
@@ -188,4 +206,4 @@ def macros_sql() -> str:
 
 
 __all__ = ["LAYERS", "META_COLUMNS", "SCOPED", "SCOPE_TABLES", "SOURCES", "SqlModel", "SqlPackage", "macros_sql",
-           "register_sql_folder", "scope_tables", "shared_scope", "sql_models", "sql_packages"]
+           "register_sql_folder", "scope_of", "scope_tables", "scopes", "shared_scope", "sql_models", "sql_packages"]

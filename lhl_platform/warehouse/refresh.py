@@ -33,10 +33,9 @@ from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
 from lhl_platform.events.integrity import file_sha256
 from lhl_platform.events.kinds import registered_kinds
 from lhl_platform.events.log import SCHEMA
-from lhl_platform.warehouse.models import SCOPE_TABLES, SCOPED, SqlModel, macros_sql, sql_models, sql_packages
-from lhl_platform.warehouse.scope import ScopeRequest, apply_scope
+from lhl_platform.warehouse.models import SCOPED, SqlModel, macros_sql, scopes, sql_models
+from lhl_platform.warehouse.scope import ScopeRequest, SuiteScope, apply_scope, scope_key
 from lhl_platform.warehouse.store import CHUNKS, Store
-from lhl_platform.warehouse.suite_scope import SuiteScopeRequest, apply_suite_scope
 
 _ROW_GROUP = 20_000  # rows per Parquet row group
 _LISTED = 64  # partition values listed literally in a filter, up to this many
@@ -139,15 +138,16 @@ class Projection:
 
     # --- the refresh ---------------------------------------------------------------------------------------
 
-    def run(self, segments: list[Path], oracles: list[Path]) -> str:
-        """Stage the new segments, then every model in order; returns the default scope's key."""
+    def run(self, segments: list[Path], oracles: list[Path]) -> None:
+        """Stage the new segments, then every model in order: the intermediate ones, then each scope's tables and
+        the parts and marts computed in it (the shared scope first)."""
         self.con.execute(macros_sql())
         if self.fresh:
             self.con.execute("create table _lhl_segments (stream varchar, segment varchar)")
             self.con.execute("create table _lhl_chunks (tbl varchar, key varchar, file varchar, sha256 varchar, "
                              "rows bigint)")
             self.con.execute("create table _lhl_build (name varchar, value varchar)")
-            self.con.execute("create table _scope_key (key varchar)")
+            self.con.execute("create table _scope_key (suite varchar, key varchar)")
         self.stage(segments)
         self.sources(oracles)
         for model in sql_models(("intermediate",)):
@@ -156,23 +156,12 @@ class Projection:
         # read, and the scoped models read the intermediate tables many times over.
         self.con.execute("commit")
         self.con.execute("begin")
-        shared = {p.name for p in sql_packages() if p.scope is None}
-        key = self.default_scope()
-        for model in sql_models(SCOPED, packages=shared):
-            self.update(model)
-        for package in sql_packages():
-            if package.scope is not None:
-                tables = apply_suite_scope(self.con, package.scope, SuiteScopeRequest(suite=package.name),
-                                           self.primary_judge, temp=True)
-                del tables
-                for table in package.scope.tables:
-                    self.replace_small(table, f"select * from temp.main.{_qi(table)}")
-                    self.con.execute(f"drop table temp.main.{_qi(table)}")
-                for model in sql_models(SCOPED, packages={package.name}):
-                    self.update(model)
         self.con.execute("delete from _scope_key")
-        self.con.execute("insert into _scope_key values (?)", [key])
-        return key
+        for scope, packages in scopes():
+            key = self.default_scope(scope)
+            self.con.execute("insert into _scope_key values (?, ?)", [scope.suite, key])
+            for model in sql_models(SCOPED, packages=packages):
+                self.update(model)
 
     # --- staging -------------------------------------------------------------------------------------------
 
@@ -261,9 +250,11 @@ class Projection:
         self.con.unregister("_lhl_taxonomy")
         self.replace_small("clause_taxonomy", f"select * from {staged}")
 
-    def default_scope(self) -> str:
-        key = apply_scope(self.con, ScopeRequest(judge=self.primary_judge), temp=True)
-        for table in SCOPE_TABLES:
+    def default_scope(self, scope: SuiteScope) -> str:
+        """The scope's tables for its default request, stored like any other input; returns its key."""
+        apply_scope(self.con, scope, ScopeRequest(suite=scope.suite), self.primary_judge, temp=True)
+        key = scope_key(self.con, scope)
+        for table in scope.tables:
             self.replace_small(table, f"select * from temp.main.{_qi(table)}")
             self.con.execute(f"drop table temp.main.{_qi(table)}")
         return key

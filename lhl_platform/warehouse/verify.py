@@ -15,7 +15,7 @@ import duckdb
 
 from lhl_platform.home import Home
 from lhl_platform.warehouse.build import fingerprint, memory_warehouse
-from lhl_platform.warehouse.models import SCOPE_TABLES, scope_tables, sql_models
+from lhl_platform.warehouse.models import scopes, sql_models
 from lhl_platform.warehouse.store import Store, WarehouseAltered, WarehouseInvalid
 
 
@@ -38,7 +38,7 @@ def _qi(name: str) -> str:
 def compared_tables() -> list[tuple[str, str]]:
     """(table, what it is) for every table a build stores: sources, staging, intermediate, parts, marts."""
     tables = [("oracle", "source"), ("clause_taxonomy", "source")]
-    tables += [(t, "scope table") for t in [*SCOPE_TABLES, *sorted(scope_tables())]]
+    tables += [(t, "scope table") for scope, _ in scopes() for t in scope.tables]
     layer = {"staging": "staging table", "intermediate": "intermediate table", "parts": "part", "marts": "mart"}
     return tables + [(m.name, layer[m.layer]) for m in sql_models()]
 

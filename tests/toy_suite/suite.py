@@ -18,7 +18,7 @@ from lhl_platform.suites.contract import (
 )
 from lhl_platform.suites.kit import partition_tags
 from lhl_platform.suites.refs import lazy
-from lhl_platform.warehouse.suite_scope import SuiteScope
+from lhl_platform.warehouse.scope import SuiteScope
 from tests.toy_suite import events  # noqa: F401  (registers the toy event types)
 from tests.toy_suite.events import PartiesNamed
 from tests.toy_suite.task import OFFLINE_MODELS
