@@ -28,9 +28,9 @@ from lhl_platform.scrub.document import ParsedContract, parse_contract
 from lhl_platform.scrub.inject import INJECTOR_VERSION, Injection, apply, candidates, targets
 from lhl_platform.scrub.items import Edit, GoldFinding, ScrubItem, Source
 from lhl_platform.scrub.parties import AnnotatedParties
-from lhl_platform.scrub.records import BuildConfig, SkippedContract  # payload fields: defined with the events
+from lhl_platform.scrub.records import BuildConfig, SkippedContract, VerifierReport  # payload fields: with the events
 from lhl_platform.scrub.style import drafting_style
-from lhl_platform.scrub.verify import VERIFIER_VERSION, Rejection, VerifierReport, report, verify_item
+from lhl_platform.scrub.verify import VERIFIER_VERSION, Rejection, report, verify_item
 
 BUILDER_VERSION = f"scrub-build-v2+{INJECTOR_VERSION}+{VERIFIER_VERSION}"
 # Which contracts a seed picks is drawn as builder v2 drew it: a later injector or verifier changes the items, not the
