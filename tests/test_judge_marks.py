@@ -42,12 +42,22 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for judge in ("surface", "unvetted"):
         assert _cli(root, "models", "add", judge, "--provider", "offline", "--model-id", "overlap",
                     "--role", "judge") == 0
-    assert _cli(root, "audit", "--models", MODELS, "--runs", "1", "--contracts", "6") == 0  # rubric judges
+    # The first two audits' partition runs go through the one run path without the metrics job (its ~420 steps
+    # are most of an audit here); the last audit, through the CLI, builds the marts, checks and drift of all three.
+    _partitions(root)  # rubric judges
     assert _cli(root, "judge", "validate", "--judge", "rubric") == 0
     assert _cli(root, "judge", "validate", "--judge", "surface") == 2
-    for judge in ("surface", "unvetted"):  # re-judges the recorded extractions
-        assert _cli(root, "audit", "--models", MODELS, "--runs", "1", "--contracts", "6", "--judge", judge) == 0
+    _partitions(root, judge="surface")  # re-judges the recorded extractions, as `lhl audit --judge` does
+    assert _cli(root, "audit", "--models", MODELS, "--runs", "1", "--contracts", "6", "--judge", "unvetted") == 0
     return root
+
+
+def _partitions(root: Path, judge: str | None = None) -> None:
+    from lhl_platform.home import Home
+    from orchestration.launch import audit
+
+    audit(Home.resolve(root), MODELS.split(","), [1], contracts_limit=6, judge=judge, rejudge=judge is not None,
+          say=lambda _: None, metrics=False)
 
 
 def _out(home: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:
