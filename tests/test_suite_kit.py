@@ -38,3 +38,24 @@ def test_the_completeness_check_counts_what_is_missing_and_names_the_first_failu
                                 failures=failures, reason_chars=3)
     assert not short.passed
     assert short.summary == "7 of 9 items without a response: " + "; ".join(f"c{i} (xxx)" for i in range(5))
+
+
+def test_an_item_set_stages_keys_are_the_kits_scheme_and_the_ones_the_streams_hold() -> None:
+    from types import SimpleNamespace
+
+    from lhl_platform.insufficiency.stages import AnswerStage
+    from lhl_platform.scrub.stages import FindingsStage
+    from lhl_platform.suites.kit import ItemSetCalls, unit_key
+
+    # The keys recorded before the kit held the scheme, so a resumed partition still skips what it answered.
+    contract, item = SimpleNamespace(contract_id="c7"), SimpleNamespace(item_id="q01a")
+    assert FindingsStage("m", 2, None, "set1").key((contract, "ambiguity")) == "scrub.findings:set1:m:2:c7:ambiguity"
+    assert AnswerStage("m", 3, None, "s9").key(item) == "insufficiency.response:s9:m:3:q01a"
+    assert unit_key("k", "s", "m", 1, "a", "b") == "k:s:m:1:a:b"
+    assert FindingsStage("m", 2, None, "set1").item_set == AnswerStage("m", 3, None, "set1").item_set == "set1"
+
+    class Unnamed(ItemSetCalls[str]):  # a stage that does not name its units cannot be built
+        kind = "toy.unnamed"
+
+    with pytest.raises(TypeError, match="ids"):
+        Unnamed("m", 1, None, "s")  # type: ignore[abstract]

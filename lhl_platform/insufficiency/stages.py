@@ -77,18 +77,11 @@ from lhl_platform.providers.base import ChatModel, ModelRequest, Task, close_mod
 from lhl_platform.providers.llm.base import LlmModel
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.registry import add_model, get_model
+from lhl_platform.suites import kit  # the suite kit: config bases, call stages, checks
 from lhl_platform.suites.contract import Markdown, PlannedCall, StageContext, StageResult
-from lhl_platform.suites.kit import (
-    BatchConfig,
-    ItemSetConfig,
-    PartitionCalls,
-    StageConfig,
-    config_of,
-    every_unit_answered,
-    model_run,
-)
 
 RESPONSES_STAGE = "insufficiency-responses"  # the `stage` of the calls, as int_calls reports them
+RESPONSE_KIND = "insufficiency.response"  # the prefix of a response's idempotency key (`kit.unit_key`)
 IDENTIFY_STAGE = "insufficiency-identify"
 EXPLAIN_STAGE = "insufficiency-explain"
 VALIDATION_STAGE = "insufficiency-judge-validation"
@@ -109,16 +102,16 @@ def validation_stream(judge: str) -> str:
     return f"insufficiency.validation.judge={judge}"
 
 
-class ItemsConfig(StageConfig):
+class ItemsConfig(kit.StageConfig):
     path: str | None = Field(default=None, description="an item file in the published format to ingest; default: "
                                                        "keep the active item set, or the shipped self-built set")
 
 
-class ResponsesConfig(ItemSetConfig, BatchConfig):
+class ResponsesConfig(kit.ItemSetConfig, kit.BatchConfig):
     pass
 
 
-class JudgmentsConfig(ItemSetConfig):
+class JudgmentsConfig(kit.ItemSetConfig):
     judge: str | None = Field(default=None, description=f"a registered judge; default: the offline {CUE_JUDGE}")
 
 
@@ -159,7 +152,7 @@ def items_summary(items: ItemSet) -> dict[str, Any]:
 
 
 def insufficiency_items(ctx: StageContext) -> StageResult:
-    config = config_of(ctx, ItemsConfig)
+    config = kit.config_of(ctx, ItemsConfig)
     if config.path is not None:
         from pathlib import Path
 
@@ -174,25 +167,21 @@ def insufficiency_items(ctx: StageContext) -> StageResult:
 _FAILED_AS: dict[str, Literal["refusal", "length"]] = {"refusal": "refusal", "length": "length"}
 
 
-def response_key(item_set_id: str, model: str, run: int, item_id: str) -> str:
-    return f"insufficiency.response:{item_set_id}:{model}:{run}:{item_id}"
-
-
 def judgment_key(judge: str, item_set_id: str, response: ItemResponse) -> str:
     digest = hashlib.sha256(response.response.encode()).hexdigest()[:16]
     return f"insufficiency.judgment:{judge}:{item_set_id}:{response.model}:{response.run}:{response.item_id}:{digest}"
 
 
 @dataclass
-class AnswerStage(PartitionCalls[Item]):
-    """One free-text answer per item (a `SingleCallStage`)."""
+class AnswerStage(kit.ItemSetCalls[Item]):
+    """One free-text answer per item of the set (a `SingleCallStage`)."""
 
-    item_set_id: str
+    kind = RESPONSE_KIND
     name: str = RESPONSES_STAGE
     policy: CommitPolicy = CommitPolicy(units=8)
 
-    def key(self, item: Item) -> str:
-        return response_key(self.item_set_id, self.model, self.run, item.item_id)
+    def ids(self, item: Item) -> tuple[str, ...]:
+        return (item.item_id,)
 
     def params(self) -> dict[str, Any]:
         params = self.chat.request_params()
@@ -213,7 +202,7 @@ class AnswerStage(PartitionCalls[Item]):
 
     def record(self, writer: StreamWriter, item: Item, call: ModelCall, parsed: AnswerOutput) -> None:
         writer.append(InsufficiencyEventType.RESPONSE, item.item_id, self.key(item), ResponseRecorded(
-            item_set_id=self.item_set_id, model=self.model, run=self.run, item_id=item.item_id, response=parsed.text,
+            item_set_id=self.item_set, model=self.model, run=self.run, item_id=item.item_id, response=parsed.text,
             request_key=call.request_key, prompt_version=call.prompt_version, params=call.params,
             finish_reason=call.finish_reason, usage=call.usage, latency_s=call.latency_s))
 
@@ -221,7 +210,7 @@ class AnswerStage(PartitionCalls[Item]):
         finish = _FAILED_AS.get(answer.call.finish_reason, "error")
         writer.append(InsufficiencyEventType.RESPONSE_FAILED, item.item_id,
                       f"insufficiency.response_failed:{answer.call.request_key}:{uuid.uuid4().hex}", ResponseFailed(
-                          item_set_id=self.item_set_id, model=self.model, run=self.run, item_id=item.item_id,
+                          item_set_id=self.item_set, model=self.model, run=self.run, item_id=item.item_id,
                           request_key=answer.call.request_key, finish_reason=finish,
                           reason=answer.reason[:2000], usage=answer.call.usage))
 
@@ -286,13 +275,13 @@ def _failure_reasons(home: Home, stream: str) -> set[tuple[str, str]]:
 
 
 def insufficiency_responses(ctx: StageContext) -> StageResult:
-    config = config_of(ctx, ResponsesConfig)
-    model, run = model_run(ctx)
+    config = kit.config_of(ctx, ResponsesConfig)
+    model, run = kit.model_run(ctx)
     items = ensure_item_set(ctx.home, config.item_set)
     ctx.log(f"{model} run {run}: answering {len(items.items)} InsufficiencyBench items ({items.name}, "
             f"{items.provenance})")
     summary = run_responses(ctx.home, model, run, items, batch=config.batched(), status=ctx.log)
-    check = every_unit_answered(
+    check = kit.every_unit_answered(
         "every_item_answered", "every item of the set has a response (a refusal, truncation or error is a recorded "
         "failure)", summary.items, summary.answered, units="items", missing_as="without a response",
         failures=summary.failures,
@@ -474,8 +463,8 @@ def run_judgments(home: Home, model: str, run: int, items: ItemSet, judge: Model
 
 
 def insufficiency_judgments(ctx: StageContext) -> StageResult:
-    config = config_of(ctx, JudgmentsConfig)
-    model, run = model_run(ctx)
+    config = kit.config_of(ctx, JudgmentsConfig)
+    model, run = kit.model_run(ctx)
     items = ensure_item_set(ctx.home, config.item_set)
     judge = resolve_judge(ctx.home, config.judge)
     validation = validate_insufficiency_judge(ctx.home, judge)
@@ -484,7 +473,7 @@ def insufficiency_judgments(ctx: StageContext) -> StageResult:
     ctx.log(f"judging {model} run {run} with {judge.name}")
     summary = run_judgments(ctx.home, model, run, items, judge).model_copy(update={"validated": validation.passed})
     checks = [
-        every_unit_answered("every_response_judged", "every response has a judgment by the judge",
+        kit.every_unit_answered("every_response_judged", "every response has a judgment by the judge",
                             summary.responses, summary.judged, units="responses", answered_as=f"judged by {judge.name}",
                             missing_as="unjudged", failures=summary.failures,
                             metadata={"judge": judge.name, "responses": summary.responses, "judged": summary.judged}),
@@ -619,7 +608,8 @@ def plan_calls(home: Home, model: str, run: int, config: Mapping[str, Mapping[st
     by_id = items.by_id()
     cap = None if spec.provider == "offline" else ANSWER_MAX_OUTPUT_TOKENS
     answered = home.events.keys(responses_stream(model, run))
-    todo = [i for i in items.items if response_key(items.item_set_id, model, run, i.item_id) not in answered]
+    todo = [i for i in items.items if kit.unit_key(RESPONSE_KIND, items.item_set_id, model, run, i.item_id)
+            not in answered]
     calls = [PlannedCall("insufficiency_responses", spec, text(answer_task(i)), max_output_tokens=cap) for i in todo]
     if not _validated_once(home, judge):
         calls += [PlannedCall("insufficiency_judgments", judge, text(t))

@@ -53,18 +53,11 @@ from lhl_platform.scrub.parties import annotated_parties
 from lhl_platform.scrub.scoring import unit_scores
 from lhl_platform.scrub.store import StoredSet, load_set, record_built, record_ingested
 from lhl_platform.scrub.task import OUTPUTS, SCRUB_PROMPT_VERSION, findings_of, scrub_messages, scrub_task
+from lhl_platform.suites import kit  # the suite kit: config bases, call stages, checks
 from lhl_platform.suites.contract import Markdown, PlannedCall, StageContext, StageResult
-from lhl_platform.suites.kit import (
-    BatchConfig,
-    ItemSetConfig,
-    PartitionCalls,
-    StageConfig,
-    config_of,
-    every_unit_answered,
-    model_run,
-)
 
 FINDINGS_STAGE = "scrub"  # the `stage` of the suite's calls, as int_calls reports them
+FINDINGS_KIND = "scrub.findings"  # the prefix of a call's idempotency key (`kit.unit_key`)
 IMPORTS_STREAM = "scrub.imports"
 
 
@@ -76,7 +69,7 @@ def scores_stream(model: str, run: int) -> str:
     return f"scrub.scores.model={model}.run={run}"
 
 
-class ItemsConfig(StageConfig):
+class ItemsConfig(kit.StageConfig):
     contracts: int | None = Field(default=None, ge=1, description="build a set of this many contracts from the "
                                                                    "active corpus; default: keep the active set")
     seed: int = Field(default=0, description="the build's seed")
@@ -87,12 +80,12 @@ _CONTRACTS = Field(default=None, ge=1, description="only the first N contracts o
 _SUBSET = Field(default=None, description="only the item set's contracts in this stored subset (lhl subset create)")
 
 
-class ScoresConfig(ItemSetConfig):
+class ScoresConfig(kit.ItemSetConfig):
     contracts: int | None = _CONTRACTS
     subset: str | None = _SUBSET
 
 
-class FindingsConfig(ScoresConfig, BatchConfig):
+class FindingsConfig(ScoresConfig, kit.BatchConfig):
     pass
 
 
@@ -157,7 +150,7 @@ def set_summary(stored: StoredSet) -> dict[str, object]:
 
 
 def scrub_items(ctx: StageContext) -> StageResult:
-    config = config_of(ctx, ItemsConfig)
+    config = kit.config_of(ctx, ItemsConfig)
     if config.path is not None and config.contracts is not None:
         raise ValueError("give contracts (a build) or path (an ingest), not both")
     if config.path is not None:
@@ -174,22 +167,18 @@ def scrub_items(ctx: StageContext) -> StageResult:
 Unit = tuple[ScrubItem, CategoryKey]
 
 
-def findings_key(item_set: str, model: str, run: int, contract_id: str, category: str) -> str:
-    return f"scrub.findings:{item_set}:{model}:{run}:{contract_id}:{category}"
-
-
 @dataclass
-class FindingsStage(PartitionCalls[Unit]):
+class FindingsStage(kit.ItemSetCalls[Unit]):
     """One call per (contract, category) of an item set (a `SingleCallStage`)."""
 
-    item_set: str
     name: str = FINDINGS_STAGE
     policy: CommitPolicy = CommitPolicy(units=9)
     failures: list[tuple[str, str]] = field(default_factory=list)
+    kind = FINDINGS_KIND
 
-    def key(self, unit: Unit) -> str:
+    def ids(self, unit: Unit) -> tuple[str, ...]:
         item, category = unit
-        return findings_key(self.item_set, self.model, self.run, item.contract_id, category)
+        return item.contract_id, category
 
     def request(self, unit: Unit) -> ModelRequest:
         item, category = unit
@@ -287,14 +276,14 @@ def _chosen(ctx: StageContext, config: ScoresConfig) -> tuple[StoredSet, StoredS
 
 
 def scrub_findings(ctx: StageContext) -> StageResult:
-    config = config_of(ctx, FindingsConfig)
-    model, run = model_run(ctx)
+    config = kit.config_of(ctx, FindingsConfig)
+    model, run = kit.model_run(ctx)
     whole, stored = _chosen(ctx, config)
     ctx.log(f"{model} run {run}: scrubbing {len(stored.items)} contracts x {len(CATEGORY_KEYS)} categories "
             f"({whole.describe()})")
     summary = run_findings(ctx.home, model, run, stored, batch=config.batched(), status=ctx.log,
                            whole=len(whole.items))
-    check = every_unit_answered(
+    check = kit.every_unit_answered(
         "every_call_answered", "every (contract, category) of the set has an answer (a failure is a missing call)",
         summary.expected_calls, summary.answered, units="calls", failures=summary.failures, reason_chars=80)
     return StageResult(metadata={k: v for k, v in summary.model_dump().items() if k != "failures"},
@@ -319,8 +308,8 @@ def write_scores(writer: StreamWriter, items: tuple[ScrubItem, ...], item_set: s
 
 
 def scrub_scores(ctx: StageContext) -> StageResult:
-    config = config_of(ctx, ScoresConfig)
-    model, run = model_run(ctx)
+    config = kit.config_of(ctx, ScoresConfig)
+    model, run = kit.model_run(ctx)
     whole, stored = _chosen(ctx, config)
     chosen = {i.contract_id for i in stored.items}
     answered = {k: f for k, f in answered_calls(ctx.home, model, run, stored.item_set).items() if k[0] in chosen}
@@ -349,4 +338,4 @@ def plan_calls(home: Home, model: str, run: int, config: Mapping[str, Mapping[st
                         text="".join(m.content for m in scrub_messages(scrub_task(category, item.contract_id,
                                                                                   item.text))))
             for item in items for category in CATEGORY_KEYS
-            if findings_key(whole.item_set, model, run, item.contract_id, category) not in done]
+            if kit.unit_key(FINDINGS_KIND, whole.item_set, model, run, item.contract_id, category) not in done]

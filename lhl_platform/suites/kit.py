@@ -3,8 +3,9 @@ with its one environment fallback), the partition accessor, the partition job's 
 every unit of a partition was answered.
 
 A suite's stage module declares its configs on `StageConfig` (or `ItemSetConfig` / `BatchConfig`), its call stages
-on `PartitionCalls`, reads its partition with `model_run(ctx)` and its config with `config_of(ctx, Cls)`, and
-reports completeness with `every_unit_answered`; its partition job's tags are `partition_tags(NAME)`.
+on `PartitionCalls` (`ItemSetCalls` for the units of one item set, keyed by `unit_key`), reads its partition with
+`model_run(ctx)` and its config with `config_of(ctx, Cls)`, and reports completeness with `every_unit_answered`;
+its partition job's tags are `partition_tags(NAME)`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -69,6 +70,28 @@ class PartitionCalls(ABC, Generic[U]):
 
     def skip(self, writer: StreamWriter, unit: U) -> bool:
         return writer.has(self.key(unit))
+
+
+def unit_key(kind: str, item_set: str, model: str, run: int, *ids: str) -> str:
+    """A unit's idempotency key: `<kind>:<item set>:<model>:<run>:<the unit's ids>`, `kind` the suite's name for its
+    calls (`scrub.findings`, say)."""
+    return ":".join((kind, item_set, model, str(run), *ids))
+
+
+@dataclass
+class ItemSetCalls(PartitionCalls[U]):
+    """A partition's calls over the units of one item set, each keyed by `unit_key` with the stage's `kind`; a
+    suite's stage names its units (`ids`)."""
+
+    item_set: str
+    kind: ClassVar[str]
+
+    def key(self, unit: U) -> str:
+        return unit_key(self.kind, self.item_set, self.model, self.run, *self.ids(unit))
+
+    @abstractmethod
+    def ids(self, unit: U) -> tuple[str, ...]:
+        """What names the unit within its item set (an item; a contract and a category)."""
 
 
 def config_of(ctx: StageContext, cls: type[C]) -> C:
