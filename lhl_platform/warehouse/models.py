@@ -190,7 +190,7 @@ def scopes() -> list[tuple[SuiteScope, set[str]]]:
 def scope_of(suite: str | None) -> SuiteScope:
     """The scope a suite's figures are computed in (None: the shared one), or one line saying it has none."""
     for scope, packages in scopes():
-        if scope.shared if suite is None else suite in packages:
+        if suite in packages or (not suite and scope.shared):
             return scope
     raise ScopeError(f"suite {suite!r} has no scope of its own" if suite else "no suite declares the shared scope")
 
