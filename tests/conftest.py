@@ -72,24 +72,30 @@ def mini_layout(tmp_path: Path) -> MiniLayout:
     """Write a small corpus in CUAD's master-clauses layout: rows of (Filename, txt name, spans)."""
 
     def make(rows: list[tuple[str, str | None, dict[str, list[str]]]], header: list[str] | None = None) -> Path:
-        root = tmp_path / "corpus"
-        (root / "full_contract_txt").mkdir(parents=True, exist_ok=True)
-        cols = header or ["Filename"] + [x for c in CLAUSE_TYPES for x in (c, f"{c}-Answer")]
-        with (root / "master_clauses.csv").open("w", encoding="utf-8", newline="") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(cols)
-            for filename, txt_name, spans in rows:
-                cells = [filename]
-                for c in CLAUSE_TYPES:
-                    found = spans.get(c, [])
-                    cells += [repr(found), "Yes" if found else "No"]
-                writer.writerow(cells)
-                if txt_name is not None:
-                    (root / "full_contract_txt" / txt_name).write_text(
-                        "AGREEMENT\n" + " ".join(" ".join(v) for v in spans.values()), encoding="utf-8")
-        return root
+        return write_mini_layout(tmp_path, rows, header)
 
     return make
+
+
+def write_mini_layout(base: Path, rows: list[tuple[str, str | None, dict[str, list[str]]]],
+                      header: list[str] | None = None) -> Path:
+    """`mini_layout` into `base/corpus`, for module-scoped fixtures (which cannot take the per-test fixture)."""
+    root = base / "corpus"
+    (root / "full_contract_txt").mkdir(parents=True, exist_ok=True)
+    cols = header or ["Filename"] + [x for c in CLAUSE_TYPES for x in (c, f"{c}-Answer")]
+    with (root / "master_clauses.csv").open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(cols)
+        for filename, txt_name, spans in rows:
+            cells = [filename]
+            for c in CLAUSE_TYPES:
+                found = spans.get(c, [])
+                cells += [repr(found), "Yes" if found else "No"]
+            writer.writerow(cells)
+            if txt_name is not None:
+                (root / "full_contract_txt" / txt_name).write_text(
+                    "AGREEMENT\n" + " ".join(" ".join(v) for v in spans.values()), encoding="utf-8")
+    return root
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ import html
 import json
 import logging
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from lhl_platform.events.integrity import HASH_CACHE, HashCache
 from lhl_platform.providers.base import ModelRequest, ModelResponse, safe_complete
 from orchestration.cli import main
 from orchestration.ui_guard import LoopbackGuard, allowed_hosts
+from tests.conftest import write_mini_layout
 from tests.helpers import outcome, read_only_mount, write_outcomes
 
 CORPUS_NAME = "xss<img src=x onerror=alert(1)>"
@@ -43,23 +45,31 @@ def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     return code, out, err
 
 
-@pytest.fixture
-def hostile_home(mini_layout, tmp_path, capsys) -> Path:
+@pytest.fixture(scope="module")
+def hostile_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A corpus in CUAD's layout whose folder and contract files carry markup and escape sequences, and
     outcomes of two models imported for three of each contract's 41 clause types (so `rows_complete` fails
-    and names the contracts)."""
-    root = mini_layout([(f"{cid}.pdf", f"{cid}.txt", {"Governing Law": ["governed by the laws of Delaware"]})
-                        for cid in HOSTILE_IDS])
+    and names the contracts). Built once; each test gets its own copy (`hostile_home`)."""
+    base = tmp_path_factory.mktemp("hostile")
+    spans = {"Governing Law": ["governed by the laws of Delaware"]}
+    root = write_mini_layout(base, [(f"{cid}.pdf", f"{cid}.txt", spans) for cid in HOSTILE_IDS])
     corpus = root.rename(root.with_name(CORPUS_NAME))
-    home = tmp_path / "home"
-    assert _cli(capsys, "--home", str(home), "ingest", "cuad", str(corpus))[0] == 0
+    home = base / "home"
+    assert main(["--home", str(home), "ingest", "cuad", str(corpus)]) == 0
     for model in ("imp", "imp2"):
         rows = [row for cid in HOSTILE_IDS for row in (
             outcome(model, 1, cid, "Governing Law", "TP", "supported" if model == "imp" else "contradicted"),
             outcome(model, 1, cid, "Document Name", "FN"), outcome(model, 1, cid, "Parties", "TN"))]
-        path = write_outcomes(tmp_path / f"{model}.csv", rows)
-        code, _, err = _cli(capsys, "--home", str(home), "import", "outcomes", str(path))
-        assert code == 0, err
+        path = write_outcomes(base / f"{model}.csv", rows)
+        assert main(["--home", str(home), "import", "outcomes", str(path)]) == 0
+    return home
+
+
+@pytest.fixture
+def hostile_home(hostile_template: Path, tmp_path: Path) -> Path:
+    """A copy of the hostile home for one test (tests break its warehouse, Dagster storage and events folder)."""
+    home = tmp_path / "home"
+    shutil.copytree(hostile_template, home, symlinks=True)
     return home
 
 
