@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.report.labels import pct
 
 _CSS = """
 :root { --ink: #1d2329; --muted: #5b6670; --line: #d8dde2; --accent: #1f4e79; --warn: #8a4b00; --bg: #ffffff; }
@@ -52,14 +53,6 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12px; border-top: 1px
          padding-top: 8px; }
 @media print { nav, details summary { display: none; } details { display: block; } }
 """
-
-
-def pct(value: float | None, digits: int = 1) -> str:
-    return "–" if value is None else f"{100 * value:.{digits}f}%"
-
-
-def signed(value: float | None) -> str:
-    return "–" if value is None else f"{value:+.3f}"
 
 
 def interval(low: float | None, high: float | None, fmt: Any = pct) -> str:

@@ -85,17 +85,11 @@ MAX_COLUMNS = 11  # ... and any past this many
 
 # The count an interval rests on, by the first of these columns a row has: gold findings, base queries, contracts.
 INTERVAL_BASIS = ("gold", "base_items", "contracts")
-SCHEMES = {"equal": "equal weights", "fp_heavy": "FP-heavy", "recall_heavy": "recall-heavy",
-           "halluc_only": "hallucination only", "detection_only": "detection only"}
 
 
 def label(column: str) -> str:
     """The column's label: the table's, else its name with spaces (never a snake_case identifier)."""
     return LABELS.get(column) or column.replace("_", " ")
-
-
-def scheme_label(scheme: str) -> str:
-    return SCHEMES.get(scheme) or scheme.replace("_", " ")
 
 
 def pct(value: float | None, digits: int = 1, none: str = "–") -> str:

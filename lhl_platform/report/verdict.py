@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 SMALL_SAMPLE = 20  # an interval resting on fewer cases than this is flagged
 FIRM = 0.5  # first place kept in fewer resamples than this is not a firm ordering
-DEFAULT_SCHEME = "equal"
 LISTED = 6  # subjects a caveat names in its statement (all of them are in `subjects`)
 
 CaveatKind = Literal["nothing_ranked", "single_system", "tied", "unstable", "not_separated", "partial",

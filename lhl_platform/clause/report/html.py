@@ -23,12 +23,12 @@ from lhl_platform.clause.report.render import (
     matched_line,
 )
 from lhl_platform.clause.report.rows import DebateEffectRow, Report
-from lhl_platform.clause.report.stats import INTERVAL_METRICS
+from lhl_platform.clause.report.stats import INTERVAL_METRICS, scheme_label
 from lhl_platform.clause.report.verdict import clause_verdict
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import cost_html
-from lhl_platform.report.html import _CSS, Cell, _checks, _facts, _figure, _note, _section, interval, pct, signed, table
-from lhl_platform.report.labels import FEW_CASES, FEW_MARK, scheme_label
+from lhl_platform.report.html import _CSS, Cell, _checks, _facts, _figure, _note, _section, interval, table
+from lhl_platform.report.labels import FEW_CASES, FEW_MARK, pct, signed
 from lhl_platform.report.layout import html_tables, view
 from lhl_platform.report.verdict_render import render_verdict_html
 from lhl_platform.warehouse.scope import coverage_statement

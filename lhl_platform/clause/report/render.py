@@ -9,11 +9,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lhl_platform.clause.report.rows import METRIC_COLUMNS, DebateEffectRow, Report
+from lhl_platform.clause.report.stats import scheme_label
 from lhl_platform.clause.report.verdict import clause_verdict
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import CSV_COLUMNS as COST_CSV_COLUMNS
 from lhl_platform.report.cost import cost_csv_rows, cost_lines
-from lhl_platform.report.labels import FEW_CASES, FEW_MARK, scheme_label
+from lhl_platform.report.labels import FEW_CASES, FEW_MARK
 from lhl_platform.report.layout import inert, text_table
 from lhl_platform.report.verdict_render import VERDICT_CSV_COLUMNS, render_verdict_text, verdict_csv_rows
 from lhl_platform.warehouse.scope import coverage_statement

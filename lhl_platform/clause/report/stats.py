@@ -69,6 +69,13 @@ SCHEMES: dict[str, tuple[int, int, int, int, int]] = {
     "equal": (1, 1, 1, 1, 1), "fp_heavy": (2, 1, 1, 2, 1), "recall_heavy": (1, 2, 1, 1, 2),
     "halluc_only": (0, 0, 0, 1, 0), "detection_only": (1, 1, 1, 0, 0),
 }
+SCHEME_LABELS = {"equal": "equal weights", "fp_heavy": "FP-heavy", "recall_heavy": "recall-heavy",
+                 "halluc_only": "hallucination only", "detection_only": "detection only"}
+
+
+def scheme_label(scheme: str) -> str:
+    """A scheme's name as a reader sees it in the text, Markdown and HTML tables."""
+    return SCHEME_LABELS.get(scheme) or scheme.replace("_", " ")
 
 
 def _combine(parts: tuple[str, ...]) -> np.ndarray:
