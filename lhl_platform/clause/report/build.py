@@ -131,7 +131,15 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
 def build_report_with_checks(home: Home, request: ScopeRequest | None = None, *,
                              resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
                              cluster: bool = False) -> tuple[Report, list[CheckOutcome]]:
-    """The report and the check results, from one read of the warehouse."""
-    with read_warehouse(home, request or ScopeRequest()) as con:
-        report = report_from(con, resamples=resamples, seed=seed, cluster=cluster)
-        return report, [*all_checks(con), drift_outcome(drift(con), unjudged_runs(con))]
+    """The report and the check results, from one read of the warehouse (computed once per build, request and
+    parameters, then read back: `clause/report/cached.py`)."""
+    from lhl_platform.clause.report.cached import report_with_checks
+
+    request = request or ScopeRequest()
+    with read_warehouse(home, request) as con:
+        def compute() -> tuple[Report, list[CheckOutcome]]:
+            report = report_from(con, resamples=resamples, seed=seed, cluster=cluster)
+            return report, [*all_checks(con), drift_outcome(drift(con), unjudged_runs(con))]
+
+        return report_with_checks(home, con, request, resamples=resamples, seed=seed, cluster=cluster,
+                                  compute=compute)
