@@ -19,6 +19,9 @@ if os.environ.get("PYTEST_XDIST_TESTRUNUID") and "LHL_CACHE_KEY_FILE" not in os.
     os.environ["LHL_CACHE_KEY_FILE"] = str(Path(tempfile.gettempdir())
                                            / f"lhl-test-key-{os.environ['PYTEST_XDIST_TESTRUNUID']}" / "hash-cache.key")
 os.environ.setdefault("LHL_CACHE_KEY_FILE", str(Path(tempfile.mkdtemp(prefix="lhl-test-key-")) / "hash-cache.key"))
+# A report writes its figures into the home's figure cache: off in tests (the shared demo home is copied by other
+# workers while it is read); tests/test_figure_cache.py turns it on for its own homes.
+os.environ.setdefault("LHL_FIGURE_CACHE", "off")
 
 _MADE_BASETEMP = pytest.StashKey[Path]()
 

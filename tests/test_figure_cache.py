@@ -18,6 +18,11 @@ from lhl_platform.stats.cache import folder
 from orchestration.cli import main
 
 
+@pytest.fixture(autouse=True)
+def figure_cache_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LHL_FIGURE_CACHE", "on")  # the test suite turns it off for the shared demo home (conftest)
+
+
 @pytest.fixture(scope="module")
 def demo_copy(demo_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("figure-cache") / "demo"

@@ -9,7 +9,9 @@ An entry's key is a digest of everything the figures are a function of:
   versions of Python, numpy and DuckDB (the bootstrap's random streams are numpy's).
 So an entry is never invalidated, only no longer looked up; the oldest are removed past `KEEP`. Each entry is sealed
 with the key of the hash cache (`events/cache_key.py`): an entry altered in the home is not served, and without a
-key nothing is cached. A connection that names no build (a read-only home's in-memory warehouse) is not cached.
+key nothing is cached. A connection that names no build (a read-only home's in-memory warehouse) is not cached, and
+with `LHL_FIGURE_CACHE=off` nothing is (the test suite's shared demo home, which other workers copy while it is read,
+so a read there must write nothing).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from lhl_platform.home import Home
 
 T = TypeVar("T")
 KEEP = 64  # entries kept per home (a few reports' worth for each of several builds)
+SWITCH = "LHL_FIGURE_CACHE"
 _PLATFORM = Path(__file__).resolve().parents[1]
 _CODE = (_PLATFORM, _PLATFORM.parent / "sql")  # the platform's modules and its SQL (which Python reads too: rates)
 
@@ -84,6 +87,8 @@ def cached(home: Home, con: duckdb.DuckDBPyConnection, what: str, request: Mappi
            load: Callable[[str], T]) -> T:
     """`compute()`, or what it gave before for the same build, request, parameters and code. `dump` writes its
     result as text and `load` reads it back (the same value: a typed model's JSON, say)."""
+    if os.environ.get(SWITCH, "").lower() in ("0", "off", "false", "no"):
+        return compute()
     fingerprint, seal_key = build_fingerprint(con), cache_key()
     if fingerprint is None or seal_key is None:
         return compute()
