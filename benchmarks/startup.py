@@ -5,7 +5,8 @@ In one run, interleaved round by round so that the machine's load hits all three
 - `python -c "import argparse"`: the floor (the interpreter and the parser library);
 - `lhl --help`: the command tree built (issue #27 goal: at most 0.25 s on a quiet 2-core machine);
 - `lhl report --format json` on a small home: the offline demo's (issue #27 goal: at most 0.6 s), its figures
-  served from the home's figure cache (`lhl_platform/stats/cache.py`), as every report after the first of a build;
+  served from the home's figure cache (`lhl_platform/report/figure_cache.py`), as every report after the
+  first of a build;
 - the same report with figures computed: another `--seed` each round, so no round finds its figures cached.
 
 It prints the medians, the best times and the ratios to the floor (the ratios are what carries over to another

@@ -1,6 +1,6 @@
-"""The figure cache (`lhl_platform/stats/cache.py`): the clause report is computed once per build, scope request,
-resamples and seed, and served from the home after that. A served report equals the one computed afresh; a refresh
-after a new audit changes what is served; an entry altered in the home is not served."""
+"""The figure cache (`lhl_platform/report/figure_cache.py`): the clause report is computed once per build, scope
+request, resamples and seed, and served from the home after that. A served report equals the one computed afresh;
+a refresh after a new audit changes what is served; an entry altered in the home is not served."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 from lhl_platform.events.cache_key import cache_key
 from lhl_platform.home import Home
-from lhl_platform.stats.cache import folder
+from lhl_platform.report.figure_cache import folder
 from orchestration.cli import main
 
 

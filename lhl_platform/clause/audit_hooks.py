@@ -63,27 +63,9 @@ def selection(home: Home, models: Sequence[str], config: RunConfig) -> list[Cont
 
 
 def check(home: Home, models: Sequence[str], runs: Sequence[int], config: RunConfig) -> list[str]:
-    """The selection fits the active corpus; a judge asked for that failed its last validation, or has none, is
-    named (the audit runs, but the figures in its scope rest on verdicts not shown to read legal force)."""
+    """The selection fits the active corpus (a judge asked for that is unfit is named by the audit command, for
+    every suite: the validations are LexFlip's, which no suite imports)."""
     selection(home, models, config)
-    judge = _stage(config, "judge_verdicts").get("judge")
-    return [] if judge is None else unfit_judge(home, judge)
-
-
-def unfit_judge(home: Home, judge: str) -> list[str]:
-    from lhl_platform.lexflip.events import JudgeValidated, ValidationEvent
-    from lhl_platform.lexflip.validate import validation_stream
-
-    stream = validation_stream(judge)
-    results = ([e.data_as(JudgeValidated) for e in home.events.read(stream) if e.type == ValidationEvent.VALIDATED]
-               if stream in home.events.streams() else [])
-    if not results:
-        return [f"judge {judge} has not been validated (`lhl judge validate --judge {judge}`); reports in its scope "
-                "mark its figures as resting on an unvalidated judge"]
-    last = results[-1]
-    if not last.passed:
-        return [f"judge {judge} failed its last validation on the dissociation suite ({last.suite_version}, "
-                f"{last.items} items); reports in its scope mark its figures"]
     return []
 
 

@@ -113,7 +113,8 @@ def _audit(args: argparse.Namespace, home: Home, suite: Suite, job: Job, models:
     for name in judges:
         get_judge(home, name)
     try:  # the selection checked before anything is estimated or called: one that does not fit, in one line
-        for line in hooks.check(home, models, runs, overrides) if hooks.check is not None else []:
+        unfit = unfit_judge(home, args.judge) if args.judge else []
+        for line in [*(hooks.check(home, models, runs, overrides) if hooks.check is not None else []), *unfit]:
             print(f"lhl: warning: {line}", file=sys.stderr)
         if args.dry_run:  # never run (and spend) when only an estimate was asked for
             return _print_estimate(home, suite, models, runs, overrides)
@@ -133,7 +134,7 @@ def _audit(args: argparse.Namespace, home: Home, suite: Suite, job: Job, models:
         for line in hooks.rejudging(home, models, runs, overrides):
             print(line)
     started = time.perf_counter()
-    command = "audit" if args.suite is None else f"audit --suite {suite.name}"
+    command = f"audit --suite {suite.name}"
     left = hooks.left
     with own_alerts(suite.name):
         stopped = limited(home, limit_usd, scope_of(command, models, runs),
@@ -141,10 +142,25 @@ def _audit(args: argparse.Namespace, home: Home, suite: Suite, job: Job, models:
                           left=None if left is None else lambda: left(home, models, runs, overrides))
     if stopped is not None:
         return stopped
-    report = "lhl report" if args.suite is None else f"lhl report --suite {suite.name}"
+    report = f"lhl report --suite {suite.name}"
     print(f"{suite.name} audit finished in {time.perf_counter() - started:.1f}s; see `{report}` (or `lhl ui` for "
           "lineage)")
     return 0
+
+
+def unfit_judge(home: Home, judge: str) -> list[str]:
+    """A judge asked for that failed its last validation on the dissociation suite, or has none, named: the audit
+    runs, but the figures in its scope rest on verdicts not shown to read legal force."""
+    from orchestration.cli.judge import last_validation
+
+    last = last_validation(home, judge)
+    if last is None:
+        return [f"judge {judge} has not been validated (`lhl judge validate --judge {judge}`); reports in its scope "
+                "mark its figures as resting on an unvalidated judge"]
+    if not last.passed:
+        return [f"judge {judge} failed its last validation on the dissociation suite ({last.suite_version}, "
+                f"{last.items} items); reports in its scope mark its figures"]
+    return []
 
 
 def _print_estimate(home: Home, suite: Suite, models: list[str], runs: list[int],

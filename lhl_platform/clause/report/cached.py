@@ -1,4 +1,4 @@
-"""The clause report and its check results through the figure cache (`stats/cache.py`): computed once per build,
+"""The clause report and its check results through the figure cache (`report/figure_cache.py`): computed once per build,
 scope request, resamples, seed and cluster choice (and code), then read back as the same typed objects."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import duckdb
 from lhl_platform.clause.report.rows import Report
 from lhl_platform.home import Home
 from lhl_platform.quality.checks import CheckOutcome
-from lhl_platform.stats.cache import cached
+from lhl_platform.report.figure_cache import cached
 from lhl_platform.warehouse.scope import ScopeRequest
 
 WHAT = "clause.report_with_checks"
