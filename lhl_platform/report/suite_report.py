@@ -133,7 +133,8 @@ def render_suite_json(report: SuiteReport) -> str:
     return json.dumps(suite_report_json(report), indent=2, ensure_ascii=False)
 
 
-def _text(value: Any) -> str:
+def cell_text(value: Any) -> str:
+    """A value as a suite's text tables show it."""
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -172,7 +173,7 @@ def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
                 out.extend(text_tables(view(name, shown), markdown))
             else:  # the terminal's table keeps the column names and fractions of the JSON
                 fields = list(shown[0])
-                out.append(text_table(fields, [[_text(r[f]) for f in fields] for r in shown], markdown))
+                out.append(text_table(fields, [[cell_text(r[f]) for f in fields] for r in shown], markdown))
             legend = judge_legend(report) if name == "leaderboard" else None
             if legend:  # in Markdown after a blank line: a plain line right under a table is one more row of it
                 out.extend(["", legend] if markdown else [legend])

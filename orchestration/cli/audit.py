@@ -259,6 +259,7 @@ def _demo_report(home: Home, suite: Suite) -> str:
     leaderboard under the demo's columns, with the item set (and whether it is self-built) and its checks."""
     from lhl_platform.report.layout import text_table
     from lhl_platform.report.reporting import reporting_of
+    from lhl_platform.report.suite_report import cell_text
     from lhl_platform.suites.reporting import Asked
 
     demo = suite.demo
@@ -270,7 +271,8 @@ def _demo_report(home: Home, suite: Suite) -> str:
         return reporting.render(built, suite, "table")
     rows = built.sections.get("leaderboard", [])
     fields = list(demo.columns) or (list(type(rows[0]).model_fields) if rows else [])
-    table = text_table(fields, [[_cell(getattr(r, f)) for f in fields] for r in rows], False) if rows else "(no rows)"
+    cells = [[cell_text(getattr(r, f)) for f in fields] for r in rows]
+    table = text_table(fields, cells, False) if rows else "(no rows)"
     scope = built.scope
     listed = {s.id: s for s in suite.item_sets(home)}.get(str(scope.item_set))
     label = "self-built" if listed is not None and listed.self_built else ""
@@ -281,19 +283,6 @@ def _demo_report(home: Home, suite: Suite) -> str:
             f"{', ' + label if label else ''}){judge}\n{table}\n"
             f"checks: {'all pass' if not failed else 'FAILED ' + ', '.join(failed)}{note}; "
             f"see `lhl report --suite {suite.name}`")
-
-
-def _cell(value: Any) -> str:
-    """A leaderboard value as the suite's text report shows it."""
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    if isinstance(value, list | tuple):
-        return ", ".join(map(str, value))
-    return str(value)
 
 
 def register(cli: Cli) -> None:
