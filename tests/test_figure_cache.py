@@ -85,3 +85,18 @@ def test_a_refresh_after_a_new_audit_changes_the_served_figures(demo_home: Path,
     assert "lex2" in models and "lex2" not in {r["model"] for r in json.loads(before)["leaderboard"]}
     shutil.rmtree(folder(Home.resolve(home)))
     assert _report(capsys, home) == after  # what was served after the refresh is what a computation gives
+
+
+def test_another_scope_gets_its_own_entry_and_its_own_figures(demo_copy: Path, capsys) -> None:
+    whole = _report(capsys, demo_copy)
+    before = len(_entries(demo_copy))
+    run_one = _report(capsys, demo_copy, "json", "--runs", "1")
+    assert len(_entries(demo_copy)) == before + 1 and run_one != whole
+    assert _report(capsys, demo_copy, "json", "--runs", "1") == run_one and len(_entries(demo_copy)) == before + 1
+
+
+def test_a_switch_that_is_neither_on_nor_off_is_refused_in_one_line(demo_copy: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("LHL_FIGURE_CACHE", "sometimes")
+    assert main(["--home", str(demo_copy), "report", "--format", "json"]) != 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "LHL_FIGURE_CACHE='sometimes' is neither on nor off" in err

@@ -131,9 +131,9 @@ def test_an_llm_under_test_and_an_llm_judge_run_the_suite_through_the_wire_forma
     assert "incomplete, 2 missing" in board["gpt-warm"]["coverage"]
     # the per-item values the judge's answers give are still scored (and shown per response)
     from lhl_platform.warehouse.build import read_warehouse
-    from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
+    from lhl_platform.warehouse.scope import ScopeRequest
 
-    with read_warehouse(home, SuiteScopeRequest(suite="insufficiency", judge="gpt-judge")) as con:
+    with read_warehouse(home, ScopeRequest(suite="insufficiency", judge="gpt-judge")) as con:
         values = con.execute("select distinct hedge, expl_acc from insufficiency_units where model = 'gpt-warm' "
                              "and kind = 'variant'").fetchall()
     assert {h for h, _ in values} == {1.0} and {e for _, e in values if e is not None} == {0.0}

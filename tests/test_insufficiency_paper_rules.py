@@ -179,9 +179,9 @@ def _report(home: Home, capsys: pytest.CaptureFixture[str], fmt: str = "json") -
 
 def test_the_marts_score_required_elements_only(tiny_home: Home, capsys: pytest.CaptureFixture[str]) -> None:
     from lhl_platform.warehouse.build import read_warehouse
-    from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
+    from lhl_platform.warehouse.scope import ScopeRequest
 
-    with read_warehouse(tiny_home, SuiteScopeRequest(suite="insufficiency", judge="j")) as con:
+    with read_warehouse(tiny_home, ScopeRequest(suite="insufficiency", judge="j")) as con:
         row = con.execute("select gold, tp, fp, fn, non_required_named, dropped, f2, safety from insufficiency_units "
                           "where model = 'm' and unit = 'b1a'").fetchone()
     assert row is not None and row[:6] == (2, 1, 2, 1, 1, 0)

@@ -274,7 +274,7 @@ def test_findings_imported_whole_and_atomically_a_line_absent_is_a_missing_call(
 def test_the_newest_run_is_monitored_for_drift(home: Home, tmp_path: Path) -> None:
     from lhl_platform.scrub.report import drift_rows, no_recall_drift
     from lhl_platform.warehouse.build import read_warehouse
-    from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
+    from lhl_platform.warehouse.scope import ScopeRequest
 
     items = load_set(home).items
     lines = [findings_line("vendor-d", run, i.contract_id, c, [g for g in i.gold if g.category == c] if run == 1
@@ -282,7 +282,7 @@ def test_the_newest_run_is_monitored_for_drift(home: Home, tmp_path: Path) -> No
     path = tmp_path / "drift.jsonl"
     path.write_text("\n".join(lines) + "\n")
     assert lhl(home, "import", "findings", str(path)) == 0
-    with read_warehouse(home, SuiteScopeRequest(suite="contractscrub", models=("vendor-d",))) as con:
+    with read_warehouse(home, ScopeRequest(suite="contractscrub", models=("vendor-d",))) as con:
         (row,) = drift_rows(con, min_contracts=4)
         assert (row.newest_run, row.baseline_recall, row.newest_recall, row.drifted) == (2, 1.0, 0.0, True)
         # With the report's threshold, 4 contracts are too few to call drift.

@@ -14,7 +14,6 @@ from lhl_platform.report.reporting import SECTIONS, reporting_of, scoped
 from lhl_platform.suites import get_suite, suites
 from lhl_platform.suites.reporting import Asked
 from lhl_platform.warehouse.scope import ScopeRequest
-from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
 from orchestration.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +32,7 @@ def test_one_asked_scope_makes_each_suites_own_request() -> None:
     _, request = scoped(get_suite("clause"), asked)
     assert request == ScopeRequest(subset="pair", runs=(1, 2), models=("a",), judge="rubric")
     _, request = scoped(get_suite("contractscrub"), Asked(runs=(1,), item_set="s", gold_version=2))
-    assert request == SuiteScopeRequest(suite="contractscrub", item_set="s", runs=(1,), gold_version=2)
+    assert request == ScopeRequest(suite="contractscrub", item_set="s", runs=(1,), gold_version=2)
 
 
 @pytest.mark.parametrize(("suite", "asked", "flag", "instead"), [
@@ -64,7 +63,8 @@ def test_the_command_line_refuses_in_one_line_before_building_anything(tmp_path:
             (["publish", "sqlite://", "--gold-version", "2"], "suite clause does not take --gold-version"),
             (["judge", "agree", "a", "b", "--subset", "s", "--suite", "insufficiency"],
              "suite insufficiency does not take --subset"),
-            (["compare", "a", "b", "--suite", "lexflip"], "suite lexflip has no report of its own")):
+            (["compare", "a", "b", "--suite", "lexflip"], "suite lexflip has no report of its own"),
+            (["report", "--suite", "contractscrub", "--schema"], "suite contractscrub does not take --schema")):
         capsys.readouterr()
         code = main(["--home", home, *argv])
         err = capsys.readouterr().err
@@ -79,7 +79,7 @@ def test_every_registered_suite_either_reports_or_says_where_its_results_are() -
         except LookupError as elsewhere:
             assert f"suite {suite.name}" in str(elsewhere)
             continue
-        assert reporting.options <= {"corpus", "subset", "item_set", "gold_version", "scheme", "cluster"}
+        assert reporting.options <= {"corpus", "subset", "item_set", "gold_version", "scheme", "cluster", "rows_schema"}
 
 
 def test_no_command_forks_on_the_suite() -> None:

@@ -63,8 +63,8 @@ def selection(home: Home, models: Sequence[str], config: RunConfig) -> list[Cont
 
 
 def check(home: Home, models: Sequence[str], runs: Sequence[int], config: RunConfig) -> list[str]:
-    """The selection fits the active corpus (a judge asked for that is unfit is named by the audit command, for
-    every suite: the validations are LexFlip's, which no suite imports)."""
+    """The selection fits the active corpus (a judge asked for that is unfit is named by the audit command:
+    `judges_on_dissociation`; the validations are LexFlip's, which no suite imports)."""
     selection(home, models, config)
     return []
 
@@ -103,7 +103,7 @@ def demo_corpus(home: Home) -> str:
 
 
 AUDIT = AuditHooks(items=ItemsJob(CORPUS_JOB, "contracts", corpus_shown, what="the active corpus (contracts, oracle)"),
-                   check=check, estimate=estimate, rejudging=rejudging, left=left)
+                   check=check, estimate=estimate, rejudging=rejudging, left=left, judges_on_dissociation=True)
 
 
 DEMO = Demo(

@@ -40,7 +40,7 @@ def verdict_scheme(name: str | None) -> str:
 
 @dataclass(frozen=True)
 class ClauseReporting:
-    options: frozenset[str] = frozenset({"corpus", "subset", "scheme", "cluster"})
+    options: frozenset[str] = frozenset({"corpus", "subset", "scheme", "cluster", "rows_schema"})
 
     def sections(self, suite: Suite) -> frozenset[str]:
         from lhl_platform.clause.report.rows import Report

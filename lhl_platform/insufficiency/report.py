@@ -27,7 +27,7 @@ from lhl_platform.insufficiency.validation import validation_cases, validation_d
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.stats.bootstrap import asked_bootstrap
 from lhl_platform.warehouse.build import read_warehouse
-from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
+from lhl_platform.warehouse.scope import ScopeRequest
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
@@ -269,7 +269,7 @@ def _judgments(con: duckdb.DuckDBPyConnection, judge: str) -> list[ItemJudgment]
                          elements=tuple(ElementVerdict(**e) for e in r["elements"])) for r in rows]
 
 
-def measure_agreement(home: Home, a: str, b: str, request: SuiteScopeRequest) -> JudgeAgreement:
+def measure_agreement(home: Home, a: str, b: str, request: ScopeRequest) -> JudgeAgreement:
     """Agreement of two judges on the responses both judged in scope (per-item Pearson r and MAD of F2, P, R;
     each model's F2 and recall under both; the model-level spread)."""
     with read_warehouse(home, request.model_copy(update={"judge": a})) as con:

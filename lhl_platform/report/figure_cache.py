@@ -22,6 +22,7 @@ import hmac
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from importlib import metadata
@@ -49,7 +50,9 @@ def folder(home: Home) -> Path:
 def code_digest() -> str:
     """What the figures' code is: every platform module and SQL file by path, size and modification time (a stat
     each, no read), and the versions of the interpreter and the libraries that compute them."""
-    digest = hashlib.sha256(sys.version.encode())
+    from lhl_platform import __version__  # the reports' provenance names it
+
+    digest = hashlib.sha256(f"{sys.version}\nlhl-platform={__version__}\n".encode())
     for dist in ("numpy", "duckdb"):
         with contextlib.suppress(metadata.PackageNotFoundError):
             digest.update(f"{dist}={metadata.version(dist)}\n".encode())
@@ -82,12 +85,22 @@ def _seal(seal_key: bytes, key: str, body: str) -> str:
     return hmac.new(seal_key, f"{key}\n{body}".encode(), hashlib.sha256).hexdigest()
 
 
+def switched_on() -> bool:
+    """`LHL_FIGURE_CACHE`: on unless set off; a value that is neither is refused in one line."""
+    value = os.environ.get(SWITCH, "").strip().lower()
+    if value in ("", "1", "on", "true", "yes"):
+        return True
+    if value in ("0", "off", "false", "no"):
+        return False
+    raise ValueError(f"{SWITCH}={os.environ[SWITCH]!r} is neither on nor off (give on, off, 1 or 0)")
+
+
 def cached(home: Home, con: duckdb.DuckDBPyConnection, what: str, request: Mapping[str, Any],
            params: Mapping[str, Any], compute: Callable[[], T], dump: Callable[[T], str],
            load: Callable[[str], T]) -> T:
     """`compute()`, or what it gave before for the same build, request, parameters and code. `dump` writes its
     result as text and `load` reads it back (the same value: a typed model's JSON, say)."""
-    if os.environ.get(SWITCH, "").lower() in ("0", "off", "false", "no"):
+    if not switched_on():
         return compute()
     fingerprint, seal_key = build_fingerprint(con), cache_key()
     if fingerprint is None or seal_key is None:
@@ -108,6 +121,11 @@ def cached(home: Home, con: duckdb.DuckDBPyConnection, what: str, request: Mappi
 
 
 def _prune(where: Path) -> None:
+    """The newest KEEP entries stay; so do writes in progress, but not those a crash left an hour ago."""
     with contextlib.suppress(OSError):  # another process pruning meanwhile
         for old in sorted(where.glob("*.json"), key=lambda p: p.stat().st_mtime_ns)[:-KEEP]:
             old.unlink(missing_ok=True)
+        stale = time.time() - 3600
+        for left in where.glob(".*.tmp"):
+            if left.stat().st_mtime < stale:
+                left.unlink(missing_ok=True)

@@ -62,9 +62,9 @@ class SectionReporting:
         return frozenset(s.name for s in suite.sections)
 
     def request(self, suite: Suite, asked: Asked) -> Any:
-        from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
+        from lhl_platform.warehouse.scope import ScopeRequest
 
-        return SuiteScopeRequest(suite=suite.name, item_set=asked.item_set, judge=asked.judge,
+        return ScopeRequest(suite=suite.name, item_set=asked.item_set, judge=asked.judge,
                                  gold_version=asked.gold_version, runs=asked.runs, models=asked.models)
 
     def build(self, home: Home, suite: Suite, request: Any, asked: Asked, fmt: str | None = None) -> Any:

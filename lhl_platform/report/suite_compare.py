@@ -16,7 +16,7 @@ from lhl_platform.report.bootstrap import Paired
 from lhl_platform.stats import nan_to_null
 from lhl_platform.suites.contract import Suite
 from lhl_platform.warehouse.build import read_warehouse
-from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
+from lhl_platform.warehouse.scope import ScopeRequest
 
 
 class SuiteComparison(BaseModel):
@@ -37,11 +37,11 @@ class SuiteComparison(BaseModel):
     gold_reviewers: int | None = None
 
 
-def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: SuiteScopeRequest | None = None, *,
+def compare_in_suite(home: Home, suite: Suite, a: str, b: str, request: ScopeRequest | None = None, *,
                      resamples: int = 2000, seed: int = 0) -> SuiteComparison:
     if not suite.units or not suite.compare:
         raise ValueError(f"suite {suite.name} has no paired comparison")
-    scope = (request or SuiteScopeRequest(suite=suite.name)).model_copy(update={"models": (a, b)})
+    scope = (request or ScopeRequest(suite=suite.name)).model_copy(update={"models": (a, b)})
     with read_warehouse(home, scope) as con:
         cursor = con.execute(f"select * from {suite.units} where model in (?, ?)", [a, b])
         names = [d[0] for d in cursor.description]

@@ -29,8 +29,7 @@ from lhl_platform.stats import nan_to_null
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_as
 from lhl_platform.suites.contract import Suite
 from lhl_platform.warehouse.build import read_warehouse
-from lhl_platform.warehouse.scope import ResolvedSuiteScope
-from lhl_platform.warehouse.scope import ScopeRequest as SuiteScopeRequest
+from lhl_platform.warehouse.scope import ResolvedSuiteScope, ScopeRequest
 
 
 class SuiteReport(BaseModel):
@@ -66,32 +65,32 @@ def judge_status(rows: Sequence[BaseModel], judge: str | None) -> bool | None:
 
 
 def suite_judge_validated(home: Home, suite: Suite,
-                          request: SuiteScopeRequest | None = None) -> tuple[str | None, bool | None]:
+                          request: ScopeRequest | None = None) -> tuple[str | None, bool | None]:
     """The scope's judge and its validation, read without the other sections (`lhl compare --suite` checks it
     first); (None, None) for a suite no judge scores."""
     section = next((s for s in suite.sections if s.name == JUDGE_SECTION), None)
     if section is None:
         return None, None
-    with read_warehouse(home, request or SuiteScopeRequest(suite=suite.name)) as con:
+    with read_warehouse(home, request or ScopeRequest(suite=suite.name)) as con:
         found = con.execute(f"select judge from {suite.name}_scope").fetchone()
         judge = None if found is None else found[0]
         return judge, judge_status(section.rows(con), judge)
 
 
-def build_suite_report(home: Home, suite: Suite, request: SuiteScopeRequest | None = None, *,
+def build_suite_report(home: Home, suite: Suite, request: ScopeRequest | None = None, *,
                        resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> SuiteReport:
     """The suite's sections and checks, from one read of its marts in the requested scope; its intervals with
     these bootstrap resamples and seed."""
-    scope_request = request or SuiteScopeRequest(suite=suite.name)
+    scope_request = request or ScopeRequest(suite=suite.name)
     with read_warehouse(home, scope_request) as con, bootstrap_as(resamples, seed):
         from lhl_platform.warehouse.build import sql_packages
-        from lhl_platform.warehouse.scope import apply_scope as apply_suite_scope
+        from lhl_platform.warehouse.scope import apply_scope
 
         package = next(p for p in sql_packages() if p.name == suite.name)
         assert package.scope is not None
         from lhl_platform.registry import primary_judge
 
-        scope = apply_suite_scope(con, package.scope, scope_request, primary_judge(home), temp=True)
+        scope = apply_scope(con, package.scope, scope_request, primary_judge(home), temp=True)
         sections = {s.name: [s.row.model_validate({k: nan_to_null(v) for k, v in r.model_dump().items()})
                              for r in s.rows(con)] for s in suite.sections}
         checks = [c.check(con) for c in suite.checks]

@@ -58,12 +58,6 @@ def suites() -> list[Suite]:
     return list(active().suites.values())
 
 
-def loaded_suites() -> list[Suite]:
-    """The registered suites already loaded (a declared suite not looked up yet is left out)."""
-    catalog = active()
-    return [suite for name, suite in catalog.entries.items() if name not in catalog.pending]
-
-
 def get_suite(name: str) -> Suite:
     catalog = active()
     if name not in catalog.entries:

@@ -262,13 +262,16 @@ class AuditHooks:
       returns warnings (a line each, for stderr);
     - `estimate`: the suite's own dry-run lines (else the shared estimate of its `plan`);
     - `rejudging`: what a re-judging does per partition, printed before it runs;
-    - `left`: the calls the audit still has to make, counted in a spending limit's stop line."""
+    - `left`: the calls the audit still has to make, counted in a spending limit's stop line;
+    - `judges_on_dissociation`: its judges are vetted on the dissociation suite (LexFlip's `lhl judge validate`),
+      so a judge asked for that failed there, or was never run there, is named before the audit."""
 
     items: ItemsJob | None = None
     check: AuditLines | None = None
     estimate: AuditLines | None = None
     rejudging: AuditLines | None = None
     left: AuditCount | None = None
+    judges_on_dissociation: bool = False
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,8 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
     Option("scheme", "--scheme", "chooses the clause suite's composite scheme; every other suite's verdict ranks by "
            "its headline metric (docs/method.md, section 17)"),
     Option("cluster", "--bootstrap contract", "resamples the clause suite's contracts for its RDI intervals"),
+    Option("rows_schema", "--schema", "prints the JSON schema of the clause report's rows (every other suite's rows "
+           "are typed in its JSON report)"),
 )}
 
 
@@ -65,6 +67,7 @@ class Asked(BaseModel):
     resamples: int = 2000
     seed: int = 0
     cluster: bool | None = None  # True: intervals resample contracts (`--bootstrap contract`); None: instances
+    rows_schema: bool | None = None  # True: the rows' JSON schema, not the report (`lhl report --schema`)
 
 
 class Published(Protocol):

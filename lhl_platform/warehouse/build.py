@@ -269,6 +269,12 @@ def partition_connection(home: Home, streams: list[str], judge: str | None = Non
 # --- reading ------------------------------------------------------------------------------------------------
 
 
+def _same_sql(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the build `con` reads was made by today's SQL and layout."""
+    row = con.execute("select value from _lhl_build where name = 'sql'").fetchone()
+    return row is not None and row[0] == sql_digest()
+
+
 @contextmanager
 def _current_build(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to a complete build: the current one when it is up to date; while another process
@@ -301,11 +307,15 @@ def _current_build(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
                             con.close()
                             raise
                         else:
-                            try:
-                                yield con
-                            finally:
-                                con.close()
-                            return
+                            if record.fingerprint == wanted or _same_sql(con):
+                                try:
+                                    yield con
+                                finally:
+                                    con.close()
+                                return
+                            # built by other SQL (an older layout), which today's code cannot read: take a turn
+                            # after the writer instead
+                            con.close()
                     record = None
             if record is not None:
                 continue  # deleted since the record was read: read it again

@@ -113,13 +113,15 @@ def _audit(args: argparse.Namespace, home: Home, suite: Suite, job: Job, models:
     for name in judges:
         get_judge(home, name)
     try:  # the selection checked before anything is estimated or called: one that does not fit, in one line
-        unfit = unfit_judge(home, args.judge) if args.judge else []
+        unfit = unfit_judge(home, args.judge) if args.judge and hooks.judges_on_dissociation else []
         for line in [*(hooks.check(home, models, runs, overrides) if hooks.check is not None else []), *unfit]:
             print(f"lhl: warning: {line}", file=sys.stderr)
         if args.dry_run:  # never run (and spend) when only an estimate was asked for
             return _print_estimate(home, suite, models, runs, overrides)
         if hooks.check is None and suite.plan is not None:
             suite.plan(home, models[0], runs[0], overrides)
+    except (KeyError, IndexError):
+        raise  # a bug, with its traceback: not a selection that does not fit
     except (LookupError, ValueError) as exc:
         raise CliError(f"suite {suite.name}: {exc}") from None
     callers = list(dict.fromkeys([*models, *judges]))

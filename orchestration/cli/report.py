@@ -12,7 +12,9 @@ from orchestration.cli.suites import add_gold_option, add_suite_option, chosen_s
 
 
 def cmd_report(args: argparse.Namespace, home: Home) -> int:
-    if args.schema:
+    suite = chosen_suite(args)
+    if args.schema:  # the suites whose reporting takes --schema (the clause suite's); the others refuse it
+        suite_scope(args, suite)
         import json
 
         from lhl_platform.clause.report.marts import schema_document
@@ -21,7 +23,6 @@ def cmd_report(args: argparse.Namespace, home: Home) -> int:
         return 0
     if not home.events.has_events():
         raise CliError(f"nothing to report in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
-    suite = chosen_suite(args)
     reporting, request, asked = suite_scope(args, suite)
     built = reporting.build(home, suite, request, asked, args.format)
     write_out(reporting.render(built, suite, args.format), args.out, f"{args.format} report of suite {suite.name}")

@@ -40,7 +40,8 @@ def asked(args: argparse.Namespace) -> Asked:
     bootstrap = {k: getattr(args, k) for k in ("resamples", "seed") if getattr(args, k, None) is not None}
     return Asked(**values, **bootstrap, runs=tuple(parse_runs(runs)) if runs else None,
                  models=tuple(parse_list(models, "models")) if models else None,
-                 cluster=True if getattr(args, "bootstrap", None) == "contract" else None)
+                 cluster=True if getattr(args, "bootstrap", None) == "contract" else None,
+                 rows_schema=True if getattr(args, "schema", False) else None)
 
 
 def suite_scope(args: argparse.Namespace, suite: Suite) -> tuple[Reporting, Any, Asked]:

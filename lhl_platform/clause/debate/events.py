@@ -266,14 +266,6 @@ def failed_key(ref: InstanceRef) -> str:
     return f"{DebateEventType.FAILED.value}:{ref.key(uuid.uuid4().hex)}"
 
 
-def call_key(request_key: str) -> str:
-    return f"call:{request_key}"
-
-
-def call_failed_key(request_key: str) -> str:
-    return f"call_failed:{request_key}:{uuid.uuid4().hex}"
-
-
 def scope_key(backbone: str, run: int, config_hash: str, contract_ids: Sequence[str], subset: str | None = None) -> str:
     digest = hashlib.sha256("\n".join(sorted(contract_ids)).encode()).hexdigest()[:16]
     return f"{DebateEventType.SCOPE.value}:{backbone}:{run}:{config_hash}:{digest}" + (f":{subset}" if subset else "")
