@@ -258,7 +258,7 @@ def test_an_unwritable_events_folder_fails_the_audit_naming_the_cause(hostile_ho
     try:
         code, _, err = _cli(capsys, "--home", str(hostile_home), "audit", "--models", "lexical", "--runs", "1")
         last = err.strip().splitlines()[-1]
-        assert code == 1 and last.startswith("lhl: partition lexical/run 1 failed: step extractions:")
+        assert code == 1 and last.startswith("lhl: audit_partition lexical/run 1 failed: step extractions:")
         assert "Read-only file system" in last and str(events) in last
         # The hash cache cannot be saved on a read-only folder, and saving it must not fail a reader.
         cache = HashCache(events)
