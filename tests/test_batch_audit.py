@@ -3,7 +3,8 @@ Anthropic Message Batches, Gemini batch mode with inline requests), driven throu
 
 A batch audit records what an interactive one records; a run killed after its batch was submitted resumes by
 polling it, never by submitting again; a partly failed batch ends with every instance answered or recorded as
-a missing row with its reason; and the waiting shows in the Dagster run's log."""
+a missing row with its reason; and the waiting shows in the Dagster run's log. The report's cost of both audits
+reconciles with the token counts the server returned (the prices are tests/test_prices.py's)."""
 
 from __future__ import annotations
 
@@ -23,11 +24,14 @@ from lhl_platform.clause.judging import verdict_stream
 from lhl_platform.clause.report.build import build_report
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.corpus.store import load_corpus
+from lhl_platform.domain.models import Price
 from lhl_platform.events.payloads import ModelCall
 from lhl_platform.home import Home
+from lhl_platform.progress import cost_usd
 from orchestration.cli import main
 from tests import speed_tmpfs
-from tests.fakes import ProviderFake, key_of
+from tests.fakes import ProviderFake, Served, key_of
+from tests.test_prices import FLAGS, PRICES
 
 tmp_path = speed_tmpfs.tmp_path  # homes on tmpfs (Dagster's SQLite commits)
 tmp_path_factory = speed_tmpfs.tmp_path_factory
@@ -40,12 +44,16 @@ PARAMS = {"max_retries": 1, "backoff_base_s": 0.01, "backoff_max_s": 0.05, "time
 STREAM = extraction_stream("m", 1)
 
 
-@pytest.fixture(autouse=True)
-def environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in KEYS.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     monkeypatch.setenv("LHL_BATCH_POLL_SECONDS", "0.05")
+
+
+@pytest.fixture(autouse=True)
+def environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    _environment(monkeypatch)
 
 
 def _home(tmp_path: Path, name: str, fake: ProviderFake) -> str:
@@ -53,9 +61,26 @@ def _home(tmp_path: Path, name: str, fake: ProviderFake) -> str:
     assert main(["--home", home, "ingest", "cuad", str(DEMO_DIR)]) == 0
     assert main(["--home", home, "models", "add", "m", "--provider", fake.provider, "--model-id",
                  MODEL_IDS[fake.provider], "--base-url", fake.base_url, "--params", json.dumps(PARAMS),
-                 "--input-price", "3", "--output-price", "15", "--batch-input-price", "1.5",
-                 "--batch-output-price", "7.5"]) == 0
+                 *FLAGS]) == 0
     return home
+
+
+@pytest.fixture(scope="module", params=PROVIDERS)
+def audited(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, object]:
+    """Per provider, one home audited interactively and one through the batch API, each against its own fake, at
+    every published rate (FLAGS): built once, read by the batch-equality and the cost-reconciliation tests."""
+    provider = request.param
+    root = tmp_path_factory.mktemp(f"audited-{provider}")
+    with pytest.MonkeyPatch.context() as monkeypatch, ProviderFake(provider) as live, \
+            ProviderFake(provider) as batched:
+        _environment(monkeypatch)
+        interactive = _home(root, "interactive", live)
+        batch = _home(root, "batch", batched)
+        assert main(["--home", interactive, "audit", "--models", "m"]) == 0
+        assert main(["--home", batch, "audit", "--models", "m", "--batch"]) == 0
+        return {"provider": provider, "interactive": interactive, "batch": batch,
+                "live": (live.batch_creates, list(live.interactive), list(live.served)),
+                "batched": (batched.batch_creates, list(batched.interactive), list(batched.served))}
 
 
 def _recorded(home: str) -> tuple[list[tuple[object, ...]], list[tuple[str, str]], list[ModelCall]]:
@@ -66,15 +91,12 @@ def _recorded(home: str) -> tuple[list[tuple[object, ...]], list[tuple[str, str]
     return instances, sorted((c.request_key, json.dumps(c.content, sort_keys=True)) for c in calls), calls
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
-def test_a_batch_audit_records_what_an_interactive_audit_records(provider, tmp_path):
-    with ProviderFake(provider) as live, ProviderFake(provider) as batched:
-        interactive = _home(tmp_path, "interactive", live)
-        batch = _home(tmp_path, "batch", batched)
-        assert main(["--home", interactive, "audit", "--models", "m"]) == 0
-        assert main(["--home", batch, "audit", "--models", "m", "--batch"]) == 0
-        assert (live.batch_creates, len(live.interactive)) == (0, 12)
-        assert (batched.batch_creates, batched.interactive) == (1, [])
+def test_a_batch_audit_records_what_an_interactive_audit_records(audited):
+    provider, interactive, batch = audited["provider"], audited["interactive"], audited["batch"]
+    live_creates, live_interactive, _ = audited["live"]
+    batch_creates, batch_interactive, _ = audited["batched"]
+    assert (live_creates, len(live_interactive)) == (0, 12)
+    assert (batch_creates, batch_interactive) == (1, [])
 
     got_i, calls_i, records_i = _recorded(interactive)
     got_b, calls_b, records_b = _recorded(batch)
@@ -100,6 +122,54 @@ def test_a_batch_audit_records_what_an_interactive_audit_records(provider, tmp_p
         instance.dispose()
     assert any("submitted batch" in m for m in messages)
     assert any("ended" in m and "results recorded" in m for m in messages)
+
+
+def _expected(served: list[Served], provider: str) -> float:
+    """The cost of what the server said it served, computed from its own usage fields at the published rates."""
+    p = PRICES
+    total = 0.0
+    for s in served:
+        u = s.usage
+        half = p["batch_input"] / p["input"] if s.batch else 1.0
+        rate_in, rate_out = (p["batch_input"], p["batch_output"]) if s.batch else (p["input"], p["output"])
+        if provider == "openai":
+            fresh, read, write, out = u["prompt_tokens"] - u["cached_tokens"], u["cached_tokens"], 0, u[
+                "completion_tokens"]
+        elif provider == "anthropic":
+            fresh, read, write, out = (u["input_tokens"], u["cache_read_input_tokens"],
+                                       u["cache_creation_input_tokens"], u["output_tokens"])
+        else:
+            fresh, read, write, out = (u["promptTokenCount"] - u["cachedContentTokenCount"],
+                                       u["cachedContentTokenCount"], 0, u["candidatesTokenCount"])
+        total += (fresh * rate_in + (read * p["cached"] + write * p["write"]) * half + out * rate_out) / 1e6
+    return total
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["interactive", "batch"])
+def test_the_report_cost_reconciles_with_the_tokens_the_server_returned(audited, batch):
+    provider, home = audited["provider"], audited["batch" if batch else "interactive"]
+    served = audited["batched" if batch else "live"][2]
+    assert len(served) == 12 and all((s.batch is not None) == batch for s in served)
+
+    # The provider cached the instructions after the first request: the second and later calls carry cached
+    # tokens (Anthropic's first call wrote them to the cache instead), and they are priced at the cached rate.
+    calls = [e.data_as(ModelCall) for e in Home.resolve(home).events.read(extraction_stream("m", 1))
+             if e.type == "model.call"]
+    assert len(calls) == 12
+    hits = [c for c in calls if c.usage.cached_tokens > 0]
+    assert len(hits) == 11 and all(c.usage.cached_tokens >= 1024 for c in hits)
+    if provider == "anthropic":
+        assert all(c.usage.cache_write_tokens > 0 for c in calls)  # the contract block is written every time
+        first = next(c for c in calls if c.usage.cached_tokens == 0)
+        assert first.usage.cache_write_tokens >= min(c.usage.cached_tokens for c in hits)  # it wrote what they read
+    (usage,) = build_report(Home.resolve(home)).usage
+    assert usage.extraction_calls == 12
+    assert usage.cached_tokens == sum(c.usage.cached_tokens for c in calls) > 0
+    assert usage.extraction_cost_usd == pytest.approx(_expected(served, provider), rel=1e-9)
+    uncached = sum(cost_usd(Price(input_per_mtok=3, output_per_mtok=15, batch_input_per_mtok=1.5,
+                                  batch_output_per_mtok=7.5), c.usage.input_tokens, c.usage.output_tokens,
+                            batch=batch) for c in calls)
+    assert usage.extraction_cost_usd < uncached  # the cache pays off (writes included)
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
