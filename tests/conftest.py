@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import csv
 import os
+import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ os.environ.setdefault("LHL_CACHE_KEY_FILE", str(Path(tempfile.mkdtemp(prefix="lh
 os.environ.setdefault("LHL_FIGURE_CACHE", "off")
 
 _MADE_BASETEMP = pytest.StashKey[Path]()
+_DEMO_BUILDER = pytest.StashKey[subprocess.Popen[bytes]]()
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest's tmpdir plugin reads --basetemp
@@ -44,12 +46,38 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_MADE_BASETEMP] = base
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's controller reads the basetemp to start its workers
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """When the whole suite runs under xdist, the controller starts the shared demo home's build in the background
+    (tests/shared_demo.py): the workers run other files meanwhile instead of one waiting for the other's build.
+    The workers inherit this process's environment (the hash cache's key, the figure cache's switch), as does the
+    builder. A run of chosen files or tests builds the demo only if one of them asks for it."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None) \
+            or config.args_source is not pytest.Config.ArgsSource.TESTPATHS \
+            or config.option.keyword or config.option.markexpr:
+        return
+    import sys
+
+    # The run's root, made now: pytest empties a given basetemp at its first use, so it must precede the build's.
+    root = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+    log = (root / "shared-demo-home.log").open("wb")
+    config.stash[_DEMO_BUILDER] = subprocess.Popen(
+        [sys.executable, "-m", "tests.shared_demo", str(root)], cwd=config.rootpath, env=dict(os.environ),
+        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+
+
 def pytest_report_header(config: pytest.Config) -> str | None:
     made = config.stash.get(_MADE_BASETEMP, None)
     return f"basetemp on tmpfs: {made}" if made else None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    builder = config.stash.get(_DEMO_BUILDER, None)
+    if builder is not None and builder.poll() is None:  # a run that ended before the demo was built
+        builder.terminate()
+        builder.wait()
     made = config.stash.get(_MADE_BASETEMP, None)
     if made is not None:
         import shutil
@@ -105,46 +133,18 @@ def write_mini_layout(base: Path, rows: list[tuple[str, str | None, dict[str, li
 def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One `lhl demo` run shared by the tests that only read its results.
 
-    Under xdist every worker's basetemp sits in one folder of this run: the first worker to ask builds the demo
-    there under a file lock and the others wait and read the same home (a demo costs a minute and more of CPU;
-    the tests that change a home copy it first). Without xdist, or when the shared build failed, this process
-    builds its own."""
+    Under xdist every worker's basetemp sits in one folder of this run: the first worker to ask (or the builder
+    pytest_sessionstart starts) builds the demo there under a file lock and the others wait and read the same
+    home (a demo costs a minute and more of CPU; the tests that change a home copy it first). Without xdist, or
+    when the shared build failed, this process builds its own."""
     from orchestration.cli import main
 
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = _shared_demo_home(tmp_path_factory.getbasetemp().parent, main)
+        from tests.shared_demo import shared_demo_home
+
+        shared = shared_demo_home(tmp_path_factory.getbasetemp().parent, main)
         if shared is not None:
             return shared
     home = tmp_path_factory.mktemp("demo-home")
     assert main(["--home", str(home), "demo"]) == 0
     return home
-
-
-def _shared_demo_home(run_root: Path, main: Callable[[list[str]], int]) -> Path | None:
-    """The demo home of this test run, built once by whichever worker takes the lock first; None if that failed."""
-    import fcntl
-
-    home, done, failed = run_root / "shared-demo-home", run_root / "shared-demo-home.done", \
-        run_root / "shared-demo-home.failed"
-    with (run_root / "shared-demo-home.lock").open("a+") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes: the others wait for the build here
-        if done.exists():
-            return home
-        if failed.exists():
-            return None
-        try:
-            code = main(["--home", str(home), "demo"])
-        except BaseException:
-            failed.touch()
-            raise
-        if code == 0:
-            # Once its files are past the hash cache's settling time (integrity.py), one report seals them all
-            # into the cache: the workers' later reads then find every entry and write nothing into the home
-            # while another worker may be copying it.
-            import time
-
-            time.sleep(2.5)
-            code = main(["--home", str(home), "report", "--format", "json", "--resamples", "10"])
-        (done if code == 0 else failed).touch()
-        assert code == 0
-        return home
