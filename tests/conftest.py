@@ -33,6 +33,8 @@ def pytest_configure(config: pytest.Config) -> None:
     """The run's basetemp (every tmp_path, home and Dagster instance) on tmpfs when /dev/shm has room: Dagster's
     SQLite storage commits every event. A --basetemp given (and an xdist worker's, which the controller gives it)
     is left alone; the folder made here is removed when the run ends."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        config.option.loadscopereorder = False  # the workers' collection order is the files' (slowest first)
     if config.option.basetemp or hasattr(config, "workerinput"):
         return
     from tests.speed_tmpfs import run_basetemp
@@ -66,6 +68,38 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         [sys.executable, "-m", "tests.shared_demo", str(root)], cwd=config.rootpath, env=dict(os.environ),
         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
     log.close()
+
+
+# The slowest files, slowest first, as measured on 2 cores (seconds of one worker; only the order is used). Under
+# xdist's --dist loadfile a worker takes the next file as it gets free, and by default the files come by their
+# number of tests, which sends a long file of few tests (a deployment, a recovery) last, where it runs alone while
+# the other worker idles. Slowest first, the run ends on the short files instead (the batch audits lead: they
+# need no demo home, which the background builder is still building).
+SLOWEST_FILES = (
+    "test_batch_audit.py",  # ~200
+    "test_warehouse.py",  # ~210
+    "test_coverage.py",  # ~140
+    "test_production_deployment.py",  # ~120
+    "test_debate_pipeline.py", "test_scrub_suite.py", "test_shared_store.py", "test_cost_report.py",  # ~90 each
+    "test_judge_marks.py", "test_spend_limit.py", "test_shared_store_suites.py", "test_simulated_recovery.py",
+    "test_run_path.py", "test_scopes.py",  # ~65
+    "test_insufficiency_suite.py", "test_secret_echo.py", "test_scrub_build.py", "test_suite_partitions.py",
+    "test_terminal_noise.py", "test_judges.py", "test_cli_audit.py",  # ~40-55
+    "test_judge_coverage.py", "test_price_table.py", "test_resume.py", "test_judge_marks_suites.py",  # ~30-40
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist, the files slowest first (SLOWEST_FILES), then the others by their number of tests as xdist
+    orders them; a file's tests keep their order (its module fixtures are built once). Every worker collects the
+    same order, as xdist requires."""
+    if not hasattr(config, "workerinput"):
+        return
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.path.name] = counts.get(item.path.name, 0) + 1
+    rank = {name: i for i, name in enumerate(SLOWEST_FILES)}
+    items.sort(key=lambda item: (rank.get(item.path.name, len(rank)), -counts[item.path.name], str(item.path)))
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
