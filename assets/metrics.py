@@ -21,7 +21,8 @@ from dagster import (
 
 import lhl_platform.catalog  # noqa: F401  (every suite's SQL folder and event types, before the models are listed)
 from lhl_platform.suites import suites
-from lhl_platform.warehouse.build import SOURCES, SqlModel, build_warehouse, read_warehouse, sql_models, sql_packages
+from lhl_platform.warehouse.build import SqlModel, build_warehouse, read_warehouse, sql_models, sql_packages
+from lhl_platform.warehouse.models import source_names
 from resources import LhlHome
 
 
@@ -46,7 +47,7 @@ def _specs(models: list[SqlModel]) -> list[AssetSpec]:
         if model.name in staged:
             return writers.get(staged[model.name], [])
         # the source tables a stage of the same name records (the corpus's oracle, the taxonomy)
-        return [AssetKey(d) for d in model.depends_on if d not in SOURCES or d in stages]
+        return [AssetKey(d) for d in model.depends_on if d not in source_names() or d in stages]
 
     return [AssetSpec(m.name, deps=deps(m), description=m.description, group_name=m.layer, kinds={"duckdb", "sql"})
             for m in models] + _scope_specs()

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from lhl_platform.clause.scope import SCOPE as CLAUSE_SCOPE
+from lhl_platform.clause.sources import SOURCES as CLAUSE_SOURCES
 from lhl_platform.registries import Catalog, active, using
 from lhl_platform.suites import declare_suite, register_suite
 from lhl_platform.suites.declared import DeclaredSuite
@@ -36,7 +37,8 @@ PLATFORM_EVENTS = ("lhl_platform.events.payloads", "lhl_platform.calls.budget", 
 DECLARED: tuple[DeclaredSuite, ...] = (
     DeclaredSuite("clause", "lhl_platform.clause.suite", SQL_DIR / "clause",
                   events=("lhl_platform.clause.extraction.events", "lhl_platform.judging.events",
-                          "lhl_platform.clause.debate.events"), scope=CLAUSE_SCOPE),
+                          "lhl_platform.clause.debate.events"), scope=CLAUSE_SCOPE,
+                  sources=CLAUSE_SOURCES),
     DeclaredSuite("lexflip", "lhl_platform.lexflip.suite", SQL_DIR / "lexflip",
                   events=("lhl_platform.lexflip.events",)),
     DeclaredSuite("insufficiency", "lhl_platform.insufficiency.suite", SQL_DIR / "insufficiency",

@@ -18,6 +18,7 @@ from lhl_platform.clause.checks import (
 from lhl_platform.clause.models import OFFLINE_MODELS
 from lhl_platform.clause.reporting import REPORTING, agreement_text, measure_agreement
 from lhl_platform.clause.scope import SCOPE
+from lhl_platform.clause.sources import SOURCES
 from lhl_platform.corpus.store import ingested_corpora
 from lhl_platform.home import Home
 from lhl_platform.quality.checks import CheckOutcome
@@ -130,6 +131,7 @@ SUITE = Suite(
     ),
     sql=SQL_DIR / "clause",
     scope=SCOPE,
+    sources=SOURCES,
     checks=(
         MartCheck("rows_complete", "instance_outcomes", "every (model, run) covers all contracts of its audit x 41; "
                   "names incomplete contracts, persistent (every run) vs any run", completeness),

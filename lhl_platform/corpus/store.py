@@ -5,9 +5,6 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from lhl_platform.corpus.cuad import Corpus
 from lhl_platform.domain.models import Contract, OracleRow
 from lhl_platform.domain.taxonomy import Category
@@ -24,6 +21,9 @@ class NoCorpusError(RuntimeError):
 
 def save_corpus(home: Home, corpus: Corpus, source: str) -> str:
     """Write the corpus under `corpora/<id>/` (once) and append a `corpus.ingested` event."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     home.ensure()
     folder = home.corpora_dir / corpus.corpus_id
     if not (folder / "oracle.parquet").exists():
@@ -80,6 +80,8 @@ def load_corpus(home: Home, corpus_id: str | None = None) -> Corpus:
 
 @lru_cache(maxsize=4)
 def _load_folder(folder: Path) -> Corpus:
+    import pyarrow.parquet as pq
+
     contracts = tuple(Contract.model_construct(**row)
                       for row in pq.read_table(folder / "contracts.parquet").to_pylist())
     oracle = tuple(OracleRow.model_construct(

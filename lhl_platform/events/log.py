@@ -32,12 +32,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from json.encoder import encode_basestring as _json_str  # json.dumps's escaping, ensure_ascii off
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from lhl_platform import __version__
@@ -64,10 +63,22 @@ from lhl_platform.events.model import EVENT_COLUMNS, GENESIS, Event
 from lhl_platform.events.payloads import CorpusIngested, EventType
 from lhl_platform.events.store import FOLDER, SegmentStore, StreamMoved, configured_store
 
-__all__ = ["SCHEMA", "STREAM_PATTERN", "DamagedLogError", "EventLog", "SegmentEntry", "StreamWriter",
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["event_schema", "STREAM_PATTERN", "DamagedLogError", "EventLog", "SegmentEntry", "StreamWriter",
            "checked_segments", "file_sha256", "read_manifest", "stream_head"]
 
-SCHEMA = pa.schema([(name, pa.int64() if name == "seq" else pa.string()) for name in EVENT_COLUMNS])
+
+@cache
+def event_schema() -> pa.Schema:
+    """The Arrow schema of a segment's rows (pyarrow loads on first use: a command that reads no segment, such as a
+    report served from a current warehouse, starts without it)."""
+    import pyarrow as pa
+
+    return pa.schema([(name, pa.int64() if name == "seq" else pa.string()) for name in EVENT_COLUMNS])
+
+
 _SEQ, _CHAIN = EVENT_COLUMNS.index("seq"), EVENT_COLUMNS.index("chain_hash")
 _KEY = EVENT_COLUMNS.index("idempotency_key")
 _MOVED_RETRIES = 1000  # a writer that loses this many races in a row for one commit gives up
@@ -324,7 +335,10 @@ class StreamWriter:
             return
         first = self._buffer[0][_SEQ]
         columns = dict(zip(EVENT_COLUMNS, map(list, zip(*self._buffer, strict=True)), strict=True))
-        table = pa.Table.from_pydict(columns, schema=SCHEMA)
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.Table.from_pydict(columns, schema=event_schema())
         sink = pa.BufferOutputStream()
         pq.write_table(table, sink, compression="zstd")
         data = sink.getvalue().to_pybytes()
@@ -494,13 +508,7 @@ def checked_segments(log: EventLog, streams: list[str] | None = None,
         entries = check_stream(log.root, name, anchors.get(name, []), cache, listed=name in known)
         checked[name] = [log.root / name / e.name for e in entries]
     if corpora_dir is not None:
-        recorded: dict[str, dict[str, str]] = {}  # corpus id -> its latest ingest's file hashes
-        for path in checked[INGEST_STREAM]:
-            for event in _events_of(log.root, path):
-                if event.type == EventType.CORPUS_INGESTED:
-                    ingest = event.data_as(CorpusIngested)
-                    recorded[ingest.corpus_id] = dict(ingest.files)
-        check_corpora(log.root, corpora_dir, recorded, cache)
+        check_corpora(log.root, corpora_dir, _recorded_corpora(log.root, checked[INGEST_STREAM]), cache)
     cache.save()
     return [path for name in names for path in checked[name]]
 
@@ -525,6 +533,9 @@ def _chain(prev: str, event_id: str, stream: str, seq: int, type: str, subject: 
 
 
 def _read_segment(root: Path, path: Path, columns: list[str] | None = None) -> pa.Table:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         with pq.ParquetFile(path) as segment:  # not pq.read_table: it loads pyarrow.dataset, which imports pandas
             return segment.read(columns=columns)
@@ -537,6 +548,26 @@ def _keys_of(root: Path, paths: list[Path]) -> set[str]:
     for path in paths:
         found.update(_read_segment(root, path, ["idempotency_key"]).column(0).to_pylist())
     return found
+
+
+def _recorded_corpora(root: Path, paths: list[Path]) -> dict[str, dict[str, str]]:
+    """Corpus id -> the file hashes its latest ingest recorded, from these (checked) segments of the ingest stream.
+    Read with DuckDB, which every reader of the warehouse has loaded: a report then starts without pyarrow."""
+    import duckdb
+
+    if not paths:
+        return {}
+    try:
+        with duckdb.connect() as con:
+            rows = con.execute("select payload from read_parquet(?) where type = ? order by seq",
+                               [[str(p) for p in paths], str(EventType.CORPUS_INGESTED)]).fetchall()
+    except duckdb.Error as exc:
+        raise DamagedLogError(rel(root, paths[0].parent), f"unreadable segment ({exc})") from None
+    recorded: dict[str, dict[str, str]] = {}
+    for (payload,) in rows:
+        ingest = CorpusIngested.model_validate_json(payload)
+        recorded[ingest.corpus_id] = dict(ingest.files)
+    return recorded
 
 
 def _events_of(root: Path, path: Path) -> list[Event]:

@@ -27,7 +27,7 @@ def declare_suite(declared: DeclaredSuite) -> None:
     if declared.name in catalog.entries:
         raise ValueError(f"two suites are named {declared.name!r}")
     declared.register_events()
-    register_sql_folder(declared.sql, name=declared.name, scope=declared.scope)
+    register_sql_folder(declared.sql, name=declared.name, scope=declared.scope, sources=declared.sources)
     catalog.entries[declared.name] = declared
     catalog.pending.add(declared.name)
 
@@ -49,7 +49,7 @@ def register_suite(suite: Suite) -> None:
     catalog.entries[suite.name] = suite
     catalog.pending.discard(suite.name)
     if suite.sql is not None:
-        register_sql_folder(suite.sql, name=suite.name, scope=suite.scope)
+        register_sql_folder(suite.sql, name=suite.name, scope=suite.scope, sources=suite.sources)
     register_offline_models(suite.offline_models)
 
 

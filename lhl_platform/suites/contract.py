@@ -26,6 +26,7 @@ from lhl_platform.progress import Progress
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.suites.refs import Lazy
 from lhl_platform.warehouse.scope import SuiteScope
+from lhl_platform.warehouse.sources import SourceTable
 
 if TYPE_CHECKING:
     import duckdb
@@ -333,7 +334,8 @@ class Suite:
     units: str = ""
     cluster: str = ""  # a column of `units` whose rows are not independent: the paired bootstrap draws them together
     offline_models: Mapping[str, OfflineEntry] = field(default_factory=dict)
-    scope: SuiteScope | None = None  # None: the clause suite's scope (corpus, subset, runs, models, judge)
+    scope: SuiteScope | None = None  # None: its marts are computed in the shared scope (the clause suite's)
+    sources: tuple[SourceTable, ...] = ()  # the tables beside the events its SQL models read (`warehouse/sources.py`)
     agreement: Agreement | None = None  # `lhl judge agree A B --suite NAME`
     demo: Demo | None = None
     # the calls a partition's audit would make: `lhl audit --suite NAME --dry-run` (a reference: imported on use)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from lhl_platform.suites.contract import Command, Suite
     from lhl_platform.warehouse.scope import SuiteScope
+    from lhl_platform.warehouse.sources import SourceTable
 
 
 @dataclass(frozen=True)
@@ -50,13 +51,15 @@ class DeclaredSuite:
     """A suite as the catalog declares it before loading it: what every command's warehouse needs without the
     suite's stages, scoring or report. `sql` is its folder of SQL models and `scope` its scope (None: the clause
     suite's); `events` the light modules of its event types (each registers its types on import, or holds them in
-    `EVENT_PAYLOADS`, registered here); `module` the module whose `SUITE` is the suite, imported on first lookup."""
+    `EVENT_PAYLOADS`, registered here); `sources` the tables beside the events its models read; `module` the
+    module whose `SUITE` is the suite, imported on first lookup."""
 
     name: str
     module: str
     sql: Path
     events: tuple[str, ...] = ()
     scope: SuiteScope | None = None
+    sources: tuple[SourceTable, ...] = ()
 
     def register_events(self) -> None:
         from lhl_platform.events.kinds import register_events, registered_kinds
@@ -73,9 +76,9 @@ class DeclaredSuite:
         register_suite(importlib.import_module(self.module).SUITE)
 
     def check(self, suite: Suite) -> None:
-        """The loaded suite is the one declared: the same name, SQL folder and scope."""
+        """The loaded suite is the one declared: the same name, SQL folder, scope and source tables."""
         for part, declared, loaded in (("name", self.name, suite.name), ("sql", self.sql, suite.sql),
-                                       ("scope", self.scope, suite.scope)):
+                                       ("scope", self.scope, suite.scope), ("sources", self.sources, suite.sources)):
             if declared != loaded:
                 raise ValueError(f"suite {self.name!r} ({self.module}) has {part} {loaded!r}; its declaration "
                                  f"in the catalog says {declared!r}")

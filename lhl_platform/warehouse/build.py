@@ -25,26 +25,24 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
 
 from lhl_platform.corpus.store import CORPUS_STREAM
-from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
 from lhl_platform.events.integrity import file_sha256
-from lhl_platform.events.log import SCHEMA
 from lhl_platform.home import Home
 from lhl_platform.registry import primary_judge
 from lhl_platform.warehouse.models import (
+    EVENT_TABLE,
     LAYERS,
     MACROS,
     SCOPE_TABLES,
     SCOPED,
-    SOURCES,
     SqlModel,
     SqlPackage,
     macros_sql,
     register_sql_folder,
     scope_of,
     scopes,
+    source_tables,
     sql_models,
     sql_packages,
 )
@@ -52,7 +50,7 @@ from lhl_platform.warehouse.refresh import Projection, RestageNeeded
 from lhl_platform.warehouse.scope import ScopeRequest, apply_scope, scope_key
 from lhl_platform.warehouse.store import BuildRecord, Store, WarehouseAltered, WarehouseInvalid
 
-__all__ = ["LAYERS", "MACROS", "SCOPED", "SCOPE_TABLES", "SOURCES", "SqlModel", "SqlPackage", "WarehouseAltered",
+__all__ = ["LAYERS", "MACROS", "SCOPED", "SCOPE_TABLES", "SqlModel", "SqlPackage", "WarehouseAltered",
            "apply_models", "build_warehouse", "connect", "fingerprint", "macros_sql", "memory_warehouse",
            "partition_connection", "read_warehouse", "register_sql_folder", "sql_models", "sql_packages"]
 
@@ -90,19 +88,17 @@ def sql_digest() -> str:
 
 def fingerprint(home: Home, segments: list[Path] | None = None) -> str:
     """What a build is computed from: the committed segments (immutable, so their names say it; the registry's,
-    which name the primary judge, among them), the stored corpora and the SQL."""
+    which name the primary judge, among them), the files the source tables read (a stored corpus's answer key)
+    and the SQL."""
     if segments is None:
         segments = home.events.segments(corpora_dir=home.corpora_dir)
     digest = hashlib.sha256(sql_digest().encode())
     for path in sorted(segments):
         digest.update(f"{path.parent.name}/{path.name}\n".encode())
-    for oracle in sorted(home.corpora_dir.glob("*/oracle.parquet")):
-        digest.update(oracle.parent.name.encode())
+    for source in source_tables():
+        for line in source.fingerprint(home):
+            digest.update(f"{line}\n".encode())
     return digest.hexdigest()
-
-
-def _oracles(home: Home) -> list[Path]:
-    return sorted(home.corpora_dir.glob("*/oracle.parquet"))
 
 
 def _note(message: str) -> None:
@@ -180,7 +176,7 @@ def _write(home: Home, store: Store, build: int, segments: list[Path], current: 
         projection = Projection(con, store, build, fresh=base is None, primary_judge=primary_judge(home))
         # One transaction: the file is private until published, and a commit per statement would sync each one.
         con.execute("begin")
-        projection.run(segments, _oracles(home))
+        projection.run(segments, home)
         con.execute("delete from _lhl_build")
         con.executemany("insert into _lhl_build values (?, ?)",
                         [["sql", sql_digest()], ["fingerprint", current], ["build", str(build)]])
@@ -207,27 +203,16 @@ def _write(home: Home, store: Store, build: int, segments: list[Path], current: 
 
 
 def _load_sources(con: duckdb.DuckDBPyConnection, home: Home, streams: list[str] | None = None) -> None:
-    """Load events (all, or only the given streams'), every stored corpus's oracle and the taxonomy."""
+    """Load events (all, or only the given streams') and every declared source table."""
     # Only committed segments, each checked against its manifest first (one-line DamagedLogError if not).
     files = [str(p) for p in home.events.segments(streams, home.corpora_dir)]
     if files:
         con.execute("create or replace table events as select * from read_parquet(?, union_by_name = true)",
                     [files])
     else:
-        empty = pa.Table.from_pylist([], schema=SCHEMA)  # noqa: F841 - read by DuckDB's replacement scan
-        con.execute("create or replace table events as select * from empty")
-    oracles = _oracles(home)
-    if oracles:
-        con.execute("""create or replace table oracle as
-            select regexp_extract(filename, '([^/]+)/oracle\\.parquet$', 1) as corpus_id,
-                   contract_id, clause_type, category, present
-            from read_parquet(?, filename = true)""", [[str(p) for p in oracles]])
-    else:
-        con.execute("""create or replace table oracle (corpus_id varchar, contract_id varchar,
-                       clause_type varchar, category varchar, present boolean)""")
-    taxonomy = pa.Table.from_pylist(  # noqa: F841 - read by DuckDB's replacement scan
-        [{"clause_type": c, "category": str(CATEGORY_OF[c]), "position": i} for i, c in enumerate(CLAUSE_TYPES)])
-    con.execute("create or replace table clause_taxonomy as select * from taxonomy")
+        con.execute(f"create or replace table events ({EVENT_TABLE})")
+    for source in source_tables():
+        source.load(con, home, source.name)
 
 
 def apply_models(con: duckdb.DuckDBPyConnection, layers: tuple[str, ...] = LAYERS, temp: bool = False,

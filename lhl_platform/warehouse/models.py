@@ -27,8 +27,10 @@ from graphlib import TopologicalSorter
 from pathlib import Path
 
 from lhl_platform.events.kinds import EventKind, registered_kinds
+from lhl_platform.events.model import EVENT_COLUMNS
 from lhl_platform.registries import active
 from lhl_platform.warehouse.scope import ScopeError, SuiteScope
+from lhl_platform.warehouse.sources import SourceTable
 from lhl_platform.warehouse.staging import META_COLUMNS, staging_description, staging_sql
 from sql import SQL_DIR
 
@@ -39,7 +41,9 @@ LAYERS = ("staging", "intermediate", "parts", "marts")
 SCOPED = ("parts", "marts")
 # The shared scope's tables (`SuiteScope.shared`), read by the packages without a scope of their own.
 SCOPE_TABLES = ("scope", "scope_models", "scope_runs", "scope_contracts")
-SOURCES = ("events", "oracle", "clause_taxonomy")
+EVENTS = "events"  # the one source table of every build: the committed events
+# Its columns when no segment is committed yet (`seq` is a segment's one integer column).
+EVENT_TABLE = ", ".join(f"{name} {'bigint' if name == 'seq' else 'varchar'}" for name in EVENT_COLUMNS)
 MACROS = "macros.sql"
 STORAGE = ("table", "parquet", "view")
 
@@ -49,6 +53,7 @@ class SqlPackage:
     name: str
     folder: Path
     scope: SuiteScope | None = None
+    sources: tuple[SourceTable, ...] = ()  # the tables beside the events its models read
 
 
 COMMON = SqlPackage("common", SQL_DIR / "common")
@@ -59,10 +64,25 @@ def _packages() -> list[SqlPackage]:
     return [COMMON, *active().packages]
 
 
-def register_sql_folder(folder: Path, name: str | None = None, scope: SuiteScope | None = None) -> None:
+def register_sql_folder(folder: Path, name: str | None = None, scope: SuiteScope | None = None,
+                        sources: tuple[SourceTable, ...] = ()) -> None:
     folder = Path(folder)
     if all(p.folder != folder for p in _packages()):
-        active().packages.append(SqlPackage(name or folder.name, folder, scope))
+        taken = {t.name for t in source_tables()} | {EVENTS}
+        clash = sorted(taken & {t.name for t in sources})
+        if clash:
+            raise ValueError(f"source table {', '.join(clash)} of {name or folder.name} is declared already")
+        active().packages.append(SqlPackage(name or folder.name, folder, scope, tuple(sources)))
+
+
+def source_tables() -> list[SourceTable]:
+    """The source tables every registered package declares (beside the events)."""
+    return [table for package in _packages() for table in package.sources]
+
+
+def source_names() -> set[str]:
+    """The tables a model may read that no model computes: the events and the declared source tables."""
+    return {EVENTS, *(table.name for table in source_tables())}
 
 
 def sql_packages() -> list[SqlPackage]:
@@ -167,7 +187,7 @@ def sql_models(layers: tuple[str, ...] = LAYERS, packages: set[str] | None = Non
                 if path.stem in models:
                     raise ValueError(f"two SQL models are named {path.stem} ({path} and {models[path.stem].package})")
                 models[path.stem] = _load(path, layer, package.name)
-    order = TopologicalSorter({name: set(m.depends_on) - set(SOURCES) - set(SCOPE_TABLES) - scope_tables()
+    order = TopologicalSorter({name: set(m.depends_on) - source_names() - set(SCOPE_TABLES) - scope_tables()
                                for name, m in models.items()})
     return [models[name] for name in order.static_order()
             if models[name].layer in layers and (packages is None or models[name].package in packages)]
@@ -205,5 +225,6 @@ def macros_sql() -> str:
     return "\n".join((p.folder / MACROS).read_text() for p in _packages() if (p.folder / MACROS).exists())
 
 
-__all__ = ["LAYERS", "META_COLUMNS", "SCOPED", "SCOPE_TABLES", "SOURCES", "SqlModel", "SqlPackage", "macros_sql",
-           "register_sql_folder", "scope_of", "scope_tables", "scopes", "shared_scope", "sql_models", "sql_packages"]
+__all__ = ["EVENTS", "EVENT_TABLE", "LAYERS", "META_COLUMNS", "SCOPED", "SCOPE_TABLES", "SqlModel", "SqlPackage",
+           "macros_sql", "register_sql_folder", "scope_of", "scope_tables", "scopes", "shared_scope", "source_names",
+           "source_tables", "sql_models", "sql_packages"]

@@ -23,19 +23,19 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
 
 from lhl_platform.corpus.store import CORPUS_STREAM
-from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
 from lhl_platform.events.integrity import file_sha256
 from lhl_platform.events.kinds import registered_kinds
-from lhl_platform.events.log import SCHEMA
-from lhl_platform.warehouse.models import SCOPED, SqlModel, macros_sql, scopes, sql_models
+from lhl_platform.warehouse.models import EVENT_TABLE, SCOPED, SqlModel, macros_sql, scopes, source_tables, sql_models
 from lhl_platform.warehouse.scope import ScopeRequest, SuiteScope, apply_scope, scope_key
 from lhl_platform.warehouse.store import CHUNKS, Store
+
+if TYPE_CHECKING:
+    from lhl_platform.home import Home
 
 _ROW_GROUP = 20_000  # rows per Parquet row group
 _LISTED = 64  # partition values listed literally in a filter, up to this many
@@ -138,7 +138,7 @@ class Projection:
 
     # --- the refresh ---------------------------------------------------------------------------------------
 
-    def run(self, segments: list[Path], oracles: list[Path]) -> None:
+    def run(self, segments: list[Path], home: Home) -> None:
         """Stage the new segments, then every model in order: the intermediate ones, then each scope's tables and
         the parts and marts computed in it (the shared scope first)."""
         self.con.execute(macros_sql())
@@ -149,7 +149,7 @@ class Projection:
             self.con.execute("create table _lhl_build (name varchar, value varchar)")
             self.con.execute("create table _scope_key (suite varchar, key varchar)")
         self.stage(segments)
-        self.sources(oracles)
+        self.sources(home)
         for model in sql_models(("intermediate",)):
             self.update(model)
         # Committed once here: a query over a table this transaction has changed merges the changes on every
@@ -208,9 +208,7 @@ class Projection:
             self.con.execute("create temp table events as select * from read_parquet(?, union_by_name = true)",
                              [[str(p) for p in paths]])
         else:
-            self.con.register("_lhl_no_events", pa.Table.from_pylist([], schema=SCHEMA))
-            self.con.execute("create temp table events as select * from _lhl_no_events")
-            self.con.unregister("_lhl_no_events")
+            self.con.execute(f"create temp table events ({EVENT_TABLE})")
 
     def store_staging(self, name: str, delta: str) -> None:
         """Each stream's rows of this staging table in one Parquet file: the old file's rows and the new ones."""
@@ -232,23 +230,12 @@ class Projection:
 
     # --- sources -------------------------------------------------------------------------------------------
 
-    def sources(self, oracles: list[Path]) -> None:
-        oracle = self.temp("oracle")
-        if oracles:
-            self.con.execute(f"""create temp table {oracle} as
-                select regexp_extract(filename, '([^/]+)/oracle\\.parquet$', 1) as corpus_id,
-                       contract_id, clause_type, category, present
-                from read_parquet(?, filename = true)""", [[str(p) for p in oracles]])
-        else:
-            self.con.execute(f"create temp table {oracle} (corpus_id varchar, contract_id varchar, "
-                             "clause_type varchar, category varchar, present boolean)")
-        self.replace_small("oracle", f"select * from {oracle}")
-        self.con.register("_lhl_taxonomy", pa.Table.from_pylist(
-            [{"clause_type": c, "category": str(CATEGORY_OF[c]), "position": i} for i, c in enumerate(CLAUSE_TYPES)]))
-        staged = self.temp("taxonomy")
-        self.con.execute(f"create temp table {staged} as select * from _lhl_taxonomy")
-        self.con.unregister("_lhl_taxonomy")
-        self.replace_small("clause_taxonomy", f"select * from {staged}")
+    def sources(self, home: Home) -> None:
+        """Every declared source table, read whole again (they are small); its delta is what differs."""
+        for source in source_tables():
+            staged = self.temp(source.name)
+            source.load(self.con, home, staged, kind="temp table")
+            self.replace_small(source.name, f"select * from {staged}")
 
     def default_scope(self, scope: SuiteScope) -> str:
         """The scope's tables for its default request, stored like any other input; returns its key."""
