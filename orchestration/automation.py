@@ -60,11 +60,11 @@ from orchestration.runs import (
     METRICS_JOB,
     MODEL_TAG,
     Launch,
-    audit_launch,
     corpus_launch,
     find_job,
     metrics_launch,
     partition_jobs,
+    partition_launch,
 )
 from resources import LhlHome
 
@@ -141,7 +141,10 @@ def recurring_audit_sensor(context: SensorEvaluationContext, lhl: LhlHome) -> Se
     requests, skipped = [], []
     for spec in due:
         try:
-            requests.append(run_request(audit_launch(home, spec.name, next_run, "sensor")))
+            # the partition launch `lhl audit` builds (no options: the model's registered settings), under the
+            # sensor's own run key for the round, which Dagster dedups its requests by
+            requests.append(run_request(partition_launch(home, AUDIT_JOB, spec.name, next_run, "sensor",
+                                                         run_key=f"audit:{spec.name}:{next_run}")))
         except (RegistryError, LookupError, ValueError) as exc:  # e.g. its audit judge is not registered
             skipped.append(f"{spec.name}: {exc}")
             continue

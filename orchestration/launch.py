@@ -18,7 +18,7 @@ from dagster import AssetKey, DagsterInstance, JobDefinition
 
 from lhl_platform.home import Home
 from orchestration.failures import failure_detail
-from orchestration.runs import Launch, audit_launch, find_job, job_launch, metrics_launch
+from orchestration.runs import Launch, find_job, job_launch, metrics_launch
 from resources import LhlHome
 
 if TYPE_CHECKING:
@@ -151,18 +151,6 @@ def run_suite(home: Home, suite: Suite, launches: Sequence[Launch], *, say: Say 
             materialize_metrics(home, instance)
     finally:
         instance.dispose()
-
-
-def audit(home: Home, models: Sequence[str], runs: Sequence[int], *, contracts_limit: int | None = None,
-          subset: str | None = None, judge: str | None = None, say: Say = print, metrics: bool = True,
-          rejudge: bool = False) -> None:
-    """The clause suite's audit of each (model, run) partition through `run_suite`, as `lhl audit` runs it (for
-    tests and notebooks)."""
-    from lhl_platform.suites import get_suite
-
-    launches = [audit_launch(home, model, run, "cli", judge=judge, contracts=contracts_limit, subset=subset,
-                             rejudge=rejudge) for run in runs for model in models]
-    run_suite(home, get_suite("clause"), launches, say=say, metrics=metrics)
 
 
 def submit(home: Home, launches: Sequence[Launch]) -> list[str]:

@@ -23,8 +23,8 @@ from lhl_platform.suites import suites
 from lhl_platform.suites.contract import Job
 
 __all__ = ["AUDIT_JOB", "CALIBRATE_JOB", "CORPUS_JOB", "DEBATE_JOB", "JUDGES_JOB", "LAUNCHED_BY_TAG", "METRICS_JOB",
-           "Launch", "audit_launch", "backfill_run_config", "backfill_tags", "find_job", "job_launch",
-           "partition_jobs"]
+           "Launch", "backfill_run_config", "backfill_tags", "find_job", "job_launch", "partition_jobs",
+           "partition_launch"]
 
 METRICS_JOB = "metrics"
 PROVIDER_TAG = "lhl/provider"
@@ -85,15 +85,13 @@ def job_launch(home: Home, name: str, launched_by: str, *, model: str | None = N
                   partition_key=key, run_key=run_key, what=what or f"{name}{where}")
 
 
-def audit_launch(home: Home, model: str, run: int, launched_by: str, *, judge: str | None = None,
-                 contracts: int | None = None, subset: str | None = None, rejudge: bool = False) -> Launch:
-    """The clause suite's audit of one (model, run) partition with the model's audit settings (explicit values
-    override them); with `rejudge`, a partition with recorded extractions only judges them."""
-    extraction: dict[str, Any] = {"contracts": contracts, "subset": subset, **({"rejudge": True} if rejudge else {})}
-    return job_launch(home, AUDIT_JOB, launched_by, model=model, run=run,
-                      config={"extractions": extraction, "judge_verdicts": {"judge": judge},
-                              "model_profiles": {"judge": judge}},
-                      run_key=f"audit:{model}:{run}", what=f"partition {model}/run {run}")
+def partition_launch(home: Home, job: str, model: str, run: int, launched_by: str, *,
+                     config: dict[str, dict[str, Any]] | None = None, run_key: str | None = None) -> Launch:
+    """Any suite's partition job for one (model, run): the model's registered settings, with `config` (the run
+    config per stage the audit's options set: `orchestration.cli.audit.suite_overrides`) overriding them. What
+    `lhl audit` runs or queues, and what the recurring audit sensor requests."""
+    return job_launch(home, job, launched_by, model=model, run=run, config=config,
+                      run_key=run_key or f"{job}:{model}:{run}")
 
 
 def metrics_launch(launched_by: str, run_key: str | None = None) -> Launch:

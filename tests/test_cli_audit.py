@@ -172,7 +172,9 @@ def test_an_explicit_item_filter_replaces_the_registered_ones(tmp_path):
     from lhl_platform.domain.models import ModelSpec
     from lhl_platform.home import Home
     from lhl_platform.registry import add_model
-    from orchestration.runs import audit_launch
+    from lhl_platform.suites import get_suite
+    from orchestration.cli.audit import AuditOptions, suite_overrides
+    from orchestration.runs import AUDIT_JOB, find_job, partition_launch
 
     home = Home.resolve(tmp_path).ensure()
     add_model(home, ModelSpec(name="by-subset", provider="offline", model_id="lexical",
@@ -180,13 +182,16 @@ def test_an_explicit_item_filter_replaces_the_registered_ones(tmp_path):
     add_model(home, ModelSpec(name="by-count", provider="offline", model_id="lexical",
                               params={"audit": {"contracts": 3}}))
 
-    def extraction(model: str, **flags: object) -> dict:
-        return audit_launch(home, model, 1, "cli", **flags).run_config["ops"]["extractions"]["config"]
+    def extraction(model: str, **flags: object) -> dict:  # the run config `lhl audit` gives these flags
+        options = AuditOptions(**flags)  # type: ignore[arg-type]
+        config = suite_overrides(options, get_suite("clause"), find_job(AUDIT_JOB).stages)
+        launched = partition_launch(home, AUDIT_JOB, model, 1, "cli", config=config)
+        return launched.run_config["ops"]["extractions"]["config"]
 
     assert extraction("by-subset") == {"contracts": None, "subset": "s5"}
     assert extraction("by-subset", contracts=2) == {"contracts": 2, "subset": None}
     assert extraction("by-count", subset="pair") == {"contracts": None, "subset": "pair"}
-    assert extraction("by-count", judge="rubric", rejudge=True) == {"contracts": 3, "subset": None, "rejudge": True}
+    assert extraction("by-count", judge="rubric") == {"contracts": 3, "subset": None, "rejudge": True}
 
 
 def test_extract_missing_completes_a_rejudging_or_is_refused(tmp_path, capsys):

@@ -62,9 +62,11 @@ def _partitions(home: Path, models: list[str], subset: str) -> None:
     """The base audit's partition runs through the one run path, without the metrics job `lhl audit` runs after
     them: the debate's own run builds the SQL models and checks over both (its calibration reads a warehouse
     brought up to date from the events), so a second build of them here would only cost its ~420 steps."""
-    from orchestration.launch import audit
+    from lhl_platform.suites import get_suite
+    from orchestration.cli.audit import AuditOptions, run_audit
 
-    audit(Home.resolve(home), models, [1], subset=subset, say=lambda _: None, metrics=False)
+    assert run_audit(Home.resolve(home), get_suite("clause"), models, [1], AuditOptions(subset=subset),
+                     say=lambda _: None, metrics=False) == 0
 
 
 def test_the_offline_debate_lowers_the_inventors_false_positives_and_joins_the_ranks(tmp_path, capsys):

@@ -54,10 +54,11 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _partitions(root: Path, judge: str | None = None) -> None:
     from lhl_platform.home import Home
-    from orchestration.launch import audit
+    from lhl_platform.suites import get_suite
+    from orchestration.cli.audit import AuditOptions, run_audit
 
-    audit(Home.resolve(root), MODELS.split(","), [1], contracts_limit=6, judge=judge, rejudge=judge is not None,
-          say=lambda _: None, metrics=False)
+    assert run_audit(Home.resolve(root), get_suite("clause"), MODELS.split(","), [1],
+                     AuditOptions(contracts=6, judge=judge), say=lambda _: None, metrics=False) == 0
 
 
 def _out(home: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:

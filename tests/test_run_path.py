@@ -11,10 +11,12 @@ from lhl_platform.corpus.store import save_corpus
 from lhl_platform.domain.models import ModelSpec
 from lhl_platform.home import Home
 from lhl_platform.registry import add_model, set_primary_judge
+from lhl_platform.suites import get_suite
 from orchestration import launch
 from orchestration.automation import metrics_refresh_sensor, recurring_audit_sensor
+from orchestration.cli.audit import run_audit
 from orchestration.definitions import defs
-from orchestration.runs import AUDIT_JOB, LAUNCHED_BY_TAG, Launch, audit_launch, backfill_run_config, backfill_tags
+from orchestration.runs import AUDIT_JOB, LAUNCHED_BY_TAG, Launch, backfill_run_config, backfill_tags, partition_launch
 from resources import LhlHome
 
 SETTINGS = {"monitor": True, "audit": {"judge": "overlap-judge", "contracts": 3, "cadence_hours": 24}}
@@ -49,7 +51,8 @@ def home(tmp_path_factory):
     add_model(home, ModelSpec(name="overlap-judge", provider="offline", model_id="overlap", role="judge"))
     add_model(home, ModelSpec(name="prod", provider="offline", model_id="simulated:omitter", params=SETTINGS))
     set_primary_judge(home, "overlap-judge")  # the marts count one judge's verdicts: the one prod is audited with
-    launch.audit(home, ["prod"], [1], say=lambda _: None)  # the CLI's path, defaults from the settings
+    # the CLI's path, defaults from the settings
+    assert run_audit(home, get_suite("clause"), ["prod"], [1], say=lambda _: None) == 0
     return home
 
 
@@ -68,7 +71,7 @@ def test_a_sensor_tick_for_a_monitored_model_with_an_llm_judge_matches_a_cli_lau
     assert request.job_name == AUDIT_JOB and request.partition_key == audit_key("gpt", 3)
     assert request.run_config["ops"]["judge_verdicts"]["config"]["judge"] == "gemini-judge"
     assert request.run_config["ops"]["extractions"]["config"] == {"contracts": None, "subset": "s50"}
-    cli = audit_launch(home, "gpt", 3, "cli")  # what `lhl audit --models gpt --runs 3` launches
+    cli = partition_launch(home, AUDIT_JOB, "gpt", 3, "cli")  # what `lhl audit --models gpt --runs 3` launches
     assert request.run_config == cli.run_config
     assert _shared(request.tags) == _shared(cli.tags) == {"lhl/provider": "openai", "lhl/model": "gpt", "lhl/run": "3"}
     assert (request.tags[LAUNCHED_BY_TAG], cli.tags[LAUNCHED_BY_TAG]) == ("sensor", "cli")
@@ -88,7 +91,7 @@ def test_cli_runs_are_the_definitions_jobs_with_the_registered_settings(home):
     assert run.status == DagsterRunStatus.SUCCESS
     assert _shared({k: v for k, v in run.tags.items() if k.startswith("lhl/")}) == {
         "lhl/provider": "offline", "lhl/model": "prod", "lhl/run": "1"}
-    assert run.run_config["ops"] == audit_launch(home, "prod", 1, "cli").run_config["ops"]
+    assert run.run_config["ops"] == partition_launch(home, AUDIT_JOB, "prod", 1, "cli").run_config["ops"]
     assert run.run_config["ops"]["judge_verdicts"]["config"]["judge"] == "overlap-judge"
 
 
@@ -132,7 +135,7 @@ def test_auditing_a_new_model_computes_only_its_partitions_and_the_cross_model_m
         before = instance.event_log_storage.get_maximum_record_id() or 0
     finally:
         instance.dispose()
-    launch.audit(home, ["newcomer"], [1], say=lambda _: None)
+    assert run_audit(home, get_suite("clause"), ["newcomer"], [1], say=lambda _: None) == 0
     instance = launch.instance_for(home)
     try:
         def since(key):

@@ -23,8 +23,9 @@ from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.events.payloads import EventType, ModelCall
 from lhl_platform.home import Home
 from lhl_platform.insufficiency.selfbuilt import self_built_items
+from lhl_platform.suites import get_suite
 from orchestration.cli import main
-from orchestration.launch import audit
+from orchestration.cli.audit import AuditOptions, run_audit
 from tests.fakes import TABLE_MODEL, MeteredServer, bill
 
 FAST = {"max_retries": 1, "backoff_base_s": 0.01, "timeout_s": 30}
@@ -166,7 +167,8 @@ def test_a_limit_stops_a_debate_and_the_rerun_completes_without_repeating_a_role
                     "--base-url", server.base_url, "--params", params) == 0
         # The base audit's partition runs without the metrics job `lhl audit` runs after them: the debate that
         # completes builds the SQL models over both (a build here would only cost its ~420 steps).
-        audit(Home.resolve(root), ["local"], [1], subset="two", say=lambda _: None, metrics=False)
+        assert run_audit(Home.resolve(root), get_suite("clause"), ["local"], [1], AuditOptions(subset="two"),
+                         say=lambda _: None, metrics=False) == 0
         before, paid = server.count(), server.spent()
         limit = 0.01
         capsys.readouterr()

@@ -28,7 +28,7 @@ from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
 from lhl_platform.warehouse.build import build_warehouse, memory_warehouse, read_warehouse
-from lhl_platform.warehouse.models import SCOPE_TABLES, SOURCES, scope_tables, sql_models
+from lhl_platform.warehouse.models import SCOPE_TABLES, scope_tables, source_names, sql_models
 from lhl_platform.warehouse.store import Store
 from lhl_platform.warehouse.verify import compare_projection, compared_tables
 from orchestration.cli import main
@@ -79,11 +79,13 @@ def _partitions(home: Home, models: list[str], runs: list[int], *, suite: str | 
     CLI runs after them: that job's work here is the warehouse refresh, which `_matches_the_events` then runs
     itself (so every refresh is still compared with a rebuild), at a fraction of a Dagster job's cost."""
     from lhl_platform.suites import get_suite
-    from orchestration.launch import audit, execute, instance_for
+    from orchestration.cli.audit import AuditOptions, run_audit
+    from orchestration.launch import execute, instance_for
     from orchestration.runs import job_launch
 
     if suite is None:
-        audit(home, models, runs, say=lambda _: None, metrics=False, **clause)  # type: ignore[arg-type]
+        options = AuditOptions(**clause)  # type: ignore[arg-type]
+        assert run_audit(home, get_suite("clause"), models, runs, options, say=lambda _: None, metrics=False) == 0
         return
     job = next(j for j in get_suite(suite).jobs if j.partitioning == "model_run")
     instance = instance_for(home)
@@ -148,12 +150,12 @@ def test_a_refresh_stores_what_a_rebuild_stores_after_audits_imports_and_rejudgi
         contracts = [r[0] for r in con.execute("select distinct contract_id from audit_scope order by 1").fetchall()]
     _import(home, tmp_path, _rows("outside", 1, contracts[:4]) + _rows("outside", 2, contracts[:3]), "outside")
     _matches_the_events(home)
-    _partitions(home, ["sim-omitter"], [1, 2], contracts_limit=6)
+    _partitions(home, ["sim-omitter"], [1, 2], contracts=6)
     _matches_the_events(home)
     assert _cli("models", "add", "surface", "--provider", "offline", "--model-id", "overlap", "--role", "judge",
                 home=home.root) == 0
     # re-judging recorded extractions with a second judge, then making it the primary one
-    _partitions(home, ["lexical"], [1], contracts_limit=6, judge="surface", rejudge=True)
+    _partitions(home, ["lexical"], [1], contracts=6, judge="surface")  # --judge re-judges
     _matches_the_events(home)
     assert _cli("judge", "primary", "surface", home=home.root) == 0
     _matches_the_events(home)
@@ -265,7 +267,7 @@ def _matches(row: tuple[object, ...], con: duckdb.DuckDBPyConnection, table: str
 
 def test_every_table_a_model_reads_is_in_its_depends_on():
     """A refresh recomputes a model when something it depends on changed: the header must name all it reads."""
-    known = {m.name for m in sql_models()} | set(SOURCES) | scope_tables() | set(SCOPE_TABLES)
+    known = {m.name for m in sql_models()} | source_names() | scope_tables() | set(SCOPE_TABLES)
     for model in sql_models():
         if model.layer == "staging":
             continue

@@ -5,6 +5,7 @@ suite cannot honour is refused in one line naming the suite and the flag), over 
 (the job's `run_config`); what a suite's audit adds to running its job (an items job brought up to date first, a
 selection check, its own dry-run estimate, a re-judging's lines, the calls left when a limit stops it) it declares
 as `Suite.audit` (`lhl_platform.suites.contract.AuditHooks`), and the runs go through `orchestration.launch.run_suite`.
+`run_audit` is that path, the flags given as `AuditOptions`: what `lhl audit` runs, and what tests call.
 `lhl demo` takes the same path for every suite that declares a demo, and prints each one's report through its
 reporting.
 """
@@ -15,7 +16,8 @@ import argparse
 import contextlib
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lhl_platform.home import Home
@@ -34,15 +36,45 @@ if TYPE_CHECKING:
     from lhl_platform.suites.contract import Job, Suite
     from orchestration.runs import Launch
 
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """The options of `lhl audit` beside the suite, models and runs, by the names of its flags."""
+
+    item_set: str | None = None
+    contracts: int | None = None
+    subset: str | None = None
+    judge: str | None = None
+    batch: bool = False
+    extract_missing: bool = False
+    queue: bool = False
+    dry_run: bool = False
+    max_cost: float | None = None
+
+
 def cmd_audit(args: argparse.Namespace, home: Home) -> int:
-    """The chosen suite's partition job for every (model, run), through the one audit path (`_audit`)."""
+    """The chosen suite's partition job for every (model, run), through the one audit path (`run_audit`)."""
     models = parse_list(args.models, "models")
     runs = parse_runs(args.runs)
     suite = chosen_suite(args)
-    limit_usd = max_cost(args)
+    options = AuditOptions(item_set=args.item_set, contracts=args.contracts, subset=args.subset, judge=args.judge,
+                           batch=args.batch, extract_missing=args.extract_missing, queue=args.queue,
+                           dry_run=args.dry_run, max_cost=args.max_cost)
+    return run_audit(home, suite, models, runs, options)
+
+
+def run_audit(home: Home, suite: Suite, models: Sequence[str], runs: Sequence[int],
+              options: AuditOptions | None = None, *, say: Say = print, metrics: bool = True) -> int:
+    """`lhl audit` for any suite: its partition job for every (model, run) with the suite's audit hooks, then
+    (unless `metrics` is off, for a caller that builds them later) the SQL models and checks; the exit code.
+    An option the suite cannot honour, or a selection that does not fit, is a `CliError` naming it."""
+    options = options or AuditOptions()
+    limit_usd = max_cost(argparse.Namespace(max_cost=options.max_cost, queue=options.queue))
     job = partition_job(suite)
-    with _batch_mode(args.batch):  # read by a suite's stages whose `batch` config is left open
-        return _audit(args, home, suite, job, models, runs, limit_usd)
+    with _batch_mode(options.batch):  # read by a suite's stages whose `batch` config is left open
+        return _audit(options, home, suite, job, list(models), list(runs), limit_usd, say, metrics)
 
 
 def partition_job(suite: Suite) -> Job:
@@ -58,7 +90,7 @@ SUITE_OPTIONS = (("item_set", "--item-set"), ("contracts", "--contracts"), ("sub
 REJUDGE = "rejudge"  # the config field of a stage that re-judges what is recorded instead of solving again
 
 
-def suite_overrides(args: argparse.Namespace, suite: Suite, stages: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+def suite_overrides(args: AuditOptions, suite: Suite, stages: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     """The run config per stage the options given set: each option goes to every stage whose config has its field;
     one that none of them has is refused in one line naming the suite and the option. `--judge` without
     `--extract-missing` re-judges, in a suite whose stages can (a `rejudge` field)."""
@@ -69,7 +101,7 @@ def suite_overrides(args: argparse.Namespace, suite: Suite, stages: tuple[str, .
             raise CliError(f"suite {suite.name} does not take {flag}: no stage of its audit has a {field} setting"
                            f"{items}")
     rejudges = [s for s in stages if REJUDGE in suite.stage(s).config.model_fields]
-    extract_missing = getattr(args, "extract_missing", False)
+    extract_missing = args.extract_missing
     if extract_missing and not rejudges:
         raise CliError(f"suite {suite.name} does not take --extract-missing: no stage of its audit re-judges what is "
                        "recorded (it completes a re-judging with --judge)")
@@ -90,8 +122,8 @@ def _judges(launches: list[Launch]) -> list[str]:
     return list(dict.fromkeys(j for j in named if j))
 
 
-def _audit(args: argparse.Namespace, home: Home, suite: Suite, job: Job, models: list[str], runs: list[int],
-           limit_usd: float | None) -> int:
+def _audit(args: AuditOptions, home: Home, suite: Suite, job: Job, models: list[str], runs: list[int],
+           limit_usd: float | None, say: Say, metrics: bool) -> int:
     """A suite's partition job for every (model, run), then the SQL models and checks; through the one run path."""
     import sys
 
@@ -99,7 +131,7 @@ def _audit(args: argparse.Namespace, home: Home, suite: Suite, job: Job, models:
     from lhl_platform.registry import get_judge, get_model
     from lhl_platform.suites.contract import AuditHooks
     from orchestration.launch import run_suite, submit
-    from orchestration.runs import job_launch
+    from orchestration.runs import partition_launch
 
     hooks = suite.audit or AuditHooks()
     if args.contracts is not None and args.contracts < 1:
@@ -107,8 +139,7 @@ def _audit(args: argparse.Namespace, home: Home, suite: Suite, job: Job, models:
     overrides = suite_overrides(args, suite, job.stages)
     for name in models:
         get_model(home, name)  # an unknown model or judge is an error naming it, dry run or not
-    launches = [job_launch(home, job.name, "cli", model=m, run=r, config=overrides, run_key=f"{job.name}:{m}:{r}")
-                for r in runs for m in models]
+    launches = [partition_launch(home, job.name, m, r, "cli", config=overrides) for r in runs for m in models]
     judges = _judges(launches)
     for name in judges:
         get_judge(home, name)
@@ -117,7 +148,7 @@ def _audit(args: argparse.Namespace, home: Home, suite: Suite, job: Job, models:
         for line in [*(hooks.check(home, models, runs, overrides) if hooks.check is not None else []), *unfit]:
             print(f"lhl: warning: {line}", file=sys.stderr)
         if args.dry_run:  # never run (and spend) when only an estimate was asked for
-            return _print_estimate(home, suite, models, runs, overrides)
+            return _print_estimate(home, suite, models, runs, overrides, say)
         if hooks.check is None and suite.plan is not None:
             suite.plan(home, models[0], runs[0], overrides)
     except (KeyError, IndexError):
@@ -130,23 +161,23 @@ def _audit(args: argparse.Namespace, home: Home, suite: Suite, job: Job, models:
     refuse_unknown_cost(home, callers, limit_usd is not None or registered_limits(home, models))
     if args.queue:
         ids = submit(home, launches)
-        print(f"queued {len(ids)} {suite.name} partition run(s) for the daemon of {home.root} (`lhl daemon`)")
+        say(f"queued {len(ids)} {suite.name} partition run(s) for the daemon of {home.root} (`lhl daemon`)")
         return 0
     if overrides and hooks.rejudging is not None and any(REJUDGE in values for values in overrides.values()):
         for line in hooks.rejudging(home, models, runs, overrides):
-            print(line)
+            say(line)
     started = time.perf_counter()
     command = f"audit --suite {suite.name}"
     left = hooks.left
     with own_alerts(suite.name):
         stopped = limited(home, limit_usd, scope_of(command, models, runs),
-                          lambda: run_suite(home, suite, launches, say=print),
+                          lambda: run_suite(home, suite, launches, say=say, metrics=metrics),
                           left=None if left is None else lambda: left(home, models, runs, overrides))
     if stopped is not None:
         return stopped
     report = f"lhl report --suite {suite.name}"
-    print(f"{suite.name} audit finished in {time.perf_counter() - started:.1f}s; see `{report}` (or `lhl ui` for "
-          "lineage)")
+    say(f"{suite.name} audit finished in {time.perf_counter() - started:.1f}s; see `{report}` (or `lhl ui` for "
+        "lineage)")
     return 0
 
 
@@ -166,7 +197,7 @@ def unfit_judge(home: Home, judge: str) -> list[str]:
 
 
 def _print_estimate(home: Home, suite: Suite, models: list[str], runs: list[int],
-                    overrides: dict[str, dict[str, Any]]) -> int:
+                    overrides: dict[str, dict[str, Any]], say: Say) -> int:
     """The suite's own dry-run estimate, else the shared estimate of the calls its `plan` says it would make."""
     from lhl_platform.suites.estimate import estimate_lines
 
@@ -176,7 +207,7 @@ def _print_estimate(home: Home, suite: Suite, models: list[str], runs: list[int]
         lines = estimate_lines(home, suite, models, runs, overrides)
     else:
         raise CliError(f"suite {suite.name} declares no estimate of its calls, so it has no --dry-run")
-    print("\n".join(lines))
+    say("\n".join(lines))
     return 0
 
 
