@@ -167,10 +167,10 @@ def judge_validation_rows(con: duckdb.DuckDBPyConnection) -> list[InsufficiencyJ
 def f2_overflag_figure(rows: Sequence[BaseModel]) -> str:
     """F2 on the variants against over-flag on the base queries, one point per model with its F2 interval: a
     model that hedges as a disposition sits right (it over-flags complete queries too)."""
-    from lhl_platform.report.figures import _figure, model_colors, to_svg
+    from lhl_platform.report.figures import model_colors, new_figure, to_svg
 
     board = [r for r in rows if isinstance(r, LeaderboardRow)]
-    fig = _figure(5.6, 3.8)
+    fig = new_figure(5.6, 3.8)
     ax = fig.add_subplot()
     colors = model_colors([r.model for r in board])
     for r in board:

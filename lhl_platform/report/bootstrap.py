@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lhl_platform.stats.bootstrap import LEVEL, _rng
+from lhl_platform.stats.bootstrap import LEVEL, rng_for
 
 
 @dataclass
@@ -40,7 +40,7 @@ def percentile_intervals(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def cluster_weights(n_clusters: int, resamples: int, seed: int, key: str) -> np.ndarray:
     """How often each of n clusters is drawn in each resample (resamples x n): n draws with replacement."""
-    picks = _rng(seed, key).integers(0, n_clusters, size=(resamples, n_clusters))
+    picks = rng_for(seed, key).integers(0, n_clusters, size=(resamples, n_clusters))
     offsets = (np.arange(resamples) * n_clusters)[:, None]
     return np.bincount((picks + offsets).ravel(), minlength=resamples * n_clusters).reshape(
         resamples, n_clusters).astype(float)

@@ -170,17 +170,17 @@ def cost_html(section: CostSection | None) -> str:
     if section is None:
         return ""
     from lhl_platform.report.cost_figure import cost_over_time_figure
-    from lhl_platform.report.html import Cell, _figure, _note, _section, table
+    from lhl_platform.report.html import Cell, figure_html, note_html, section_html, table
 
     parts: list[str] = []
     for name, title, headers, rows in cost_tables(section):
         if name == "cost_over_time":
-            parts.append(_figure(cost_over_time_figure(section.over_time), title, "cost_over_time"))
+            parts.append(figure_html(cost_over_time_figure(section.over_time), title, "cost_over_time"))
         parts.append(f"<h3>{escape(title)}</h3>")
         parts.append(table(name, headers, [({"model": row[0][1]}, [Cell(t, v, m) for t, v, m in row])
                                            for row in rows]))
-    parts += [_note(escape(n), warn=n.startswith("unknown")) for n in cost_notes(section)]
-    return _section("cost", "Cost", *parts)
+    parts += [note_html(escape(n), warn=n.startswith("unknown")) for n in cost_notes(section)]
+    return section_html("cost", "Cost", *parts)
 
 
 # The CSV's cost rows: `table` names the part (`cost_by_stage`, `cost_per_correct`, `cost_batch_savings`,

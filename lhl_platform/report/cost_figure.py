@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lhl_platform.report.figures import _figure, model_colors, to_svg
+from lhl_platform.report.figures import model_colors, new_figure, to_svg
 from lhl_platform.report.marts import CostOverTimeRow
 
 
@@ -18,7 +18,7 @@ def cost_over_time_figure(rows: Sequence[CostOverTimeRow]) -> str:
     first_day: dict[int, str] = {}
     for r in rows:
         first_day[r.run] = min(first_day.get(r.run, r.first_day), r.first_day)
-    fig = _figure(6.4, 2.4 + 0.15 * len(models))
+    fig = new_figure(6.4, 2.4 + 0.15 * len(models))
     ax = fig.add_subplot()
     for model in models:
         own = [r for r in rows if r.model == model]

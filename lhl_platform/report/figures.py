@@ -26,9 +26,9 @@ if TYPE_CHECKING:
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f",
            "#bcbd22")
-_RC: Any = {"svg.fonttype": "none", "svg.hashsalt": "lhl-report", "font.family": "sans-serif",
-       "font.sans-serif": ["DejaVu Sans", "Liberation Sans", "Arial", "Helvetica"], "font.size": 9,
-       "axes.spines.top": False, "axes.spines.right": False}
+RC_PARAMS: Any = {"svg.fonttype": "none", "svg.hashsalt": "lhl-report", "font.family": "sans-serif",
+              "font.sans-serif": ["DejaVu Sans", "Liberation Sans", "Arial", "Helvetica"], "font.size": 9,
+              "axes.spines.top": False, "axes.spines.right": False}
 _PROLOGUE = re.compile(r"^.*?(?=<svg)", re.DOTALL)
 
 
@@ -36,7 +36,7 @@ def model_colors(models: Sequence[str]) -> dict[str, str]:
     return {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(models)}
 
 
-def _figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
     from matplotlib.figure import Figure
 
     return Figure(figsize=(width, height), layout="constrained")
@@ -47,7 +47,7 @@ def to_svg(fig: Figure) -> str:
     import matplotlib
 
     buffer = io.StringIO()
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(RC_PARAMS):
         fig.savefig(buffer, format="svg", bbox_inches="tight",
                     metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     svg = _PROLOGUE.sub("", buffer.getvalue(), count=1)
@@ -69,8 +69,8 @@ class Estimate:
     high: float | None
 
 
-def _forest(ax: Axes, estimates: list[Estimate], groups: Sequence[str], models: Sequence[str], *, scale: float,
-            zero_line: bool, xlabel: str) -> None:
+def forest_plot(ax: Axes, estimates: list[Estimate], groups: Sequence[str], models: Sequence[str], *, scale: float,
+                zero_line: bool, xlabel: str) -> None:
     """Rows grouped by `groups` (top to bottom), one per model; hollow markers where the interval crosses 0."""
     colors = model_colors(models)
     by_key = {(e.group, e.model): e for e in estimates}

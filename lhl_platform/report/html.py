@@ -17,7 +17,7 @@ from typing import Any
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.labels import pct
 
-_CSS = """
+CSS = """
 :root { --ink: #1d2329; --muted: #5b6670; --line: #d8dde2; --accent: #1f4e79; --warn: #8a4b00; --bg: #ffffff; }
 * { box-sizing: border-box; }
 body { font-family: "DejaVu Sans", "Liberation Sans", Arial, Helvetica, sans-serif; color: var(--ink);
@@ -88,26 +88,26 @@ def table(name: str, headers: Sequence[str], rows: Iterable[tuple[dict[str, str]
             + "".join(body) + "</tbody></table>")
 
 
-def _facts(items: Sequence[tuple[str, str]]) -> str:
+def facts_html(items: Sequence[tuple[str, str]]) -> str:
     return '<dl class="facts">' + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items) + "</dl>"
 
 
-def _section(anchor: str, title: str, *parts: str) -> str:
+def section_html(anchor: str, title: str, *parts: str) -> str:
     return f'<section id="{anchor}"><h2>{escape(title)}</h2>' + "".join(parts) + "</section>"
 
 
-def _note(text: str, warn: bool = False) -> str:
+def note_html(text: str, warn: bool = False) -> str:
     return f'<div class="note{" warn" if warn else ""}">{text}</div>'
 
 
-def _figure(svg: str, caption: str, name: str) -> str:
+def figure_html(svg: str, caption: str, name: str) -> str:
     return f'<figure data-figure="{name}">{svg}<figcaption>{escape(caption)}</figcaption></figure>'
 
 
-def _checks(checks: Sequence[CheckOutcome]) -> str:
+def checks_html(checks: Sequence[CheckOutcome]) -> str:
     if not checks:
         return ""
     rows = [({"check": c.name}, [Cell(c.name), Cell("PASS" if c.passed else "FAIL", c.passed, "passed",
                                                     "pass" if c.passed else "fail"),
                                  Cell(c.summary, css="text")]) for c in checks]
-    return _section("checks", "Checks", table("checks", ["check", "result", "summary"], rows))
+    return section_html("checks", "Checks", table("checks", ["check", "result", "summary"], rows))

@@ -96,7 +96,7 @@ class Verdict(BaseModel):
 # --- shared rules ---------------------------------------------------------------------------------------------
 
 
-def _pct(value: float | None, percent: bool = True) -> str:
+def rate_text(value: float | None, percent: bool = True) -> str:
     if value is None:
         return "unmeasured"
     return f"{100 * value:.1f}%" if percent else f"{value:.3f}"
@@ -107,7 +107,7 @@ def _listed(items: Sequence[str]) -> str:
     return shown + (f" and {len(items) - LISTED} more" if len(items) > LISTED else "")
 
 
-def _and(items: Sequence[str]) -> str:
+def joined(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
@@ -123,8 +123,8 @@ class Metric:
     percent: bool = True  # a rate, shown in %; else a score in [0, 1] (F1, F2), shown to three decimals
 
 
-def _worst(model: str, metrics: Sequence[Metric], values: dict[str, dict[str, float | None]],
-           ranked: Sequence[str], counts: dict[str, dict[str, int | None]]) -> list[TradeOff]:
+def worst_on(model: str, metrics: Sequence[Metric], values: dict[str, dict[str, float | None]],
+             ranked: Sequence[str], counts: dict[str, dict[str, int | None]]) -> list[TradeOff]:
     """The metrics on which `model` is the worst of the ranked systems (ties with the worst included), where the
     ranked systems do not all share one value; a null value never counts as worst or best."""
     out = []
@@ -144,12 +144,12 @@ def _worst(model: str, metrics: Sequence[Metric], values: dict[str, dict[str, fl
             kind="worst_on_metric", model=model, metric=m.name, label=m.label, value=mine, best_model=best_model,
             best_value=best_value, count=mine_count, count_label=m.count_label,
             statement=f"{model} is first overall but the worst of the {len(known)} ranked systems on {m.label}: "
-                      f"{_pct(mine, m.percent)} against {_pct(best_value, m.percent)} for {best_model}"
+                      f"{rate_text(mine, m.percent)} against {rate_text(best_value, m.percent)} for {best_model}"
                       + (f" ({m.count_label} {mine_count} against {best_count})" if both else "") + "."))
     return out
 
 
-def _judge_caveat(judge: str | None, status: bool | None, what: str) -> list[Caveat]:
+def judge_caveat(judge: str | None, status: bool | None, what: str) -> list[Caveat]:
     if judge is None or status:
         return []
     if status is False:
@@ -161,7 +161,7 @@ def _judge_caveat(judge: str | None, status: bool | None, what: str) -> list[Cav
                              f"{what} rest on an unvalidated judge.")]
 
 
-def _small(subjects: list[str]) -> list[Caveat]:
+def small_sample_caveat(subjects: list[str]) -> list[Caveat]:
     if not subjects:
         return []
     return [Caveat(kind="small_sample", subjects=subjects,
@@ -170,25 +170,25 @@ def _small(subjects: list[str]) -> list[Caveat]:
                              f"{_listed(subjects)}.")]
 
 
-def _answer(best: list[str], ranking: list[Ranked], basis: str, why_none: str) -> str:
+def answer(best: list[str], ranking: list[Ranked], basis: str, why_none: str) -> str:
     """The answer in one sentence; `basis` is short ("under the equal scheme", "by overall recall")."""
     if not best:
         return f"Nothing can be ranked: {why_none}."
     if len(ranking) == 1:
         return f"{best[0]} is the only ranked system: there is nothing to rank it against."
     if len(best) > 1:
-        return f"{_and(best)} share first place of {len(ranking)} ranked systems {basis}."
+        return f"{joined(best)} share first place of {len(ranking)} ranked systems {basis}."
     after = [r for r in ranking if r.model not in best]
     runner = f"; next: {after[0].model} (#{after[0].rank})" if after else ""
     return f"{best[0]} is first of {len(ranking)} ranked systems {basis}{runner}."
 
 
-def _order_caveats(best: list[str], ranking: list[Ranked]) -> list[Caveat]:
+def order_caveats(best: list[str], ranking: list[Ranked]) -> list[Caveat]:
     if len(best) == 1 and len(ranking) == 1:
         return [Caveat(kind="single_system", subjects=best,
                        statement=f"Only {best[0]} is ranked: being first says nothing about how it compares.")]
     if len(best) > 1:
-        return [Caveat(kind="tied", subjects=best, statement=f"{_and(best)} tie for first place.")]
+        return [Caveat(kind="tied", subjects=best, statement=f"{joined(best)} tie for first place.")]
     return []
 
 
@@ -292,7 +292,7 @@ def suite_verdict(report: SuiteReport) -> Verdict:
     best = [r.model for r in ranking if r.rank == 1]
     basis = f"{m.label}, {'higher' if m.higher_is_better else 'lower'} is better, among the complete systems"
     why_none = "no system answered every call of the scope in every run (see the coverage)"
-    caveats = _order_caveats(best, ranking)
+    caveats = order_caveats(best, ranking)
     if not best:
         caveats.insert(0, Caveat(kind="nothing_ranked", statement=f"Nothing can be ranked: {why_none}."))
     separated = None
@@ -310,12 +310,12 @@ def suite_verdict(report: SuiteReport) -> Verdict:
                                     f" ({r['missing_calls']} missing calls)" if "missing_calls" in r else "") + ".")
                 for r in board if r["rank"] is None]
     if report.judged:
-        caveats += _judge_caveat(report.scope.judge, report.judge_validated, rule.judged_what)
-    caveats += _small(rule.small(report))
+        caveats += judge_caveat(report.scope.judge, report.judge_validated, rule.judged_what)
+    caveats += small_sample_caveat(rule.small(report))
     caveats += rule.gold(report)
     values = {r["model"]: {x.name: r.get(x.name) for x in (m, *rule.others)} for r in board}
     trade_offs = [t for model in (best if len(ranking) > 1 else [])
-                  for t in _worst(model, rule.others, values, [r.model for r in ranking], {})]
+                  for t in worst_on(model, rule.others, values, [r.model for r in ranking], {})]
     top_row = ranked[0] if len(best) == 1 else None
     figures = [] if top_row is None else [
         Figure(metric=m.name, label=m.label, value=top_row.get(m.name), ci_low=top_row.get(rule.ci[0]),
@@ -323,5 +323,5 @@ def suite_verdict(report: SuiteReport) -> Verdict:
         *(Figure(metric=x.name, label=x.label, value=top_row.get(x.name), percent=x.percent) for x in rule.others)]
     return Verdict(suite=report.suite, basis=basis, scheme=None, metric=m.name, best=best, ranking=ranking,
                    stability=None, resamples=None, separated=separated, figures=figures,
-                   statement=_answer(best, ranking, f"by {m.label}", why_none), trade_offs=trade_offs,
+                   statement=answer(best, ranking, f"by {m.label}", why_none), trade_offs=trade_offs,
                    caveats=caveats)

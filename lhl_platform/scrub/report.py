@@ -311,7 +311,7 @@ def drift_rows(con: duckdb.DuckDBPyConnection, min_contracts: int = MIN_CONTRACT
 
 def recall_figure(rows: Sequence[BaseModel]) -> str:
     """Recall per category (and the mean of the nine) for every model, with 95% contract-cluster intervals."""
-    from lhl_platform.report.figures import Estimate, _figure, _forest, to_svg
+    from lhl_platform.report.figures import Estimate, forest_plot, new_figure, to_svg
 
     recall = [r for r in rows if isinstance(r, ScrubRecallRow)]
     models = list(dict.fromkeys(r.model for r in recall))
@@ -319,10 +319,10 @@ def recall_figure(rows: Sequence[BaseModel]) -> str:
     groups = [OVERALL, *CATEGORY_KEYS]
     estimates = [Estimate(group=label[r.category], model=r.model, value=r.recall, low=r.recall_ci_low,
                           high=r.recall_ci_high) for r in recall]
-    fig = _figure(7.6, 0.9 + 0.26 * len(groups) * (len(models) + 1))
+    fig = new_figure(7.6, 0.9 + 0.26 * len(groups) * (len(models) + 1))
     ax = fig.add_subplot()
-    _forest(ax, estimates, [label[g] for g in groups], models, scale=1.0, zero_line=False,
-            xlabel="recall, 95% contract-cluster bootstrap interval")
+    forest_plot(ax, estimates, [label[g] for g in groups], models, scale=1.0, zero_line=False,
+                xlabel="recall, 95% contract-cluster bootstrap interval")
     ax.set_xlim(-0.02, 1.02)
     ax.set_title("ContractScrub: recall per category", fontsize=9)
     return to_svg(fig)

@@ -39,7 +39,8 @@ def asked_bootstrap() -> tuple[int, int]:
     return _ASKED.get()
 
 
-def _rng(seed: int, key: str) -> np.random.Generator:
+def rng_for(seed: int, key: str) -> np.random.Generator:
+    """The random stream of (seed, key): the same draws whichever other keys are resampled beside it."""
     words = np.frombuffer(hashlib.sha256(key.encode()).digest()[:16], dtype=np.uint32)
     return np.random.default_rng(np.random.SeedSequence([seed, *words.tolist()]))
 
@@ -59,7 +60,7 @@ def rdi_interval(n_extra: int, n_missing: int, n_contradicted: int, *, resamples
     if n_contradicted <= 0:
         return None, None
     p = np.array([n_extra, n_missing, n_contradicted - n_extra - n_missing], dtype=float) / n_contradicted
-    draws = _rng(seed, key).multinomial(n_contradicted, p, size=resamples)
+    draws = rng_for(seed, key).multinomial(n_contradicted, p, size=resamples)
     return _interval((draws[:, 0] - draws[:, 1]) / n_contradicted)
 
 
@@ -75,7 +76,7 @@ def rdi_cluster_interval(extra: Sequence[int], missing: Sequence[int], contradic
     pad = k - len(c)
     if pad > 0:
         e, m, c = (np.concatenate([x, np.zeros(pad)]) for x in (e, m, c))
-    picks = _rng(seed, key).integers(0, k, size=(resamples, k))  # k contracts drawn with replacement
+    picks = rng_for(seed, key).integers(0, k, size=(resamples, k))  # k contracts drawn with replacement
     with np.errstate(invalid="ignore", divide="ignore"):
         samples = (e[picks].sum(axis=1) - m[picks].sum(axis=1)) / c[picks].sum(axis=1)
     return _interval(samples)
@@ -86,7 +87,7 @@ def proportion_interval(k: int, n: int, *, resamples: int = DEFAULT_RESAMPLES, s
     """Bootstrap interval of a proportion k/n (resampling the n instances is a binomial draw)."""
     if n <= 0:
         return None, None
-    return _interval(_rng(seed, key).binomial(n, k / n, size=resamples) / n)
+    return _interval(rng_for(seed, key).binomial(n, k / n, size=resamples) / n)
 
 
 def _intervals(samples: list[np.ndarray], index: list[int], size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -104,7 +105,7 @@ def proportion_intervals(proportions: Sequence[tuple[int, int, str]], *, resampl
     samples, index = [], []
     for i, (k, n, key) in enumerate(proportions):
         if n > 0:
-            samples.append(_rng(seed, key).binomial(n, k / n, size=resamples) / n)
+            samples.append(rng_for(seed, key).binomial(n, k / n, size=resamples) / n)
             index.append(i)
     return _intervals(samples, index, len(proportions))
 
@@ -116,7 +117,7 @@ def rdi_intervals(counts: Sequence[tuple[int, int, int, str]], *, resamples: int
     for i, (n_extra, n_missing, n_contradicted, key) in enumerate(counts):
         if n_contradicted > 0:
             p = np.array([n_extra, n_missing, n_contradicted - n_extra - n_missing], dtype=float) / n_contradicted
-            draws = _rng(seed, key).multinomial(n_contradicted, p, size=resamples)
+            draws = rng_for(seed, key).multinomial(n_contradicted, p, size=resamples)
             samples.append((draws[:, 0] - draws[:, 1]) / n_contradicted)
             index.append(i)
     return _intervals(samples, index, len(counts))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
-from lhl_platform.report.figures import _RC, Estimate, _figure, _forest, to_svg
+from lhl_platform.report.figures import RC_PARAMS, Estimate, forest_plot, new_figure, to_svg
 
 if TYPE_CHECKING:
     from lhl_platform.clause.report.rows import Report
@@ -50,10 +50,10 @@ def typed_haltp_figure(report: Report) -> str:
             estimates.append(Estimate(_group_label(category, sizes), model, values.get((model, category)),
                                       ci.ci_low if ci else None, ci.ci_high if ci else None))
     groups = [_group_label(c, sizes) for c in categories]
-    fig = _figure(7.0, 0.9 + 0.24 * len(groups) * (len(models) + 1.4))
+    fig = new_figure(7.0, 0.9 + 0.24 * len(groups) * (len(models) + 1.4))
     ax = fig.add_subplot()
-    _forest(ax, estimates, groups, models, scale=100, zero_line=False,
-            xlabel="HalTP: share of found clauses whose content is wrong (%), with 95% interval")
+    forest_plot(ax, estimates, groups, models, scale=100, zero_line=False,
+                xlabel="HalTP: share of found clauses whose content is wrong (%), with 95% interval")
     ax.set_xlim(-2, 102)
     return to_svg(fig)
 
@@ -67,10 +67,10 @@ def rdi_forest_figure(report: Report) -> str:
     estimates = [Estimate(_group_label(r.category, sizes), r.model, r.rdi, r.rdi_ci_low, r.rdi_ci_high)
                  for r in report.rdi]
     groups = [_group_label(c, sizes) for c in categories]
-    fig = _figure(7.0, 0.9 + 0.24 * len(groups) * (len(models) + 1.4))
+    fig = new_figure(7.0, 0.9 + 0.24 * len(groups) * (len(models) + 1.4))
     ax = fig.add_subplot()
-    _forest(ax, estimates, groups, models, scale=1, zero_line=True,
-            xlabel="RDI: <- omission (missing conditions)   |   invention (extra conditions) ->")
+    forest_plot(ax, estimates, groups, models, scale=1, zero_line=True,
+                xlabel="RDI: <- omission (missing conditions)   |   invention (extra conditions) ->")
     values = [v for e in estimates for v in (e.value, e.low, e.high) if v is not None]
     bound = min(1.05, max([abs(v) for v in values] + [0.05]) * 1.1)
     ax.set_xlim(-bound, bound)
@@ -89,7 +89,7 @@ def rank_heatmap_figure(report: Report) -> str:
                  for s in (report.statistics.rank_stability if report.statistics else [])}
     grid = np.array([[np.nan if ranks.get((s, m)) is None else float(ranks[(s, m)] or 0) for s in schemes]
                      for m in models])
-    fig = _figure(1.6 + 1.25 * max(len(schemes), 1), 1.6 + 0.45 * max(len(models), 1))
+    fig = new_figure(1.6 + 1.25 * max(len(schemes), 1), 1.6 + 0.45 * max(len(models), 1))
     ax = fig.add_subplot()
     if grid.size:  # vector cells (pcolormesh), not an embedded bitmap
         ax.pcolormesh(np.ma.masked_invalid(grid), cmap="YlGn_r", vmin=1, vmax=max(len(models), 2) + 0.5,
@@ -114,7 +114,7 @@ def missing_figure(report: Report) -> str | None:
     rows = report.statistics.missing_summary if report.statistics else []
     if not any(r.missing_rows for r in rows):
         return None
-    fig = _figure(7.0, 1.6 + 0.35 * len(rows))
+    fig = new_figure(7.0, 1.6 + 0.35 * len(rows))
     ax = fig.add_subplot()
     names = [r.model for r in rows]
     persistent = [r.persistent_missing_rows for r in rows]
@@ -131,7 +131,7 @@ def report_figures(report: Report) -> dict[str, str]:
     """Every figure of the report by name (SVG text); the missing-rows figure only when rows are missing."""
     from matplotlib import rc_context
 
-    with rc_context(_RC):
+    with rc_context(RC_PARAMS):
         figures = {"typed_haltp": typed_haltp_figure(report), "rdi_forest": rdi_forest_figure(report),
                    "composite_ranks": rank_heatmap_figure(report)}
         missing = missing_figure(report)

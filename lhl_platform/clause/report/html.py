@@ -27,7 +27,17 @@ from lhl_platform.clause.report.stats import INTERVAL_METRICS, scheme_label
 from lhl_platform.clause.report.verdict import clause_verdict
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import cost_html
-from lhl_platform.report.html import _CSS, Cell, _checks, _facts, _figure, _note, _section, interval, table
+from lhl_platform.report.html import (
+    CSS,
+    Cell,
+    checks_html,
+    facts_html,
+    figure_html,
+    interval,
+    note_html,
+    section_html,
+    table,
+)
 from lhl_platform.report.labels import FEW_CASES, FEW_MARK, pct, signed
 from lhl_platform.report.layout import html_tables, view
 from lhl_platform.report.verdict_render import render_verdict_html
@@ -75,11 +85,11 @@ def _scope(report: Report) -> str:
     if boot is not None:
         facts.append(("intervals", f"{int(boot.level * 100)}% percentile bootstrap, {boot.resamples} resamples, "
                                    f"seed {boot.seed}, resampling {boot.unit}s"))
-    return _section("scope", "Scope and provenance",
-                    "<p>Every figure below is computed within this scope: one corpus, these contracts and runs, "
-                    "one evaluation judge. Cross-model figures (composite ranks) rank the systems that cover the "
-                    "matched cells, on those cells only; a partial system is listed with its coverage.</p>",
-                    _facts(facts), _coverage_table(report))
+    return section_html("scope", "Scope and provenance",
+                        "<p>Every figure below is computed within this scope: one corpus, these contracts and runs, "
+                        "one evaluation judge. Cross-model figures (composite ranks) rank the systems that cover the "
+                        "matched cells, on those cells only; a partial system is listed with its coverage.</p>",
+                        facts_html(facts), _coverage_table(report))
 
 
 def _asked_runs(report: Report) -> list[int]:
@@ -132,7 +142,7 @@ def _notes(report: Report) -> str:
     notes.append("<b>The judge.</b> HalTP, HalGen, JEq and RDI depend on the evaluation judge "
                  f"(<code>{escape(report.scope.judge)}</code>); the intervals show sampling noise only, not the "
                  "judge's own errors.")
-    return _section("notes", "How to read this report", "".join(_note(n) for n in notes))
+    return section_html("notes", "How to read this report", "".join(note_html(n) for n in notes))
 
 
 def _json_bool(value: bool | None) -> str:
@@ -186,7 +196,7 @@ def _leaderboard(report: Report) -> str:
     legend = judge_legend(report)
     if legend:
         extra += f'<p class="weak" data-legend="judge">{escape(legend)}</p>'
-    return _section("leaderboard", "Leaderboard (pooled over runs)", table("leaderboard", headers, rows), extra)
+    return section_html("leaderboard", "Leaderboard (pooled over runs)", table("leaderboard", headers, rows), extra)
 
 
 def _few_rdi_note(report: Report, overall: bool) -> str:
@@ -221,9 +231,9 @@ def _typed(report: Report, svg: str) -> str:
         cells.append(Cell(f"{gap.max_category} / {gap.min_category}" if gap and gap.max_category else "–",
                           css="text"))
         rows.append(({"model": lb.model}, cells))
-    return _section(
+    return section_html(
         "typed-haltp", "Typed HalTP by category",
-        _figure(svg, "HalTP per model, overall and per category; bars are 95% bootstrap intervals.", "typed_haltp"),
+        figure_html(svg, "HalTP per model, overall and per category; bars are 95% bootstrap intervals.", "typed_haltp"),
         table("typed_haltp", headers, rows),
         "<p>Cells in brown rest on fewer than 30 found clauses. Gap is the spread of HalTP across a model's "
         "categories, in percentage points.</p>")
@@ -251,13 +261,13 @@ def _rdi(report: Report, svg: str) -> str:
             Cell(signed(r.rdi), r.rdi, "rdi"),
             Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed), css="ci weak" if few else "ci"),
             Cell(direction, css="text" + (" weak" if crosses or few else ""))]))
-    return _section(
+    return section_html(
         "rdi", "Risk Direction Index",
-        _figure(svg, "RDI with 95% bootstrap intervals, overall and per category. Left of the dashed line: the "
-                     "model drops conditions the contract has; right: it adds conditions the contract lacks. Hollow "
-                     "markers: the interval includes 0.", "rdi_forest"),
-        _note("RDI says which way a model's content errors lean, not how many there are: with most contradictions "
-              "being scope errors (see the scope share), RDI is compressed towards 0."),
+        figure_html(svg, "RDI with 95% bootstrap intervals, overall and per category. Left of the dashed line: the "
+                    "model drops conditions the contract has; right: it adds conditions the contract lacks. Hollow "
+                    "markers: the interval includes 0.", "rdi_forest"),
+        note_html("RDI says which way a model's content errors lean, not how many there are: with most contradictions "
+                  "being scope errors (see the scope share), RDI is compressed towards 0."),
         table("rdi", headers, rows), _few_rdi_note(report, overall=False))
 
 
@@ -278,10 +288,10 @@ def _composite(report: Report, svg: str) -> str:
             cells.append(Cell(f"#{c.rank} ({c.score:.2f}{keep})", c.rank, f"rank:{s}"))
         rows.append(({"model": lb.model}, cells))
     boot = report.statistics.bootstrap if report.statistics else None
-    return _section(
+    return section_html(
         "composite", "Composite ranks",
-        _figure(svg, "Rank per scheme (1 = best); the percentage is the share of contract-cluster bootstrap "
-                     "resamples in which the model keeps that rank.", "composite_ranks"),
+        figure_html(svg, "Rank per scheme (1 = best); the percentage is the share of contract-cluster bootstrap "
+                    "resamples in which the model keeps that rank.", "composite_ranks"),
         table("composite", ["model", *map(scheme_label, schemes)], rows),
         "<p>Schemes weight FAR, FRR, Acc, HalGen and JEq (equal 1:1:1:1:1; fp_heavy 2:1:1:2:1; recall_heavy "
         "1:2:1:1:2; halluc_only HalGen alone; detection_only FAR, FRR, Acc). Ranks are computed on the matched "
@@ -350,7 +360,7 @@ def _statistics(report: Report) -> str:
     if stats is None:
         return ""
     intervals_table, n_rows = _rate_interval_table(stats.rate_intervals)
-    return _section(
+    return section_html(
         "statistics", "Statistics",
         "<h3>Run-to-run spread</h3><p>Mean and sample standard deviation of each rate across runs (no SD with a "
         "single run), pooled over categories and per category.</p>", _run_spread_table(stats.run_spread),
@@ -426,9 +436,9 @@ def _missing(report: Report, svg: str | None) -> str:
         parts.append(f"<h3>Incomplete contracts</h3><details><summary>Show the {len(incomplete)} (model, contract) "
                      f"pairs with missing rows</summary>{by_contract}</details>")
     if svg is not None:
-        parts.insert(1, _figure(svg, "Missing rows per model, split by whether their contract is incomplete in "
-                                     "every run.", "missing_rows"))
-    return _section("missing", "Missing rows", *parts)
+        parts.insert(1, figure_html(svg, "Missing rows per model, split by whether their contract is incomplete in "
+                                    "every run.", "missing_rows"))
+    return section_html("missing", "Missing rows", *parts)
 
 
 def _usage(report: Report) -> str:
@@ -440,9 +450,9 @@ def _usage(report: Report) -> str:
         Cell(f"{u.cached_tokens:,}", u.cached_tokens, "cached_tokens"),
         Cell(f"{u.output_tokens:,}", u.output_tokens, "output_tokens"),
         Cell("unknown" if u.cost_usd is None else f"${u.cost_usd:.2f}", u.cost_usd, "cost_usd")]) for u in report.usage]
-    return _section("usage", "Usage and cost", table("usage", ["model", "run", "extraction calls", "judge calls",
-                                                              "input tokens", "cached tokens", "output tokens",
-                                                              "cost (USD)"], rows))
+    return section_html("usage", "Usage and cost", table("usage", ["model", "run", "extraction calls", "judge calls",
+                                                                   "input tokens", "cached tokens", "output tokens",
+                                                                   "cost (USD)"], rows))
 
 
 def _generic_rows(name: str, items: Sequence[BaseModel]) -> str:
@@ -470,7 +480,7 @@ def _debate(report: Report) -> str:
         parts.append(_debate_effects(effects))
     if by_category:
         parts += ["<h3>Per category (debate minus baseline)</h3>", _generic_rows("debate_by_category", by_category)]
-    return _section("debate", "Debate effects", *parts)
+    return section_html("debate", "Debate effects", *parts)
 
 
 def _judge_validation(report: Report, checks: Sequence[CheckOutcome]) -> str:
@@ -479,20 +489,22 @@ def _judge_validation(report: Report, checks: Sequence[CheckOutcome]) -> str:
     title = "Judge validation"
     status = getattr(report, "judge_validation", None) or getattr(report, "judge_validations", None)
     if isinstance(status, list) and status and isinstance(status[0], BaseModel):
-        return _section("judge-validation", title, _generic_rows("judge_validation", status))
+        return section_html("judge-validation", title, _generic_rows("judge_validation", status))
     if isinstance(status, BaseModel):
-        return _section("judge-validation", title, _facts([(k, str(v)) for k, v in status.model_dump().items()]))
+        return section_html("judge-validation", title,
+                            facts_html([(k, str(v)) for k, v in status.model_dump().items()]))
     if status:
-        return _section("judge-validation", title, f"<p>{escape(str(status))}</p>")
+        return section_html("judge-validation", title, f"<p>{escape(str(status))}</p>")
     found = [c for c in checks if c.name.startswith("judge_valid")]
     if found:
-        return _section("judge-validation", title, "".join(
-            _note(f"<b>{'PASS' if c.passed else 'FAIL'}</b> {escape(c.name)}: {escape(c.summary)}", warn=not c.passed)
+        return section_html("judge-validation", title, "".join(
+            note_html(f"<b>{'PASS' if c.passed else 'FAIL'}</b> {escape(c.name)}: {escape(c.summary)}",
+                      warn=not c.passed)
             for c in found))
-    return _section("judge-validation", title,
-                    "<p>No validation result of the judge is part of this report: its verdicts have not been "
-                    "checked against the dissociation suite (<code>lhl judge validate</code>) in this scope. Read "
-                    "content metrics as depending on an unvalidated judge.</p>")
+    return section_html("judge-validation", title,
+                        "<p>No validation result of the judge is part of this report: its verdicts have not been "
+                        "checked against the dissociation suite (<code>lhl judge validate</code>) in this scope. Read "
+                        "content metrics as depending on an unvalidated judge.</p>")
 
 
 SECTIONS = (("verdict", "Verdict"),  # first in every report (docs/method.md, section 17)
@@ -511,7 +523,7 @@ def render_html(report: Report, checks: Sequence[CheckOutcome] = ()) -> str:
         _rdi(report, figures["rdi_forest"]), _composite(report, figures["composite_ranks"]), _statistics(report),
         _missing(report, figures.get("missing_rows")), _usage(report), cost_html(report.cost), _debate(report),
         _judge_validation(report, checks),
-        _checks(checks),
+        checks_html(checks),
     ]
     present = [(a, t) for a, t in SECTIONS if any(f'<section id="{a}">' in part for part in body)]
     nav = "<nav><ol>" + "".join(f'<li><a href="#{a}">{escape(t)}</a></li>' for a, t in present) + "</ol></nav>"
@@ -522,7 +534,7 @@ def render_html(report: Report, checks: Sequence[CheckOutcome] = ()) -> str:
             f"{sc.judge}. Typed hallucination audit of contract clause extraction.")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
+            f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
             f"<header><h1>{escape(title)}</h1><p class=\"lede\">{escape(lede)}</p>{_judge_banner(report)}</header>"
             f"{nav}"
             + "".join(body)

@@ -17,13 +17,13 @@ from lhl_platform.report.verdict import (
     Ranked,
     TradeOff,
     Verdict,
-    _and,
-    _answer,
-    _judge_caveat,
-    _order_caveats,
-    _pct,
-    _small,
-    _worst,
+    answer,
+    joined,
+    judge_caveat,
+    order_caveats,
+    rate_text,
+    small_sample_caveat,
+    worst_on,
 )
 
 if TYPE_CHECKING:
@@ -72,13 +72,13 @@ def clause_verdict(report: Report, scheme: str | None = None) -> Verdict:
     board = {r.model: r for r in report.leaderboard}
     intervals = {(i.model, i.metric): i for i in (stats.rate_intervals if stats else [])
                  if i.run is None and i.category is None}
-    caveats = _order_caveats(best, ranking)
+    caveats = order_caveats(best, ranking)
     if not best:
         caveats.insert(0, Caveat(kind="nothing_ranked", statement=f"Nothing can be ranked: {why_none}."))
     first = ranking[0] if len(best) == 1 and len(ranking) > 1 else None
     if first is not None and first.stability is not None and first.stability < FIRM:
         caveats.append(Caveat(kind="unstable", subjects=[first.model],
-                              statement=f"{first.model} keeps first place in only {_pct(first.stability)} of the "
+                              statement=f"{first.model} keeps first place in only {rate_text(first.stability)} of the "
                                         "resamples: the data do not firmly separate it from the next systems."))
     caveats += [Caveat(kind="partial", subjects=[c.model], statement=f"{c.model} is partial and not ranked: "
                        f"{c.contracts_covered} of {c.contracts_asked} contracts covered, {c.cells} cells against "
@@ -88,21 +88,21 @@ def clause_verdict(report: Report, scheme: str | None = None) -> Verdict:
                                  f"{c.model}: its content figures rest on those, and HalGen and JEq leave the "
                                  "composite unless every matched cell was labelled (docs/method.md, section 9).")
                 for c in report.coverage if c.ranked and c.judged_tp < c.true_positives]
-    caveats += _judge_caveat(report.scope.judge, judge_validated(report), "HalTP, HalGen, JEq and RDI")
-    caveats += _small(_clause_small(report))
+    caveats += judge_caveat(report.scope.judge, judge_validated(report), "HalTP, HalGen, JEq and RDI")
+    caveats += small_sample_caveat(_clause_small(report))
     values = {m: {x.name: getattr(r, x.name) for x in CLAUSE_METRICS} for m, r in board.items()}
     counts = {m: {x.name: getattr(r, x.count) for x in CLAUSE_METRICS if x.count} for m, r in board.items()}
     trade_offs: list[TradeOff] = []
     for model in best if len(ranking) > 1 else []:
-        for t in _worst(model, CLAUSE_METRICS, values, [r.model for r in ranking], counts):
+        for t in worst_on(model, CLAUSE_METRICS, values, [r.model for r in ranking], counts):
             base = backbone(model)
             if base in board:  # a debate system: what the debate did to its backbone's figure
                 metric = next(x for x in CLAUSE_METRICS if x.name == t.metric)
                 t.baseline_model, t.baseline_value = base, values[base][t.metric]
                 t.baseline_count = counts[base].get(t.metric)
                 change = f" {metric.count_label} from {t.baseline_count} to {t.count}" if metric.count else ""
-                t.statement += (f" Without the debate, {base} has {_pct(t.baseline_value)}: the debate moves "
-                                f"{t.label} from {_pct(t.baseline_value)} to {_pct(t.value)}"
+                t.statement += (f" Without the debate, {base} has {rate_text(t.baseline_value)}: the debate moves "
+                                f"{t.label} from {rate_text(t.baseline_value)} to {rate_text(t.value)}"
                                 + (f" ({change.strip()})" if change else "") + ".")
             trade_offs.append(t)
         trade_offs += _scheme_changes(report, scheme, model, ranked_systems)
@@ -116,7 +116,7 @@ def clause_verdict(report: Report, scheme: str | None = None) -> Verdict:
                    stability=ranking[0].stability if len(best) == 1 and len(ranking) > 1 else None,
                    resamples=next((s.resamples for s in (stats.rank_stability if stats else [])), None),
                    separated=None, figures=figures,
-                   statement=_answer(best, ranking, f"under the {scheme} scheme", why_none),
+                   statement=answer(best, ranking, f"under the {scheme} scheme", why_none),
                    trade_offs=trade_offs, caveats=caveats)
 
 
@@ -130,7 +130,7 @@ def _scheme_changes(report: Report, scheme: str, model: str, ranked: list[str]) 
             continue
         out.append(TradeOff(kind="scheme", model=model, metric=other, label=other, best_model=firsts[0],
                             statement=f"Under the {other} scheme ({scheme_basis(other).split(': ')[1]}) "
-                                      f"{_and(firsts)} {'is' if len(firsts) == 1 else 'are'} first instead."))
+                                      f"{joined(firsts)} {'is' if len(firsts) == 1 else 'are'} first instead."))
     return out
 
 
