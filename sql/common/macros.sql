@@ -104,3 +104,16 @@ create or replace macro cost_per_correct_of(runs, units, models, unit_name) as t
     from (select distinct model from query_table(models)) m
     left join cost c using (model)
     left join correct k using (model);
+-- The gold versions of a suite's item sets (`item_sets`: the name of a relation of its item sets, `item_set`, with
+-- the time each one's gold was recorded, `made_at`; `of_suite`: the suite the reviews name): version 1 is a set's
+-- gold as recorded, before any review; each `lhl review import` makes the next, from the decisions of `reviewed` of
+-- the `reviewable` rows of its sheet by `reviewers` reviewers (lhl_platform.review).
+create or replace macro gold_versions_of(item_sets, of_suite) as table
+    select item_set, 1 as gold_version, null::integer as base_version, 0::bigint as reviewed,
+           null::bigint as reviewable, 0::bigint as reviewers, 0::bigint as changed, 0::bigint as disagreements, made_at
+    from query_table(item_sets)
+    union all
+    select item_set, gold_version, base_version, reviewed::bigint, reviewable::bigint, len(reviewers)::bigint,
+           changed::bigint, disagreements::bigint, time as made_at
+    from stg_review_gold_version
+    where suite = of_suite;

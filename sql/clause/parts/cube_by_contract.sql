@@ -4,29 +4,6 @@
 -- never returned. The matched composite level of `metric_cube` and `contract_counts` add the matched cells to
 -- these counts, so a change of the matched cells never recounts instances. `judged_fp` and `judged_fn` are the
 -- cell's FPs and FNs when it is one of the judge's cells (`judge_cells`), else 0.
-with all_rows as (
-    select o.model, o.run, o.contract_id, o.category, o.outcome, o.verdict, o.mismatch_type, j.labelled
-    from instance_outcomes o
-    join judge_cells j on j.model = o.model and j.run = o.run and j.contract_id = o.contract_id
-    union all
-    select model, run, contract_id, category, null, null, null, false from missing_rows
-)
-select
-    model, run, category, contract_id,
-    count(*) filter (where outcome = 'TP') as tp,
-    count(*) filter (where outcome = 'FP') as fp,
-    count(*) filter (where outcome = 'FN') as fn,
-    count(*) filter (where outcome = 'TN') as tn,
-    count(*) filter (where outcome = 'TP' and verdict is not null) as judged,
-    count(*) filter (where outcome = 'FP' and labelled) as judged_fp,
-    count(*) filter (where outcome = 'FN' and labelled) as judged_fn,
-    count(*) filter (where outcome = 'TP' and verdict = 'supported') as supported,
-    count(*) filter (where outcome = 'TP' and verdict = 'contradicted') as contradicted,
-    count(*) filter (where outcome = 'TP' and verdict = 'contradicted' and mismatch_type = 'extra_condition')
-        as n_extra_condition,
-    count(*) filter (where outcome = 'TP' and verdict = 'contradicted' and mismatch_type = 'missing_condition')
-        as n_missing_condition,
-    count(*) filter (where outcome = 'TP' and verdict = 'contradicted' and mismatch_type = 'scope') as n_scope,
-    count(*) filter (where outcome is null) as missing_rows
-from all_rows
+select model, run, category, contract_id, unnest(outcome_counts(outcome, verdict, mismatch_type, labelled))
+from cube_rows(instance_outcomes, judge_cells, missing_rows)
 group by model, run, category, contract_id
