@@ -18,7 +18,8 @@ from lhl_platform.clause.report.rows import DebateEffectRow
 from lhl_platform.home import Home
 from lhl_platform.report.labels import FEW_MARK
 from lhl_platform.report.layout import html_tables, text_tables, view
-from lhl_platform.report.suite_report import build_suite_report, render_suite_html, render_suite_text
+from lhl_platform.report.reporting import reporting_of
+from lhl_platform.report.suite_report import build_suite_report
 from lhl_platform.suites import get_suite
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -58,8 +59,9 @@ def pages(demo_home: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     out = {"clause": {"html": render_html(report, []), "md": render_text(report, [], markdown=True)}}
     for name in SUITES:
         suite = get_suite(name)
+        reporting = reporting_of(suite)
         built = build_suite_report(home, suite)
-        out[name] = {"html": render_suite_html(built, suite), "md": render_suite_text(built, markdown=True)}
+        out[name] = {"html": reporting.render(built, suite, "html"), "md": reporting.render(built, suite, "md")}
     folder = tmp_path_factory.mktemp("layout")
     for name, page in out.items():
         (folder / f"{name}.html").write_text(page["html"], encoding="utf-8")

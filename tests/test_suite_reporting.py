@@ -10,7 +10,9 @@ import pytest
 
 import lhl_platform.catalog  # noqa: F401  (the application's suites registered)
 from lhl_platform.clause.reporting import REPORTING as CLAUSE_REPORTING
-from lhl_platform.report.reporting import SECTIONS, reporting_of, scoped
+from lhl_platform.insufficiency.verdict import VERDICT_RULE as INSUFFICIENCY_RULE
+from lhl_platform.report.reporting import SectionReporting, reporting_of, scoped
+from lhl_platform.scrub.verdict import VERDICT_RULE as SCRUB_RULE
 from lhl_platform.suites import get_suite, suites
 from lhl_platform.suites.reporting import Asked
 from lhl_platform.warehouse.scope import ScopeRequest
@@ -21,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_each_suite_has_its_reporting_from_the_contract() -> None:
     assert reporting_of(get_suite("clause")) is CLAUSE_REPORTING
-    for name in ("contractscrub", "insufficiency"):
-        assert reporting_of(get_suite(name)) is SECTIONS
+    for name, rule in (("contractscrub", SCRUB_RULE), ("insufficiency", INSUFFICIENCY_RULE)):
+        reporting = reporting_of(get_suite(name))  # the shared report of its sections, its verdict by its own rule
+        assert isinstance(reporting, SectionReporting) and reporting.verdict is rule
     with pytest.raises(LookupError, match="`judge_validation` section of `lhl report`"):
         reporting_of(get_suite("lexflip"))
 
@@ -70,6 +73,18 @@ def test_the_command_line_refuses_in_one_line_before_building_anything(tmp_path:
         err = capsys.readouterr().err
         assert code == 1 and err.count("\n") == 1 and expected in err, (argv, err)
     assert not (tmp_path / "home" / "warehouse").exists()  # refused before any build
+
+
+def test_the_rows_schema_is_a_capability_of_the_suites_reporting() -> None:
+    clause = get_suite("clause")
+    schema = reporting_of(clause).rows_schema(clause)
+    assert schema["title"] == "lhl result rows" and schema["$defs"] and schema["properties"]
+    for name in ("contractscrub", "insufficiency"):
+        suite = get_suite(name)
+        with pytest.raises(ValueError) as refused:
+            reporting_of(suite).rows_schema(suite)
+        message = str(refused.value)
+        assert message.startswith(f"suite {name} does not take --schema: ") and "\n" not in message
 
 
 def test_every_registered_suite_either_reports_or_says_where_its_results_are() -> None:

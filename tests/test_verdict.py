@@ -259,6 +259,20 @@ def test_insufficiency_ranks_by_f2_among_the_complete_models(demo_home: Path, ca
         r["gold"] < SMALL_SAMPLE for r in data["by_category"] if r["model"] == first and r["recall"] is not None))
 
 
+def test_a_suites_verdict_ranks_by_the_rule_it_declares_and_by_none_without(demo_home: Path) -> None:
+    from lhl_platform.report.suite_report import build_suite_report
+    from lhl_platform.report.verdict import suite_verdict
+    from lhl_platform.scrub.verdict import VERDICT_RULE
+    from lhl_platform.suites import get_suite
+
+    built = build_suite_report(Home.resolve(demo_home), get_suite("contractscrub"), resamples=200)
+    ruled = suite_verdict(built, VERDICT_RULE)
+    assert ruled.metric == "recall" and ruled.best
+    bare = suite_verdict(built, None)  # the platform alone ranks nothing: the rule is the suite's
+    assert bare.best == [] and [c.kind for c in bare.caveats] == ["nothing_ranked"]
+    assert "suite contractscrub reports no ranked leaderboard" in bare.statement
+
+
 def test_a_system_the_judge_labelled_in_part_is_a_caveat(tmp_path: Path) -> None:
     from lhl_platform.clause.importer import import_outcomes
     from lhl_platform.clause.report.build import build_report

@@ -95,6 +95,11 @@ class ClauseReporting:
 
         return publish(built.report, url, checks=built.checks)
 
+    def rows_schema(self, suite: Suite) -> dict[str, Any]:
+        from lhl_platform.clause.report.marts import schema_document
+
+        return schema_document()
+
 
 REPORTING = ClauseReporting()
 

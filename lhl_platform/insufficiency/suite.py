@@ -13,6 +13,8 @@ from lhl_platform.insufficiency.events import EVENT_PAYLOADS
 from lhl_platform.insufficiency.models import CUE_JUDGE, OFFLINE_MODELS
 from lhl_platform.insufficiency.responders import GOLD_READER, INDISCRIMINATE_HEDGING, PREMATURE_CLOSURE
 from lhl_platform.insufficiency.store import item_set_summaries
+from lhl_platform.insufficiency.verdict import VERDICT_RULE
+from lhl_platform.report.reporting import SectionReporting
 from lhl_platform.suites.contract import (
     Agreement,
     CheckSpec,
@@ -129,6 +131,7 @@ SUITE = Suite(
                      judgments="int_insufficiency_judgments", gold="int_insufficiency_gold_versions"),
     agreement=Agreement(report.measure_agreement, report.agreement_text),
     plan=stages.plan_calls,
+    reporting=SectionReporting(verdict=VERDICT_RULE),  # the shared report of its sections; its verdict's rule
     demo=Demo(models=tuple((ModelSpec(name=m, provider="offline", model_id=m), what) for m, what in (
         (PREMATURE_CLOSURE, "calibration: answers at once under presumed defaults, never flags a gap"),
         (INDISCRIMINATE_HEDGING, "calibration: asks the same eight intake questions whatever the query"),

@@ -1,18 +1,20 @@
-"""Which reporting a suite runs through (`suites/reporting.py`): its declared one, or the shared report of its
-sections in its own scope (`SectionReporting`: `suite_report.py` and its renderers, `suite_compare.py`,
-`suite_publish.py`) for a suite with a scope of its own; a suite with neither is refused in one line naming where
-its results are. Light: each method loads what it runs."""
+"""Which reporting a suite runs through (`suites/reporting.py`): its declared one (a suite with a scope of its own
+declares `SectionReporting` with the rule its verdict ranks by), or, declaring none, the shared report of its
+sections in its own scope with nothing ranked (`SECTIONS`: `suite_report.py` and its renderers, `suite_compare.py`,
+`suite_publish.py`); a suite with neither is refused in one line naming where its results are. Light: each method
+loads what it runs."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from lhl_platform.suites.reporting import Asked, Reporting, refuse_options
+from lhl_platform.suites.reporting import OPTIONS, Asked, Reporting, refusal, refuse_options
 
 if TYPE_CHECKING:
     from lhl_platform.home import Home
     from lhl_platform.report.publish import PublishSummary
+    from lhl_platform.report.verdict import SuiteRule
     from lhl_platform.suites.contract import Suite
 
 
@@ -54,8 +56,10 @@ def scoped(suite: Suite, asked: Asked) -> tuple[Reporting, Any]:
 @dataclass(frozen=True)
 class SectionReporting:
     """The shared report of a suite's sections in its own scope (item set, runs, models, judge, gold version):
-    `report/suite_report.py` and its renderers, `suite_compare.py`, `suite_publish.py`."""
+    `report/suite_report.py` and its renderers, `suite_compare.py`, `suite_publish.py`. `verdict` is the rule its
+    verdict ranks by, declared in the suite's package (`report/verdict.py`, `SuiteRule`); None: nothing is ranked."""
 
+    verdict: SuiteRule | None = None
     options: frozenset[str] = frozenset({"item_set", "gold_version"})
 
     def sections(self, suite: Suite) -> frozenset[str]:
@@ -74,16 +78,22 @@ class SectionReporting:
 
     def render(self, built: Any, suite: Suite, fmt: str) -> str:
         from lhl_platform.report.suite_report import render_suite_html, render_suite_json, render_suite_text
+        from lhl_platform.report.verdict import suite_verdict
 
+        verdict = suite_verdict(built, self.verdict)
         if fmt == "json":
-            return render_suite_json(built)
+            return render_suite_json(built, verdict)
         if fmt == "csv":
             from lhl_platform.report.suite_csv import render_suite_csv
 
-            return render_suite_csv(built)
+            return render_suite_csv(built, verdict)
         if fmt == "html":
-            return render_suite_html(built, suite)
-        return render_suite_text(built, markdown=fmt == "md")
+            return render_suite_html(built, suite, verdict)
+        return render_suite_text(built, verdict, markdown=fmt == "md")
+
+    def rows_schema(self, suite: Suite) -> dict[str, Any]:
+        # its rows are typed in its JSON report; the command refuses `--schema` before asking (`options`)
+        raise ValueError(refusal(suite.name, OPTIONS["rows_schema"], self.options))
 
     def failing(self, built: Any) -> list[tuple[str, str]]:
         return [(c.name, c.summary) for c in built.checks if not c.passed]

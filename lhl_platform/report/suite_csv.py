@@ -12,7 +12,7 @@ from typing import Any
 
 from lhl_platform.report.cost import cost_csv_rows
 from lhl_platform.report.suite_report import SuiteReport, with_judge
-from lhl_platform.report.verdict import suite_verdict
+from lhl_platform.report.verdict import Verdict
 from lhl_platform.report.verdict_render import verdict_csv_rows
 
 
@@ -26,8 +26,8 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def render_suite_csv(report: SuiteReport) -> str:
-    rows: list[dict[str, Any]] = list(verdict_csv_rows(suite_verdict(report)))  # the verdict first
+def render_suite_csv(report: SuiteReport, verdict: Verdict) -> str:
+    rows: list[dict[str, Any]] = list(verdict_csv_rows(verdict))  # the verdict first
     rows += [{"table": name, **with_judge(report, name, r.model_dump(mode="json"))}
              for name, section in report.sections.items() for r in section]
     rows += cost_csv_rows(report.cost)  # the cost section's rows, `table` naming each part (`cost_by_stage`, ...)

@@ -1,10 +1,11 @@
 """A suite's report, from the sections it contributes: built from one read of the warehouse in the suite's scope,
 rendered as text or Markdown tables (with the check results), JSON and self-contained HTML (`suite_publish.py`
 writes it to a database). The clause suite's report is `build.py`'s; every other suite's is this, so a new suite
-brings sections, never renderers.
+brings sections (and the rule its verdict ranks by), never renderers. Each renderer opens with the verdict it is
+given: `report/verdict.py`'s `suite_verdict` of the report under the suite's rule, as its reporting computes it.
 
-The JSON is one object: `{"suite": NAME, "scope": {...}, "<section>": [rows], ...}`, rows typed by each section's
-row class, NaN as null.
+The JSON is one object: `{"verdict": {...}, "suite": NAME, "scope": {...}, "<section>": [rows], ...}`, rows typed
+by each section's row class, NaN as null.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from lhl_platform.report.cost import CostSection, cost_html, cost_json, cost_lin
 from lhl_platform.report.figures import leaderboard_strip
 from lhl_platform.report.html import CSS, checks_html, figure_html, section_html
 from lhl_platform.report.layout import html_tables, ordered, text_table, text_tables, view
-from lhl_platform.report.verdict import suite_verdict
+from lhl_platform.report.verdict import Verdict
 from lhl_platform.report.verdict_render import render_verdict_html, render_verdict_text
 from lhl_platform.stats import nan_to_null
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_as
@@ -117,8 +118,8 @@ def with_judge(report: SuiteReport, name: str, row: dict[str, Any]) -> dict[str,
     return {**row, "judge_validated": report.judge_validated} if report.judged and name == "leaderboard" else row
 
 
-def suite_report_json(report: SuiteReport) -> dict[str, Any]:
-    out: dict[str, Any] = {"verdict": suite_verdict(report).model_dump(mode="json"),  # first
+def suite_report_json(report: SuiteReport, verdict: Verdict) -> dict[str, Any]:
+    out: dict[str, Any] = {"verdict": verdict.model_dump(mode="json"),  # first
                            "suite": report.suite, "scope": report.scope.model_dump(mode="json")}
     for name, rows in report.sections.items():
         out[name] = [with_judge(report, name, r.model_dump(mode="json")) for r in rows]
@@ -128,8 +129,8 @@ def suite_report_json(report: SuiteReport) -> dict[str, Any]:
     return out
 
 
-def render_suite_json(report: SuiteReport) -> str:
-    return json.dumps(suite_report_json(report), indent=2, ensure_ascii=False)
+def render_suite_json(report: SuiteReport, verdict: Verdict) -> str:
+    return json.dumps(suite_report_json(report, verdict), indent=2, ensure_ascii=False)
 
 
 def cell_text(value: Any) -> str:
@@ -158,11 +159,11 @@ def _scope_lines(report: SuiteReport) -> list[str]:
     return lines + ([f"judge:     {sc.judge}{status}"] if sc.judge else [])
 
 
-def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
+def render_suite_text(report: SuiteReport, verdict: Verdict, markdown: bool = False) -> str:
     def h(title: str) -> str:
         return f"## {title}" if markdown else f"{title}\n{'=' * len(title)}"
 
-    out = [*render_verdict_text(suite_verdict(report), markdown), h("Scope"),
+    out = [*render_verdict_text(verdict, markdown), h("Scope"),
            *(f"{'- ' if markdown else ''}{line}" for line in _scope_lines(report)), ""]
     for name, rows in report.sections.items():
         out.append(h(report.titles.get(name, name)))
@@ -189,10 +190,10 @@ def render_suite_text(report: SuiteReport, markdown: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_suite_html(report: SuiteReport, suite: Suite) -> str:
-    """One self-contained file: the scope, every section as a table (exact values in `data-value`) with the
-    suite's figure where it draws one, and the checks."""
-    body = [render_verdict_html(suite_verdict(report)),
+def render_suite_html(report: SuiteReport, suite: Suite, verdict: Verdict) -> str:
+    """One self-contained file: the verdict, the scope, every section as a table (exact values in `data-value`)
+    with the suite's figure where it draws one, and the checks."""
+    body = [render_verdict_html(verdict),
             section_html("scope", "Scope", "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in _scope_lines(report))
                          + "</ul>")]
     for section in suite.sections:

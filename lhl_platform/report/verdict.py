@@ -4,8 +4,9 @@ holds first place, the trade-offs that change the answer, and the caveats that a
 It is read from the sections a report already holds (the suites' leaderboards and intervals; the clause suite's
 composite ranks and their stability, `lhl_platform/clause/report/verdict.py`) and adds no measurement of its own: a
 null figure stays null, and where nothing can be ranked the verdict says so and names no system. Here: the verdict's
-types, the rules every suite's verdict follows, and the headline ranking of the suites with a leaderboard.
-Rendering is `verdict_render.py`'s.
+types, the rules every suite's verdict follows, and the headline ranking of a suite's leaderboard by the rule the
+suite declares (`SuiteRule`, in the suite's own package, given to its reporting). Rendering is
+`verdict_render.py`'s.
 """
 
 from __future__ import annotations
@@ -192,13 +193,14 @@ def order_caveats(best: list[str], ranking: list[Ranked]) -> list[Caveat]:
     return []
 
 
-# --- the other suites: their headline ranking -----------------------------------------------------------------
+# --- a suite's headline ranking, by the rule it declares -----------------------------------------------------
 
 
 @dataclass(frozen=True)
 class SuiteRule:
     """How a suite's leaderboard answers "which is best": the headline metric it ranks by (the leaderboard's
-    `rank`), that metric's interval, the other headline metrics, and where its intervals rest on few cases."""
+    `rank`), that metric's interval, the other headline metrics, and where its intervals rest on few cases. Each
+    suite declares its own in its package, given to its reporting (`report/reporting.py`, `SectionReporting`)."""
 
     metric: Metric
     ci: tuple[str, str]
@@ -209,23 +211,14 @@ class SuiteRule:
     gold: Callable[[SuiteReport], list[Caveat]] = field(default=lambda report: [])
 
 
-def _rows(report: SuiteReport, section: str) -> list[dict[str, Any]]:
+def section_rows(report: SuiteReport, section: str) -> list[dict[str, Any]]:
+    """A section's rows as mappings (none when the report has no such section)."""
     return [r.model_dump() for r in report.sections.get(section, [])]
 
 
-def _scrub_small(report: SuiteReport) -> list[str]:
-    ranked = {r["model"] for r in _rows(report, "leaderboard") if r.get("rank") is not None}
-    out = [f"{r['model']} recall (interval over {r['contracts']} contracts)" for r in _rows(report, "leaderboard")
-           if r["model"] in ranked and r.get("recall_ci_low") is not None and r["contracts"] < SMALL_SAMPLE]
-    out += [f"{r['model']} recall {r['category']} (n={r['gold']})" for r in _rows(report, "recall")
-            if r["model"] in ranked and r.get("gold") is not None and r.get("recall_ci_low") is not None
-            and r["gold"] < SMALL_SAMPLE]
-    return out
-
-
-def _gold_caveat(report: SuiteReport, self_built: bool, what: str) -> list[Caveat]:
+def gold_caveat(report: SuiteReport, self_built: bool, what: str) -> list[Caveat]:
     """A self-built gold is a caveat until reviewed: version 1 (as built) or a suite without gold versions is
-    unreviewed; a later version reviewed in part says how much."""
+    unreviewed; a later version reviewed in part says how much. `what` says where the gold came from."""
     sc = report.scope
     if not self_built or (sc.gold_version is not None and sc.gold_version > 1
                           and sc.gold_reviewed is not None and sc.gold_reviewed == sc.gold_reviewable):
@@ -241,45 +234,10 @@ def _gold_caveat(report: SuiteReport, self_built: bool, what: str) -> list[Cavea
                              + ("" if sc.gold_version is None else ", version 1") + f"): {what}.")]
 
 
-def _scrub_gold(report: SuiteReport) -> list[Caveat]:
-    rows = _rows(report, "item_set")
-    return _gold_caveat(report, any(str(r.get("provenance", "")).startswith("self-built") for r in rows),
-                        "; ".join(str(r["provenance"]) for r in rows))
-
-
-def _insufficiency_small(report: SuiteReport) -> list[str]:
-    ranked = {r["model"] for r in _rows(report, "leaderboard") if r.get("rank") is not None}
-    bases = next((r["base_items"] for r in _rows(report, "item_set")), None)
-    out = [f"{r['model']} F2 (interval over {bases} base queries)" for r in _rows(report, "leaderboard")
-           if r["model"] in ranked and r.get("f2_ci_low") is not None and bases is not None and bases < SMALL_SAMPLE]
-    out += [f"{r['model']} recall {r['category']} (n={r['gold']})" for r in _rows(report, "by_category")
-            if r["model"] in ranked and r.get("recall") is not None and r["gold"] < SMALL_SAMPLE]
-    return out
-
-
-def _insufficiency_gold(report: SuiteReport) -> list[Caveat]:
-    rows = _rows(report, "item_set")
-    return _gold_caveat(report, any(r.get("self_built") for r in rows), "; ".join(str(r["about"]) for r in rows))
-
-
-SUITE_RULES: dict[str, SuiteRule] = {
-    "contractscrub": SuiteRule(
-        metric=Metric("recall", "overall recall", True), ci=("recall_ci_low", "recall_ci_high"),
-        others=(Metric("precision", "precision", True), Metric("f1", "F1", True)),
-        small=_scrub_small, gold=_scrub_gold),
-    "insufficiency": SuiteRule(
-        metric=Metric("f2", "mean F2", True), ci=("f2_ci_low", "f2_ci_high"),
-        others=(Metric("precision", "precision", True), Metric("recall", "recall", True),
-                Metric("expl_acc", "ExplAcc", True), Metric("safety", "safety", True),
-                Metric("over_flag", "over-flag", False)),
-        small=_insufficiency_small, gold=_insufficiency_gold, judged_what="F2, ExplAcc and safety"),
-}
-
-
-def suite_verdict(report: SuiteReport) -> Verdict:
-    """A suite's verdict from its leaderboard's headline ranking (docs/method.md, section 17)."""
-    rule = SUITE_RULES.get(report.suite)
-    board = _rows(report, "leaderboard")
+def suite_verdict(report: SuiteReport, rule: SuiteRule | None) -> Verdict:
+    """A suite's verdict from its leaderboard's headline ranking by the suite's rule (docs/method.md, section 17);
+    with no rule, or no ranked leaderboard, nothing is ranked."""
+    board = section_rows(report, "leaderboard")
     if rule is None or not board or "rank" not in board[0]:
         why = f"suite {report.suite} reports no ranked leaderboard"
         return Verdict(suite=report.suite, basis="no headline ranking", scheme=None, metric=None, best=[],

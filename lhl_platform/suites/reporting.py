@@ -3,10 +3,12 @@ through, so each of those commands is one path whatever the suite.
 
 A suite declares it as `Suite.reporting`: the scope and report options it takes beyond the runs, models and judge
 every suite takes (`options`), how those make its scope request, how it builds its report, renders it in every
-format, compares two models, publishes, and which checks `--strict` refuses on. The clause suite declares its own
-(`lhl_platform.clause.reporting`); a suite that declares none but has a scope of its own gets the shared report of
-its sections (`report/reporting.py`, over `report/suite_*.py`), so a new suite brings sections, never renderers; a
-suite with neither (LexFlip) is refused in one line naming where its results are.
+format, compares two models, publishes, which checks `--strict` refuses on, and (where it takes `--schema`) the
+JSON schema of its rows. The clause suite declares its own (`lhl_platform.clause.reporting`); a suite with a scope
+of its own declares the shared report of its sections (`SectionReporting` in `report/reporting.py`, over
+`report/suite_*.py`) with the rule its verdict ranks by, kept in its own package, so a new suite brings sections
+and that rule, never renderers (declaring none, it gets that report with nothing ranked); a suite with neither
+(LexFlip) is refused in one line naming where its results are.
 
 An option a suite does not take is refused in one line naming the suite and the option, from `OPTIONS`. This
 module is light: the report stacks load when a method runs.
@@ -82,7 +84,8 @@ class Published(Protocol):
 class Reporting(Protocol):
     """A suite's report, comparison and publication. `request` turns what was asked into the warehouse's scope
     request; `build` reads the report in that scope (`fmt`: the format it is built for, None to publish);
-    `failing` names the checks that fail in it (`--strict` refuses on them)."""
+    `failing` names the checks that fail in it (`--strict` refuses on them); `rows_schema` is the JSON schema of
+    its rows (`lhl report --schema`), for a reporting whose options take `rows_schema` (others refuse it)."""
 
     @property
     def options(self) -> frozenset[str]: ...
@@ -101,6 +104,8 @@ class Reporting(Protocol):
                 fmt: str) -> str: ...
 
     def publish(self, built: Any, suite: Suite, url: Any) -> Published: ...
+
+    def rows_schema(self, suite: Suite) -> dict[str, Any]: ...
 
 
 def refusal(suite: str, option: Option, taken: frozenset[str]) -> str:

@@ -1,6 +1,6 @@
 """`lhl report`: the audit's results as tables, JSON, CSV, Markdown or one self-contained HTML file, for the
 clause suite (the default) or any suite with `--suite` (every JSON report names its `"suite"`); `--schema` prints
-the JSON schema of every result row."""
+the JSON schema of every result row, from the suite's reporting (the clause suite's; the others refuse it)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,11 @@ from orchestration.cli.suites import add_gold_option, add_suite_option, chosen_s
 
 def cmd_report(args: argparse.Namespace, home: Home) -> int:
     suite = chosen_suite(args)
-    if args.schema:  # the suites whose reporting takes --schema (the clause suite's); the others refuse it
-        suite_scope(args, suite)
+    if args.schema:  # a reporting that takes --schema gives its rows' schema; the others refuse it in suite_scope
+        reporting, _, _ = suite_scope(args, suite)
         import json
 
-        from lhl_platform.clause.report.marts import schema_document
-
-        write_out(json.dumps(schema_document(), indent=2), args.out, "JSON schema")
+        write_out(json.dumps(reporting.rows_schema(suite), indent=2), args.out, "JSON schema")
         return 0
     if not home.events.has_events():
         raise CliError(f"nothing to report in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
