@@ -129,6 +129,17 @@ def materialize_metrics(home: Home, instance: DagsterInstance) -> None:
     execute(home, instance, metrics_launch("cli"))
 
 
+def run_metrics(home: Home, *, say: Say = print) -> None:
+    """The SQL models, checks and drift, once, after runs that left them to their caller (`run_suite`'s `metrics`
+    off: `lhl demo` builds them after every suite's runs)."""
+    instance = instance_for(home)
+    try:
+        say("building the SQL models, checks and drift ...")
+        materialize_metrics(home, instance)
+    finally:
+        instance.dispose()
+
+
 def run_suite(home: Home, suite: Suite, launches: Sequence[Launch], *, say: Say = print, metrics: bool = True,
               then: Sequence[str] = ()) -> None:
     """A suite's partition runs in this process: its items job first when the items lag (after `lhl ingest`), each

@@ -1,7 +1,8 @@
 """What the clause suite's partition audit adds to running its job (`Suite.audit`, `suites/contract.py`), for the one
 audit path of `lhl audit` and `lhl demo`: the active corpus recorded first, the selection checked against it, its
 own dry-run estimate (extraction and judge calls, prompt cache and batch prices), what a re-judging does per
-partition, and the extraction calls left when a spending limit stops it. Its demo readies the bundled corpus.
+partition, and the extraction calls left when a spending limit stops it. Its demo readies the bundled corpus, and
+follows its audit with the debate of the fabricating backbone over a seeded subset of it, calibrated from that audit.
 
 Each gets the run config per stage the audit's flags set; the model's registered audit settings fill in the rest,
 as they do for its launches (`stages.partition_settings`). Light: each loads what it runs.
@@ -13,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lhl_platform.domain.models import ModelSpec
-from lhl_platform.suites.contract import AuditHooks, Demo, ItemsJob, RunConfig
+from lhl_platform.suites.contract import AuditHooks, Demo, FollowUp, ItemsJob, RunConfig
 
 if TYPE_CHECKING:
     from lhl_platform.clause.stages import PartitionSettings
@@ -22,6 +23,11 @@ if TYPE_CHECKING:
 
 CORPUS_JOB = "corpus"  # the suite's items job (`clause/suite.py`)
 JUDGES_JOB = "judges"  # LexFlip's judge validation on the dissociation suite (`lexflip/suite.py`)
+DEBATE_JOB, CALIBRATE_JOB = "debate_partition", "debate_calibrate"  # the suite's debate jobs (`clause/suite.py`)
+DEMO_BACKBONE = "sim-inventor"
+DEMO_SUBSET = "demo-debate"
+DEMO_SUBSET_SIZE = 12  # the whole demo corpus, so every demo system is compared on the same contracts
+DEMO_SUBSET_SEED = 0
 
 
 def corpus_shown(home: Home) -> Mapping[str, str] | None:
@@ -102,6 +108,17 @@ def demo_corpus(home: Home) -> str:
     return f"the bundled demo corpus ({len(corpus.contracts)} contracts x {len(CLAUSE_TYPES)} clause types) is active"
 
 
+def demo_subset(home: Home) -> str:
+    """The demo debate's subset of the active (demo) corpus, drawn and stored once: its seed makes it the same."""
+    from lhl_platform.corpus.store import load_corpus
+    from lhl_platform.corpus.subsets import draw_subset, save_subset, stored_subsets
+
+    if DEMO_SUBSET not in stored_subsets(home):
+        save_subset(home, draw_subset(load_corpus(home), DEMO_SUBSET, DEMO_SUBSET_SIZE, DEMO_SUBSET_SEED))
+    return (f"debate: {DEMO_BACKBONE} over subset {DEMO_SUBSET} ({DEMO_SUBSET_SIZE} contracts, seed "
+            f"{DEMO_SUBSET_SEED}), calibrated from its audit, offline roles")
+
+
 AUDIT = AuditHooks(items=ItemsJob(CORPUS_JOB, "contracts", corpus_shown, what="the active corpus (contracts, oracle)"),
                    check=check, estimate=estimate, rejudging=rejudging, left=left, judges_on_dissociation=True)
 
@@ -114,4 +131,11 @@ DEMO = Demo(
         ("sim-balanced", "simulated:balanced", "calibration: over-eager detector, balanced direction"))),
     prepare=demo_corpus, every_run=True,
     then=(JUDGES_JOB,),  # the judges validated on the demo corpus's dissociation suite before the other suites run
+    # as `lhl debate --backbone sim-inventor --subset demo-debate` runs it (calibrated, the primary judge): the
+    # backbone's calibration from its audit, then the debate of each run it audited
+    follow_ups=(FollowUp(CALIBRATE_JOB, (DEMO_BACKBONE,), {"debate_calibration": {"judge": None}},
+                         prepare=demo_subset),
+                FollowUp(DEBATE_JOB, (DEMO_BACKBONE,),
+                         {"debate_outcomes": {"subset": DEMO_SUBSET, "config": "calibrated"},
+                          "debate_verdicts": {"judge": None}})),
     full_report=True)

@@ -211,13 +211,30 @@ class Agreement:
     bootstraps: bool = False
 
 
+RunConfig = Mapping[str, Mapping[str, Any]]  # stage -> field -> value: the run config the audit's flags set
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A partitioned job of the suite that `lhl demo` runs after every suite's demo partitions, on what they recorded
+    (the clause suite's debate of a backbone it audited): `job` for each of `models`, once per model for a job
+    partitioned by model, else per run the suite's demo audits, with `config` (stage -> field -> value) over the
+    job's own run config; `prepare` first readies what the job reads (returns a line saying what it readied)."""
+
+    job: str
+    models: tuple[str, ...]
+    config: RunConfig = field(default_factory=dict)
+    prepare: Callable[[Home], str] | None = None
+
+
 @dataclass(frozen=True)
 class Demo:
     """What `lhl demo` audits on a suite, offline, through the audit path `lhl audit` takes: `models` (each with a
     line saying what it is), run 1 each (each run `lhl demo --runs` asks with `every_run`) through the suite's
     partition job; `prepare` first readies the items (returns a line saying what it readied); `then` names jobs of
-    the catalog run once after its partitions. The demo prints the suite's report through its reporting: in full
-    with `full_report`, else its leaderboard under `columns` (all when empty)."""
+    the catalog run once after its partitions (not partitioned); `follow_ups` the suite's partitioned jobs run, in
+    order, once every suite's demo partitions are recorded. The demo prints the suite's report through its
+    reporting: in full with `full_report`, else its leaderboard under `columns` (all when empty)."""
 
     models: tuple[tuple[ModelSpec, str], ...]
     prepare: Callable[[Home], str] | None = None
@@ -225,10 +242,8 @@ class Demo:
     note: str = ""  # printed under the leaderboard
     every_run: bool = False
     then: tuple[str, ...] = ()
+    follow_ups: tuple[FollowUp, ...] = ()
     full_report: bool = False
-
-
-RunConfig = Mapping[str, Mapping[str, Any]]  # stage -> field -> value: the run config the audit's flags set
 
 
 @dataclass(frozen=True)

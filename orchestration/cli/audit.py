@@ -6,8 +6,8 @@ suite cannot honour is refused in one line naming the suite and the flag), over 
 selection check, its own dry-run estimate, a re-judging's lines, the calls left when a limit stops it) it declares
 as `Suite.audit` (`lhl_platform.suites.contract.AuditHooks`), and the runs go through `orchestration.launch.run_suite`.
 `run_audit` is that path, the flags given as `AuditOptions`: what `lhl audit` runs, and what tests call.
-`lhl demo` takes the same path for every suite that declares a demo, and prints each one's report through its
-reporting.
+`lhl demo` takes the same path for every suite that declares a demo, then the partitioned jobs each demo follows up
+with (`Demo.follow_ups`), and prints each one's report through its reporting.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from orchestration.cli.spending import (
 from orchestration.cli.suites import add_suite_option, chosen_suite
 
 if TYPE_CHECKING:
-    from lhl_platform.suites.contract import Job, Suite
+    from lhl_platform.suites.contract import FollowUp, Job, Suite
     from orchestration.runs import Launch
 
 Say = Callable[[str], None]
@@ -244,9 +244,10 @@ def _batch_mode(on: bool) -> Iterator[None]:
 
 def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     """Every suite that declares a demo, through the audit path `lhl audit` takes (its demo models offline, its
-    `prepare` first), the clause suite's debate, then each suite's report through its reporting."""
+    `prepare` first), then the follow-up jobs each demo declares, the SQL models once, then each suite's report
+    through its reporting."""
     from lhl_platform.suites import suites
-    from orchestration.cli.debate import demo_debate
+    from orchestration.launch import run_metrics
 
     started = time.perf_counter()
 
@@ -256,9 +257,11 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     say(f"home: {home.root}")
     runs = list(range(1, args.runs + 1))
     demo_suites = [suite for suite in suites() if suite.demo is not None]
-    for suite in demo_suites:  # the SQL models are built once, after the debate
+    for suite in demo_suites:  # the SQL models are built once, after the follow-ups
         _demo_audit(home, suite, runs, say)
-    demo_debate(home, runs, say=say)
+    for suite in demo_suites:  # after every suite's partitions, on what they recorded
+        _demo_follow_ups(home, suite, runs, say)
+    run_metrics(home, say=say)
     say("done\n")
     for suite in demo_suites:
         print(_demo_report(home, suite))
@@ -266,9 +269,16 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
     return 0
 
 
+def _demo_runs(suite: Suite, runs: list[int]) -> list[int]:
+    """The runs a suite's demo audits: each run asked with `every_run`, else run 1."""
+    demo = suite.demo
+    assert demo is not None
+    return runs if demo.every_run else [1]
+
+
 def _demo_audit(home: Home, suite: Suite, runs: list[int], say: Callable[[str], None]) -> None:
-    """A suite's offline demo models through its partition job (after its `prepare`): each run asked with
-    `every_run`, else run 1; then the jobs its demo names in `then`."""
+    """A suite's offline demo models through its partition job (after its `prepare`), for the runs its demo
+    audits; then the jobs its demo names in `then`."""
     from lhl_platform.registry import add_model
     from orchestration.launch import run_suite
     from orchestration.runs import job_launch
@@ -283,8 +293,38 @@ def _demo_audit(home: Home, suite: Suite, runs: list[int], say: Callable[[str], 
     job = partition_job(suite)
     models = [spec.name for spec, _ in demo.models]
     launches = [job_launch(home, job.name, "cli", model=m, run=r, config={}, run_key=f"{job.name}:{m}:{r}")
-                for r in (runs if demo.every_run else [1]) for m in models]
+                for r in _demo_runs(suite, runs) for m in models]
     run_suite(home, suite, launches, say=say, metrics=False, then=demo.then)
+
+
+def _demo_follow_ups(home: Home, suite: Suite, runs: list[int], say: Callable[[str], None]) -> None:
+    """The partitioned jobs a suite's demo follows up with (`Demo.follow_ups`), in order, each after its `prepare`:
+    once per model for a job by model, per model and run the demo audited for a job by both."""
+    from orchestration.launch import run_suite
+
+    demo = suite.demo
+    assert demo is not None
+    for follow in demo.follow_ups:
+        if follow.prepare is not None:
+            say(f"{suite.title}: {follow.prepare(home)}")
+        launches = follow_up_launches(home, suite, follow, _demo_runs(suite, runs))
+        run_suite(home, suite, launches, say=say, metrics=False)
+
+
+def follow_up_launches(home: Home, suite: Suite, follow: FollowUp, runs: Sequence[int]) -> list[Launch]:
+    """A demo's follow-up as launches of its job, with its run config over the job's own: the launches every
+    launcher builds for the same partitions. A job that is not one of the suite's partitioned jobs is refused."""
+    from orchestration.runs import job_launch, partition_launch
+
+    job = next((j for j in suite.jobs if j.name == follow.job), None)
+    if job is None or job.partitioning == "none":
+        raise LookupError(f"suite {suite.name}'s demo follows up with {follow.job!r}, which is not one of its "
+                          "partitioned jobs (a job run once goes in `Demo.then`)")
+    config = {stage: dict(values) for stage, values in follow.config.items()}
+    if job.partitioning == "model":
+        return [job_launch(home, job.name, "cli", model=m, config=config, run_key=f"{job.name}:{m}")
+                for m in follow.models]
+    return [partition_launch(home, job.name, m, r, "cli", config=config) for r in runs for m in follow.models]
 
 
 def _demo_report(home: Home, suite: Suite) -> str:

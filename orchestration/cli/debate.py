@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 
 
 Say = Callable[[str], None]
-DEMO_BACKBONE = "sim-inventor"
-DEMO_SUBSET = "demo-debate"
-DEMO_SUBSET_SIZE = 12  # the whole demo corpus, so every demo system is compared on the same contracts
-DEMO_SUBSET_SEED = 0
 
 
 def debate_launches(home: Home, backbone: str, runs: Sequence[int], subset: str, config: str = "calibrated",
@@ -196,19 +192,6 @@ def cmd_debate(args: argparse.Namespace, home: Home) -> int:
           f"{','.join(map(str, runs))}`, the scope it covers, where {args.backbone}+debate is ranked beside its base "
           "(in a wider scope it is listed with its coverage), or `lhl ui` for lineage")
     return 0
-
-
-def demo_debate(home: Home, runs: Sequence[int], say: Say = print) -> None:
-    """The demo's debate: the fabricating simulated backbone over a small seeded subset of the demo corpus,
-    calibrated from its audit, for every run the demo audited."""
-    from lhl_platform.corpus.store import load_corpus
-    from lhl_platform.corpus.subsets import draw_subset, save_subset, stored_subsets
-
-    if DEMO_SUBSET not in stored_subsets(home):
-        save_subset(home, draw_subset(load_corpus(home), DEMO_SUBSET, DEMO_SUBSET_SIZE, DEMO_SUBSET_SEED))
-    say(f"debate: {DEMO_BACKBONE} over subset {DEMO_SUBSET} ({DEMO_SUBSET_SIZE} contracts, seed {DEMO_SUBSET_SEED}),"
-        " calibrated from its audit, offline roles")
-    launch_debate(home, DEMO_BACKBONE, runs, DEMO_SUBSET, "calibrated", say=say)
 
 
 def register(cli: Cli) -> None:
