@@ -15,13 +15,13 @@ checks that the two agree).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from lhl_platform.clause.scope import SCOPE as CLAUSE_SCOPE
 from lhl_platform.clause.sources import SOURCES as CLAUSE_SOURCES
+from lhl_platform.events.kinds import declare_event_module
 from lhl_platform.registries import Catalog, active, using
 from lhl_platform.suites import declare_suite, register_suite
 from lhl_platform.suites.declared import DeclaredSuite
@@ -52,7 +52,7 @@ DECLARED: tuple[DeclaredSuite, ...] = (
 )
 
 for _module in PLATFORM_EVENTS:
-    importlib.import_module(_module)  # each registers its event types on import
+    declare_event_module(_module)  # each registers its event types on import, when event types are first read
 for _declared in DECLARED:
     declare_suite(_declared)
 CATALOG: Catalog = active()

@@ -35,7 +35,10 @@ class Catalog:
     entries: dict[str, Any] = field(default_factory=dict)  # suite name -> the suite, or its pending declaration
     pending: set[str] = field(default_factory=set)
     offline_entries: dict[tuple[str, str], Any] = field(default_factory=dict)
-    kinds: dict[str, Any] = field(default_factory=dict)
+    kind_entries: dict[str, Any] = field(default_factory=dict)  # event type -> its kind, as registered so far
+    # modules declared to register event types, imported when the types are first read (`kinds`): a command that
+    # reads no event type's payload (a served report) builds none of their classes
+    pending_events: list[Any] = field(default_factory=list)
     packages: list[Any] = field(default_factory=list)
     built: dict[str, Any] = field(default_factory=dict)
 
@@ -61,15 +64,25 @@ class Catalog:
         return self.entries
 
     @property
+    def kinds(self) -> dict[str, Any]:
+        """Every event type by name, the declared event modules imported first (each registers into this catalog)."""
+        if self.pending_events:
+            with _loading, using(self):
+                while self.pending_events:
+                    self.pending_events.pop(0)()
+        return self.kind_entries
+
+    @property
     def offline(self) -> dict[tuple[str, str], Any]:
         """The offline models, every suite's (so each declared suite is loaded first)."""
         self.suites  # noqa: B018  (loads the declared suites, which register their offline models)
         return self.offline_entries
 
     def copy(self) -> Catalog:
-        """Another catalog with the same registrations (nothing built yet)."""
+        """Another catalog with the same registrations (nothing built yet); its event modules are imported first,
+        so that the types they register (once per process) are this catalog's too."""
         return Catalog(dict(self.entries), set(self.pending), dict(self.offline_entries), dict(self.kinds),
-                       list(self.packages))
+                       packages=list(self.packages))
 
 
 _active = Catalog()

@@ -14,9 +14,11 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS: list[set[str]] = [
     {"lhl_platform", "domain", "lexicon", "stats", "jsonl", "files", "registries"},  # typed records, pure functions;
     # files in and out; the catalog's tables
-    {"events", "edits"},  # the append-only log (event types registered by their owners); the typed legal edits
+    {"events", "edits", "code_digest"},  # the append-only log (event types registered by their owners); the typed
+    # legal edits; what the code is (the key of the home's caches)
     {"home"},  # the home folder
-    {"corpus", "providers", "progress"},  # corpora; the model protocol, LLM providers, the offline adapter
+    {"corpus", "providers", "progress", "home_cache"},  # corpora; the model protocol, LLM providers, the offline
+    # adapter; values kept in the home's cache
     {"calls"},  # the one call engine: ledger, unit loop, single-call stages, batch
     {"judging"},  # the judging engine (task, prompt, verdict parsing, offline judges, agreement)
     {"factory"},  # builds any model; suites register their offline models with it

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from lhl_platform.clause.report.build import report_from
-from lhl_platform.clause.report.stats import COUNTS, CountCube, composite_ranks
+from lhl_platform.clause.report.resampling import CountCube, composite_ranks
+from lhl_platform.clause.report.stats import COUNTS
 from lhl_platform.home import Home
 from lhl_platform.stats.bootstrap import proportion_interval
 from lhl_platform.warehouse.build import read_warehouse

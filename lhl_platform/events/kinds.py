@@ -13,6 +13,7 @@ type's payloads into typed columns generated from the class (`lhl_platform.wareh
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -53,20 +54,40 @@ def register_events(payloads: Mapping[Any, type[BaseModel]], *, owner: str,
     for name, cls in payloads.items():
         kind = EventKind(name=str(name), payload=cls, staging=(staging or {}).get(name) or staging_name(name),
                          owner=owner)
-        known = active().kinds.get(kind.name)
+        known = active().kind_entries.get(kind.name)
         if known is not None and (known.payload is not cls or known.staging != kind.staging):
             raise EventPayloadError(f"event type {kind.name!r} is registered by {known.owner} with "
                                     f"{known.payload.__name__}; {owner} registers it with {cls.__name__}")
-        active().kinds[kind.name] = kind
-    tables = [k.staging for k in active().kinds.values()]
+        active().kind_entries[kind.name] = kind
+    tables = [k.staging for k in active().kind_entries.values()]
     if len(set(tables)) != len(tables):
         shared = sorted({t for t in tables if tables.count(t) > 1})
         raise EventPayloadError(f"two event types share a staging table: {', '.join(shared)}")
 
 
+@dataclass(frozen=True)
+class EventModule:
+    """A module declared to register event types, imported when types are first read: importing it registers
+    them, or it holds them in `EVENT_PAYLOADS`, registered then."""
+
+    module: str
+
+    def __call__(self) -> None:
+        payloads = getattr(importlib.import_module(self.module), "EVENT_PAYLOADS", None)
+        if payloads is not None and all(kind.owner != self.module for kind in active().kind_entries.values()):
+            register_events(payloads, owner=self.module)
+
+
+def declare_event_module(module: str) -> None:
+    """Register the event types of `module` when types are first read (`registered_kinds`, or a type that no
+    module imported so far registered): a command that reads no payload builds none of their classes."""
+    active().pending_events.append(EventModule(module))
+
+
 def kind_of(event_type: str) -> EventKind:
-    try:
-        kind: EventKind = active().kinds[event_type]
+    catalog = active()
+    try:  # the declared modules are imported only for a type none of the modules imported so far registered
+        kind: EventKind = catalog.kind_entries.get(event_type) or catalog.kinds[event_type]
         return kind
     except KeyError:
         raise EventPayloadError(f"unknown event type {event_type!r} (no module registered it)") from None

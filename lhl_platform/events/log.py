@@ -19,7 +19,6 @@ objects and PostgreSQL manifests that many machines append to, of which this fol
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import fcntl
 import hashlib
@@ -210,6 +209,8 @@ class StreamWriter:
     async def room(self, max_pending_units: int) -> None:
         """Wait (without blocking the event loop) while more than `max_pending_units` units await their
         commit, so that a writer that falls behind bounds what a crash can cost."""
+        import asyncio  # only the call engine's writers wait; every command that reads events imports this module
+
         while self.pending_units > max_pending_units:
             self._raise_if_failed()
             await asyncio.sleep(0.002)

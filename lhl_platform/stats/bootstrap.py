@@ -5,7 +5,8 @@ resampling contradicted instances with replacement is exactly a multinomial draw
 counts: 2,000 resamples cost three numbers each instead of a pass over the instances. The cluster
 bootstrap resamples contracts (with all their contradictions).
 Each model gets its own random stream derived from (seed, model name), so an interval does not
-depend on which other models are in the report.
+depend on which other models are in the report. numpy is imported where a stream is drawn: a report whose intervals
+are served from the figure cache, or a command that only reads the constants, loads none of it.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 DEFAULT_RESAMPLES = 2000
 LEVEL = 0.95
@@ -41,11 +44,15 @@ def asked_bootstrap() -> tuple[int, int]:
 
 def rng_for(seed: int, key: str) -> np.random.Generator:
     """The random stream of (seed, key): the same draws whichever other keys are resampled beside it."""
+    import numpy as np
+
     words = np.frombuffer(hashlib.sha256(key.encode()).digest()[:16], dtype=np.uint32)
     return np.random.default_rng(np.random.SeedSequence([seed, *words.tolist()]))
 
 
 def _interval(samples: np.ndarray) -> tuple[float | None, float | None]:
+    import numpy as np
+
     samples = samples[np.isfinite(samples)]
     if samples.size == 0:
         return None, None
@@ -57,6 +64,8 @@ def _interval(samples: np.ndarray) -> tuple[float | None, float | None]:
 def rdi_interval(n_extra: int, n_missing: int, n_contradicted: int, *, resamples: int = DEFAULT_RESAMPLES,
                  seed: int = 0, key: str = "") -> tuple[float | None, float | None]:
     """Instance-level bootstrap over contradicted instances pooled over runs."""
+    import numpy as np
+
     if n_contradicted <= 0:
         return None, None
     p = np.array([n_extra, n_missing, n_contradicted - n_extra - n_missing], dtype=float) / n_contradicted
@@ -69,6 +78,8 @@ def rdi_cluster_interval(extra: Sequence[int], missing: Sequence[int], contradic
                          n_clusters: int | None = None) -> tuple[float | None, float | None]:
     """Contract-cluster bootstrap. `n_clusters` counts contracts without contradictions too (they
     carry zero weight in RDI but are part of the population being resampled)."""
+    import numpy as np
+
     e, m, c = (np.asarray(x, dtype=float) for x in (extra, missing, contradicted))
     k = int(n_clusters if n_clusters is not None else len(c))
     if c.sum() <= 0 or k <= 0:
@@ -92,6 +103,8 @@ def proportion_interval(k: int, n: int, *, resamples: int = DEFAULT_RESAMPLES, s
 
 def _intervals(samples: list[np.ndarray], index: list[int], size: int) -> tuple[np.ndarray, np.ndarray]:
     """`_interval` of many sample vectors (every value finite) in one quantile pass; NaN where none was drawn."""
+    import numpy as np
+
     low, high = np.full(size, np.nan), np.full(size, np.nan)
     if samples:
         alpha = (1 - LEVEL) / 2
@@ -113,6 +126,8 @@ def proportion_intervals(proportions: Sequence[tuple[int, int, str]], *, resampl
 def rdi_intervals(counts: Sequence[tuple[int, int, int, str]], *, resamples: int = DEFAULT_RESAMPLES,
                   seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """`rdi_interval` of many (n_extra, n_missing, n_contradicted, key) at once, with the same draws."""
+    import numpy as np
+
     samples, index = [], []
     for i, (n_extra, n_missing, n_contradicted, key) in enumerate(counts):
         if n_contradicted > 0:

@@ -62,12 +62,11 @@ class DeclaredSuite:
     sources: tuple[SourceTable, ...] = ()
 
     def register_events(self) -> None:
-        from lhl_platform.events.kinds import register_events, registered_kinds
+        """Declare its event modules, imported when event types are first read."""
+        from lhl_platform.events.kinds import declare_event_module
 
         for name in self.events:
-            payloads = getattr(importlib.import_module(name), "EVENT_PAYLOADS", None)
-            if payloads is not None and all(kind.owner != name for kind in registered_kinds()):
-                register_events(payloads, owner=name)  # a module that holds its types without registering them
+            declare_event_module(name)
 
     def load(self) -> None:
         """Import the suite and register it (the active catalog is the one it was declared in)."""

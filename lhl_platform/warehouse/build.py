@@ -48,14 +48,13 @@ from lhl_platform.warehouse.models import (
 )
 from lhl_platform.warehouse.refresh import Projection, RestageNeeded
 from lhl_platform.warehouse.scope import ScopeRequest, apply_scope, scope_key
+from lhl_platform.warehouse.sql_digest import sql_digest
 from lhl_platform.warehouse.store import BuildRecord, Store, WarehouseAltered, WarehouseInvalid
 
 __all__ = ["LAYERS", "MACROS", "SCOPED", "SCOPE_TABLES", "SqlModel", "SqlPackage", "WarehouseAltered",
            "apply_models", "build_warehouse", "connect", "fingerprint", "macros_sql", "memory_warehouse",
            "partition_connection", "read_warehouse", "register_sql_folder", "sql_models", "sql_packages"]
 
-# Bumped when the layout of a stored build changes: an older build is then rebuilt rather than refreshed.
-LAYOUT = "5"
 _BLOCK_SIZE = 65536
 
 
@@ -79,20 +78,13 @@ def _open_build(store: Store, path: Path, read_only: bool) -> duckdb.DuckDBPyCon
     return con
 
 
-def sql_digest() -> str:
-    """What a build's layout depends on: the SQL (generated staging included) and the layout version."""
-    models = sql_models()
-    text = LAYOUT + macros_sql() + "".join(f"{m.name}|{m.partition_by}|{m.stored_as}|{m.sql}" for m in models)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def fingerprint(home: Home, segments: list[Path] | None = None) -> str:
     """What a build is computed from: the committed segments (immutable, so their names say it; the registry's,
     which name the primary judge, among them), the files the source tables read (a stored corpus's answer key)
     and the SQL."""
     if segments is None:
         segments = home.events.segments(corpora_dir=home.corpora_dir)
-    digest = hashlib.sha256(sql_digest().encode())
+    digest = hashlib.sha256(sql_digest(home).encode())
     for path in sorted(segments):
         digest.update(f"{path.parent.name}/{path.name}\n".encode())
     for source in source_tables():
@@ -254,10 +246,10 @@ def partition_connection(home: Home, streams: list[str], judge: str | None = Non
 # --- reading ------------------------------------------------------------------------------------------------
 
 
-def _same_sql(con: duckdb.DuckDBPyConnection) -> bool:
+def _same_sql(home: Home, con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the build `con` reads was made by today's SQL and layout."""
     row = con.execute("select value from _lhl_build where name = 'sql'").fetchone()
-    return row is not None and row[0] == sql_digest()
+    return row is not None and row[0] == sql_digest(home)
 
 
 @contextmanager
@@ -292,7 +284,7 @@ def _current_build(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
                             con.close()
                             raise
                         else:
-                            if record.fingerprint == wanted or _same_sql(con):
+                            if record.fingerprint == wanted or _same_sql(home, con):
                                 try:
                                     yield con
                                 finally:

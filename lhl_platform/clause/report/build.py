@@ -25,7 +25,7 @@ from lhl_platform.clause.report.rows import (
     ScopeCoverageRow,
     UsageRow,
 )
-from lhl_platform.clause.report.stats import provenance_from, statistics_from
+from lhl_platform.clause.report.stats import Statistics, provenance_from
 from lhl_platform.home import Home
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import read_cost
@@ -122,10 +122,17 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
         judge_validation=[JudgeValidationRow(**nan_free(r)) for r in _rows(
             con, "select * from judge_validations where judge = (select judge from scope)")],
         provenance=provenance_from(con),
-        statistics=statistics_from(con, composite, resamples=resamples, seed=seed, cluster=cluster),
+        statistics=_statistics(con, composite, resamples=resamples, seed=seed, cluster=cluster),
         coverage=rows_of(con, "scope_coverage", ScopeCoverageRow),
         cost=read_cost(con),
     )
+
+
+def _statistics(con: duckdb.DuckDBPyConnection, composite: list[CompositeRow], *, resamples: int, seed: int,
+                cluster: bool) -> Statistics:
+    from lhl_platform.clause.report.resampling import statistics_from  # numpy, only where figures are computed
+
+    return statistics_from(con, composite, resamples=resamples, seed=seed, cluster=cluster)
 
 
 def build_report_with_checks(home: Home, request: ScopeRequest | None = None, *,

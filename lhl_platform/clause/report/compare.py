@@ -15,7 +15,7 @@ import json
 from pydantic import BaseModel, Field
 
 from lhl_platform.clause.report.render import JUDGE_MARKS
-from lhl_platform.clause.report.stats import CountCube, paired_differences, unlabelled
+from lhl_platform.clause.report.resampling import CountCube, paired_differences, unlabelled
 from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.home import Home
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES

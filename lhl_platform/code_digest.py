@@ -1,0 +1,41 @@
+"""What the platform's code is, cheaply: every module and SQL file of the platform by path, size and modification
+time (a stat each, no read), with the versions of the interpreter and of the libraries whose behaviour results
+depend on. Caches in the home key their entries by it (the report's figures, the warehouse's SQL digest), so an
+edited file or an upgraded library is never served what the old code computed."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sys
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+_PLATFORM = Path(__file__).resolve().parent
+ROOTS = (_PLATFORM, _PLATFORM.parent / "sql")  # the platform's modules and its SQL (which Python reads too: rates)
+LIBRARIES = ("numpy", "duckdb", "pydantic")  # the bootstrap's random streams, the SQL, the payloads' schemas
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    from lhl_platform import __version__
+
+    digest = hashlib.sha256(f"{sys.version}\nlhl-platform={__version__}\n".encode())
+    for dist in LIBRARIES:
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            digest.update(f"{dist}={metadata.version(dist)}\n".encode())
+    for root in ROOTS:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(f for f in filenames if f.endswith((".py", ".sql"))):
+                path = os.path.join(dirpath, name)
+                info = os.stat(path)
+                digest.update(f"{os.path.relpath(path, root.parent)}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def under_platform(path: str | None) -> bool:
+    """Whether a file is one of the platform's own, which `code_digest` covers."""
+    return path is not None and any(Path(path).resolve().is_relative_to(root) for root in ROOTS)
