@@ -16,8 +16,9 @@ import threading
 from typing import Any
 
 from lhl_platform.home import Home
-from lhl_platform.warehouse import build
-from lhl_platform.warehouse.build import read_warehouse, sql_digest
+from lhl_platform.warehouse import sql_digest as layout
+from lhl_platform.warehouse.build import read_warehouse
+from lhl_platform.warehouse.sql_digest import sql_digest
 from lhl_platform.warehouse.store import Store
 
 
@@ -54,7 +55,7 @@ def test_a_reader_of_an_older_layout_build_waits_for_the_busy_writer_then_reads_
     assert old is not None and before["build"] == old.build
 
     # The layout bumped since the current build was written: it recorded the SQL digest of the layout before.
-    monkeypatch.setattr(build, "LAYOUT", str(int(build.LAYOUT) + 1))
+    monkeypatch.setattr(layout, "LAYOUT", str(int(layout.LAYOUT) + 1))
     assert before["sql"] != sql_digest()
 
     waiting, progressed, done = threading.Event(), threading.Event(), threading.Event()
