@@ -14,6 +14,7 @@ import pytest
 
 from lhl_platform.events.cache_key import cache_key
 from lhl_platform.home import Home
+from lhl_platform.home_cache import folder as served_folder
 from lhl_platform.report.figure_cache import folder
 from orchestration.cli import main
 
@@ -35,6 +36,8 @@ def _entries(home: Path) -> list[Path]:
 
 
 def _report(capsys: pytest.CaptureFixture[str], home: Path, fmt: str = "json", *argv: str) -> str:
+    # the printed report is kept too (tests/test_served_report.py); without it, every report reads the figures
+    shutil.rmtree(served_folder(Home.resolve(home), "reports"), ignore_errors=True)
     assert main(["--home", str(home), "report", "--format", fmt, "--resamples", "200", *argv]) == 0
     return capsys.readouterr().out
 

@@ -77,3 +77,23 @@ def test_a_tests_own_suite_is_never_kept(home: Home) -> None:
         assert registrations_key() is None
         assert sql_digest(home) == computed_sql_digest()
     assert not folder(home, "sql").exists()
+
+
+KEY_BEFORE_AND_AFTER = """
+import json
+import lhl_platform.catalog
+from lhl_platform.registries import active
+from lhl_platform.suites import suites
+from lhl_platform.warehouse.sql_digest import registrations_key
+before = registrations_key()
+active().kinds  # every declared event module imported
+suites()
+print(json.dumps([before, registrations_key()]))
+"""
+
+
+def test_the_key_is_the_same_whichever_event_modules_a_command_imported_first() -> None:
+    done = subprocess.run([sys.executable, "-c", KEY_BEFORE_AND_AFTER], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, after = json.loads(done.stdout.splitlines()[-1])
+    assert before is not None and before == after

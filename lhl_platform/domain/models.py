@@ -21,7 +21,10 @@ RunNumber = Annotated[int, Field(ge=1, le=999)]
 
 
 class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    """The one frozen base of the platform's records. Each class builds its validator when it first validates
+    (`defer_build`): a command builds those of the records it reads, not those of every module it imports."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Outcome(StrEnum):

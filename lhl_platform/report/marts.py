@@ -16,9 +16,10 @@ from lhl_platform.stats import nan_free
 
 
 class Row(BaseModel):
-    """A result row (read from a mart, or computed by the report)."""
+    """A result row (read from a mart, or computed by the report); its validator is built when it first validates
+    (a report's rows validate as part of the report they are fields of)."""
 
-    model_config = ConfigDict(from_attributes=True)
+    model_config = ConfigDict(from_attributes=True, defer_build=True)
 
 
 _Row = TypeVar("_Row", bound=Row)

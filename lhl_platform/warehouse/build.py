@@ -52,8 +52,9 @@ from lhl_platform.warehouse.sql_digest import sql_digest
 from lhl_platform.warehouse.store import BuildRecord, Store, WarehouseAltered, WarehouseInvalid
 
 __all__ = ["LAYERS", "MACROS", "SCOPED", "SCOPE_TABLES", "SqlModel", "SqlPackage", "WarehouseAltered",
-           "apply_models", "build_warehouse", "connect", "fingerprint", "macros_sql", "memory_warehouse",
-           "partition_connection", "read_warehouse", "register_sql_folder", "sql_models", "sql_packages"]
+           "apply_models", "build_warehouse", "connect", "current_fingerprint", "fingerprint", "macros_sql",
+           "memory_warehouse", "partition_connection", "read_warehouse", "register_sql_folder", "sql_models",
+           "sql_packages"]
 
 _BLOCK_SIZE = 65536
 
@@ -91,6 +92,20 @@ def fingerprint(home: Home, segments: list[Path] | None = None) -> str:
         for line in source.fingerprint(home):
             digest.update(f"{line}\n".encode())
     return digest.hexdigest()
+
+
+def current_fingerprint(home: Home) -> str | None:
+    """The fingerprint of the home's current build when it is up to date with the committed events (their
+    segments checked), the stored corpora and the SQL; None when there is no such build (one to refresh first,
+    or none that can be trusted)."""
+    try:
+        record = Store(home.warehouse_path).current()
+    except WarehouseInvalid:
+        return None
+    if record is None:
+        return None
+    wanted = fingerprint(home)
+    return wanted if record.fingerprint == wanted else None
 
 
 def _note(message: str) -> None:

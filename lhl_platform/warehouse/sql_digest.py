@@ -31,15 +31,16 @@ def registrations_key() -> str | None:
     """What the SQL is a function of beside the code: the event modules declared, the event types registered and
     the SQL packages; None when any of them is not the platform's own."""
     catalog = active()
-    pending = sorted(module.module for module in catalog.pending_events)
-    kinds = sorted(f"{k.name}|{k.staging}|{k.owner}|{k.payload.__module__}.{k.payload.__qualname__}"
-                   for k in catalog.kind_entries.values())
+    kinds = catalog.kind_entries.values()
+    # the modules that register event types, whether imported yet or not (the key must not depend on which ones a
+    # command happened to need before it asked)
+    modules = sorted({m.module for m in catalog.pending_events} | {k.owner for k in kinds})
     packages = [f"{p.name}|{p.folder}" for p in sql_packages()]
-    if (not all(m.startswith(PLATFORM) for m in pending)
-            or not all(k.payload.__module__.startswith(PLATFORM) for k in catalog.kind_entries.values())
+    if (not all(m.startswith(PLATFORM) for m in modules)
+            or not all(k.payload.__module__.startswith(PLATFORM) for k in kinds)
             or not all(under_platform(str(p.folder)) for p in sql_packages())):
         return None
-    text = "\n".join([LAYOUT, code_digest(), *pending, "", *kinds, "", *packages])
+    text = "\n".join([LAYOUT, code_digest(), *modules, "", *packages])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

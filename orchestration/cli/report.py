@@ -22,9 +22,22 @@ def cmd_report(args: argparse.Namespace, home: Home) -> int:
     if not home.events.has_events():
         raise CliError(f"nothing to report in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
     reporting, request, asked = suite_scope(args, suite)
-    built = reporting.build(home, suite, request, asked, args.format)
-    write_out(reporting.render(built, suite, args.format), args.out, f"{args.format} report of suite {suite.name}")
+
+    def render() -> str:
+        return reporting.render(reporting.build(home, suite, request, asked, args.format), suite, args.format)
+
+    from lhl_platform.report.served import served_report
+
+    # what the text depends on beside the build and the code: every option of the command but where it goes (an
+    # option of another kind than these is never a key: the report is then rendered every time)
+    options = {k: v for k, v in vars(args).items() if k not in NOT_IN_THE_TEXT and not callable(v)}
+    plain = all(v is None or isinstance(v, str | int | float | bool) for v in options.values())
+    text = served_report(home, {"suite": suite.name, **options}, render) if plain else render()
+    write_out(text, args.out, f"{args.format} report of suite {suite.name}")
     return 0
+
+
+NOT_IN_THE_TEXT = ("out", "home")
 
 
 def add_scope_options(p: argparse.ArgumentParser) -> None:
