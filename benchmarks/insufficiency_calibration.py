@@ -18,7 +18,7 @@ from lhl_platform.insufficiency import offline_judge, responders
 from lhl_platform.insufficiency.calibration import judge_responses, respond
 from lhl_platform.insufficiency.scoring import category_recall, leaderboard, pooled_f2
 from lhl_platform.insufficiency.selfbuilt import self_built_items
-from lhl_platform.insufficiency.validation import validate_judge
+from lhl_platform.insufficiency.validation import heldout_cases, validate_judge
 
 
 def _fmt(value: float | None) -> str:
@@ -42,15 +42,19 @@ def main() -> None:
                                      judge_name=offline_judge.MODEL_ID)
     figures = leaderboard(items, judgments, runs=[1], resamples=args.resamples, seed=args.seed)
     categories = category_recall(items, judgments)
-    validation = validate_judge(offline_judge.answer, judge=offline_judge.MODEL_ID)
+    validation = validate_judge(offline_judge.answer, judge=offline_judge.MODEL_ID)  # in-sample: never validates
+    held = heldout_cases()
+    held_out = validate_judge(offline_judge.answer, judge=offline_judge.MODEL_ID, cases=held.cases,
+                              suite_version=held.header.set)  # the held-out gate
     seconds = time.perf_counter() - started
 
     if args.json:
         print(json.dumps({"suite": "insufficiency", "item_set": items.name, "provenance": items.provenance.value,
-                          "judge": offline_judge.MODEL_ID, "judge_validated": validation.passed,
+                          "judge": offline_judge.MODEL_ID, "judge_validated": held_out.passed, "gate": "held_out",
                           "leaderboard": [f.leaderboard_row().model_dump(mode="json") for f in figures],
                           "by_category": [c.model_dump(mode="json") for c in categories],
                           "validation": validation.model_dump(mode="json", exclude={"outcomes"}),
+                          "held_out": held_out.model_dump(mode="json", exclude={"outcomes"}),
                           "seconds": round(seconds, 3)}, indent=1))
         return
     print(f"{items.name} ({items.provenance.value}): {len(items.bases())} base queries, {len(items.variants())} "
@@ -66,10 +70,13 @@ def main() -> None:
     for model in sorted({c.model for c in categories}):
         cells = [f"{c.category.value} {c.hits}/{c.gold}" for c in categories if c.model == model]
         print(f"  {model:24} " + ", ".join(cells))
-    print(f"judge validation ({validation.suite_version}, {validation.cases} cases): "
-          f"{'PASSED' if validation.passed else 'FAILED'}; F2 mean abs diff {_fmt(validation.f2_mean_abs_diff)}")
-    for c in validation.criteria:
-        print(f"  {c.name:26} {c.agreed}/{c.total} = {_fmt(c.rate)} (threshold {c.threshold})")
+    for title, result in ((f"held out, the gate: {held_out.suite_version}", held_out),
+                          (f"in-sample, never validating: {validation.suite_version}", validation)):
+        print(f"judge validation ({title}, {result.cases} cases): {'passes' if result.passed else 'FAILS'}; "
+              f"F2 mean abs diff {_fmt(result.f2_mean_abs_diff)}")
+        for c in result.criteria:
+            print(f"  {c.name:26} {c.agreed}/{c.total} = {_fmt(c.rate)} (threshold {c.threshold})")
+    print(f"judge validated (held-out gate): {'yes' if held_out.passed else 'NO'}")
     print(f"{seconds:.2f} s")
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from lhl_platform.clause.scope import SCOPE as CLAUSE_SCOPE
 from lhl_platform.clause.sources import SOURCES as CLAUSE_SOURCES
 from lhl_platform.events.kinds import declare_event_module
+from lhl_platform.lexflip.sources import SOURCES as LEXFLIP_SOURCES
 from lhl_platform.registries import Catalog, active, using
 from lhl_platform.suites import declare_suite, register_suite
 from lhl_platform.suites.declared import DeclaredSuite
@@ -40,7 +41,7 @@ DECLARED: tuple[DeclaredSuite, ...] = (
                           "lhl_platform.clause.debate.events"), scope=CLAUSE_SCOPE,
                   sources=CLAUSE_SOURCES),
     DeclaredSuite("lexflip", "lhl_platform.lexflip.suite", SQL_DIR / "lexflip",
-                  events=("lhl_platform.lexflip.events",)),
+                  events=("lhl_platform.lexflip.events",), sources=LEXFLIP_SOURCES),
     DeclaredSuite("insufficiency", "lhl_platform.insufficiency.suite", SQL_DIR / "insufficiency",
                   events=("lhl_platform.insufficiency.events",),
                   scope=SuiteScope(suite="insufficiency", cells="insufficiency_cells", judged=True,

@@ -1,7 +1,8 @@
-"""What the platform's code is, cheaply: every module and SQL file of the platform by path, size and modification
-time (a stat each, no read), with the versions of the interpreter and of the libraries whose behaviour results
-depend on. Caches in the home key their entries by it (the report's figures, the warehouse's SQL digest), so an
-edited file or an upgraded library is never served what the old code computed."""
+"""What the platform's code is, cheaply: every module, SQL file and shipped JSONL data file (held-out sets) of the
+platform by path, size and modification time (a stat each, no read), with the versions of the interpreter and of
+the libraries whose behaviour results depend on. Caches in the home key their entries by it (the report's figures,
+the warehouse's SQL digest), so an edited file or an upgraded library is never served what the old code
+computed."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def code_digest() -> str:
     for root in ROOTS:
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            for name in sorted(f for f in filenames if f.endswith((".py", ".sql"))):
+            for name in sorted(f for f in filenames if f.endswith((".py", ".sql", ".jsonl"))):
                 path = os.path.join(dirpath, name)
                 info = os.stat(path)
                 digest.update(f"{os.path.relpath(path, root.parent)}:{info.st_size}:{info.st_mtime_ns}\n".encode())

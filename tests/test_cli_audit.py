@@ -35,7 +35,8 @@ def test_report_json_has_exactly_the_spec_shape(demo_home, capsys):
     # table with its shares, mean and SD across runs, and per-clause-type profiles.
     assert set(report) == {"verdict", "suite", "scope", "leaderboard", "per_run", "typed_profiles", "gaps", "composite",
                            "usage", "rdi", "run_summary", "clause_profiles", "debate_effects", "debate_by_category",
-                           "provenance", "statistics", "judge_validation", "coverage", "cost", "checks"}
+                           "provenance", "statistics", "judge_validation", "coverage", "cost", "judge_heldout",
+                           "checks"}
     assert set(report["scope"]) == {"corpus_id", "corpus_name", "subset", "runs", "judge", "models", "contracts",
                                     "matched_contracts"}
     assert {(u["model"], u["run"]) for u in report["usage"]} == {(r["model"], r["run"]) for r in report["per_run"]}
@@ -44,7 +45,10 @@ def test_report_json_has_exactly_the_spec_shape(demo_home, capsys):
                                                            "sim-inventor+debate"}
     assert report["scope"]["matched_contracts"] == report["scope"]["contracts"] == 12
     assert set(report["leaderboard"][0]) == METRIC_KEYS | {"contracts", "coverage_differs", "judge_validated"}
-    assert {r["judge_validated"] for r in report["leaderboard"]} == {True}  # the demo validates its judge
+    # the demo validates its judge (rubric), which passes in-sample and fails held out: every row says so
+    assert {r["judge_validated"] for r in report["leaderboard"]} == {False}
+    assert report["verdict"]["caveats"][0]["kind"] == "judge_failed" or any(
+        c["kind"] == "judge_failed" for c in report["verdict"]["caveats"])
     assert set(report["per_run"][0]) == METRIC_KEYS | {"run"}
     assert set(report["typed_profiles"][0]) == METRIC_KEYS | {"category"}
     assert set(report["gaps"][0]) == {"model", "gap", "max_category", "min_category"}

@@ -1,7 +1,9 @@
 """A judge that failed its validation, or has none, is visible wherever figures are read (issue #26, item 3).
 
-One home, three judges of the same recorded extractions: `rubric` passes the dissociation suite, `surface` (the
-token-overlap control) fails it, `unvetted` (the same algorithm) was never validated. Every leaderboard row
+One home, four judges of the same recorded extractions, under the held-out gate: `fit`, an LLM judge through the
+OpenAI SDK against a loopback fake that answers every validation item as labelled (tests/labelled_judges.py),
+passes; `rubric` passes the in-sample dissociation suite and fails held out; `surface` (the token-overlap control)
+fails both; `unvetted` (the same algorithm) was never validated. Every leaderboard row
 carries `judge_validated` (true, false, null); the table and Markdown mark HalTP, HalGen, JEq and RDI and explain
 the marker, CSV and JSON carry the field (JSON with the checks), the HTML opens with a banner, `lhl publish`
 writes it, `lhl publish --strict` and `lhl compare` refuse a failed judge, and `lhl audit --judge` warns.
@@ -13,6 +15,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,10 +23,18 @@ from sqlalchemy import create_engine, text
 
 from lhl_platform.clause.report.publish import read_published
 from lhl_platform.corpus.demo import DEMO_DIR
+from lhl_platform.corpus.store import active_corpus_id, load_corpus
+from lhl_platform.home import Home
+from lhl_platform.lexflip.heldout import heldout_sets
+from lhl_platform.lexflip.items import build_suite
 from orchestration.cli import main
+from tests.fakes import ScriptedServer
+from tests.labelled_judges import ClauseLabelled
+from tests.test_llm_providers import OpenAIFake
 
 MODELS = "lexical,sim-omitter"
-STATUS = {"rubric": True, "surface": False, "unvetted": None}
+STATUS = {"fit": True, "rubric": False, "surface": False, "unvetted": None}
+FIT_PARAMS = json.dumps({"max_retries": 0, "concurrency": 16, "backoff_base_s": 0.01})
 MARK = {True: "", False: "!", None: "?"}
 CONTENT = ("HalTP", "HalGen", "JEq")  # beside RDI, which shares its cell with the interval
 PLAIN = ("FAR", "FRR", "Acc")  # figures no judge labels: never marked
@@ -34,7 +45,7 @@ def _cli(home: Path, *args: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("judge-marks")
     assert _cli(root, "ingest", "cuad", str(DEMO_DIR)) == 0
     for name, model_id in (("lexical", "lexical"), ("sim-omitter", "simulated:omitter")):
@@ -42,14 +53,26 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for judge in ("surface", "unvetted"):
         assert _cli(root, "models", "add", judge, "--provider", "offline", "--model-id", "overlap",
                     "--role", "judge") == 0
-    # The first two audits' partition runs go through the one run path without the metrics job (its ~420 steps
-    # are most of an audit here); the last audit, through the CLI, builds the marts, checks and drift of all three.
-    _partitions(root)  # rubric judges
-    assert _cli(root, "judge", "validate", "--judge", "rubric") == 0
-    assert _cli(root, "judge", "validate", "--judge", "surface") == 2
-    _partitions(root, judge="surface")  # re-judges the recorded extractions, as `lhl audit --judge` does
-    assert _cli(root, "audit", "--models", MODELS, "--runs", "1", "--contracts", "6", "--judge", "unvetted") == 0
-    return root
+    with ScriptedServer() as server, pytest.MonkeyPatch.context() as env:
+        env.setenv("OPENAI_API_KEY", "sk-test-secret")
+        fake = OpenAIFake()
+        home = Home.resolve(root)
+        suite = build_suite(load_corpus(home, active_corpus_id(home)).oracle, seed=0, per_kind=1)
+        server.respond = ClauseLabelled("openai", fake.ok, fake.refused, fake.truncated,
+                                        [*suite.items, *(i for h in heldout_sets() for i in h.items)])
+        assert _cli(root, "models", "add", "fit", "--provider", "openai", "--model-id", "gpt-test", "--base-url",
+                    server.url + "/v1", "--role", "judge", "--params", FIT_PARAMS) == 0
+        # The first audits' partition runs go through the one run path without the metrics job (its ~420 steps
+        # are most of an audit here); the last audit, through the CLI, builds the marts, checks and drift of all.
+        _partitions(root)  # rubric judges
+        assert _cli(root, "judge", "validate", "--judge", "rubric") == 2  # in-sample only: not validated
+        assert _cli(root, "judge", "validate", "--judge", "surface") == 2
+        assert _cli(root, "judge", "validate", "--judge", "fit", "--per-kind", "1", "--samples", "1") == 0
+        _partitions(root, judge="surface")  # re-judges the recorded extractions, as `lhl audit --judge` does
+        _partitions(root, judge="fit")
+        assert _cli(root, "audit", "--models", MODELS, "--runs", "1", "--contracts", "6", "--judge",
+                    "unvetted") == 0
+        yield root
 
 
 def _partitions(root: Path, judge: str | None = None) -> None:
@@ -108,7 +131,7 @@ def test_the_leaderboard_marks_the_content_figures_of_an_unfit_judge_and_says_wh
         assert not any(row[name].endswith(("!", "?")) for name in PLAIN), row
     legend = [line for line in report.splitlines() if line.startswith(f"{mark} judge {judge}")] if mark else []
     if STATUS[judge] is False:
-        assert len(legend) == 1 and "FAILED its validation" in legend[0]
+        assert len(legend) == 1 and "FAILED held-out validation" in legend[0]
     elif STATUS[judge] is None:
         assert len(legend) == 1 and "has not been validated" in legend[0]
     else:
@@ -152,7 +175,7 @@ def test_the_html_report_opens_with_a_banner_when_the_judge_is_not_shown_fit(hom
         assert 'id="judge-banner"' in header and page.index('id="judge-banner"') < page.index("<nav>")
         assert f'data-judge="{judge}"' in header
         assert f'data-judge-validated="{"" if status is None else "false"}"' in header
-        assert ("failed its validation" if status is False else "not validated") in header
+        assert ("failed held-out validation" if status is False else "not validated") in header
     value = "" if status is None else str(status).lower()
     lead = re.findall(r'<tr data-model="[^"]+" data-judge-validated="([^"]*)">', page)
     assert lead == [value, value]
@@ -212,7 +235,7 @@ def test_compare_refuses_a_judge_that_failed_its_validation_unless_forced(home, 
     capsys.readouterr()
     assert _cli(home, "compare", "lexical", "sim-omitter", "--judge", "surface", "--resamples", "50") == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "judge surface failed its validation" in err
+    assert err.count("\n") == 1 and "judge surface failed held-out validation" in err
     assert "--force" in err and "--judge" in err
     forced = _out(home, capsys, "compare", "lexical", "sim-omitter", "--judge", "surface", "--resamples", "50",
                   "--force")
@@ -220,11 +243,11 @@ def test_compare_refuses_a_judge_that_failed_its_validation_unless_forced(home, 
         "far", "frr", "acc", "hal_tp", "hal_gen", "jeq", "rdi")}
     assert all(metrics[m].split()[1] == "!" for m in ("hal_tp", "hal_gen", "jeq", "rdi"))
     assert all(metrics[m].split()[1] != "!" for m in ("far", "frr", "acc"))
-    assert "! judge surface FAILED its validation" in forced
+    assert "! judge surface FAILED held-out validation" in forced
     as_json = json.loads(_out(home, capsys, "compare", "lexical", "sim-omitter", "--judge", "surface",
                               "--resamples", "50", "--force", "--format", "json"))
     assert as_json["judge_validated"] is False
-    for judge in ("rubric", "unvetted"):  # a judge that passed, or was never validated, is compared (and marked)
+    for judge in ("fit", "unvetted"):  # a judge that passed, or was never validated, is compared (and marked)
         shown = _out(home, capsys, "compare", "lexical", "sim-omitter", "--judge", judge, "--resamples", "50")
         assert ("? judge unvetted has not been validated" in shown) == (judge == "unvetted")
         assert "!" not in shown
@@ -237,8 +260,8 @@ def test_audit_with_a_judge_warns_once_when_it_failed_or_was_never_validated(hom
                 "--dry-run") == 0
     err = capsys.readouterr().err
     if STATUS[judge] is None:
-        assert err.count("\n") == 1 and f"judge {judge} has not been validated" in err
+        assert err.count("\n") == 1 and f"judge {judge} is not validated: it has not been validated" in err
     elif STATUS[judge] is False:
-        assert err.count("\n") == 1 and f"judge {judge} failed its last validation" in err
+        assert err.count("\n") == 1 and f"judge {judge} is not validated: it failed held-out validation" in err
     else:
         assert err == ""

@@ -1,7 +1,9 @@
 """A suite whose answers a judge scores (InsufficiencyBench) shows its judge's validation where its figures are
-read, as the clause report does (tests/test_judge_marks.py): three judges of the same recorded responses, the cue
-judge (passes its validation set), an LLM judge through the OpenAI SDK against a loopback server (fails it: it
-credits one gold element and explains nothing) and imported judgments of a judge never validated."""
+read, as the clause report does (tests/test_judge_marks.py): four judges of the same recorded responses, each
+through the gate of the held-out set: an LLM judge through the OpenAI SDK against a loopback server that answers
+every validation case as labelled (passes), the cue judge (passes the shipped set its rules were written from,
+fails the held-out set), an LLM judge that credits one gold element and explains nothing (fails both) and imported
+judgments of a judge never validated."""
 
 from __future__ import annotations
 
@@ -22,9 +24,10 @@ from lhl_platform.insufficiency.selfbuilt import self_built_items
 from lhl_platform.registry import add_model
 from orchestration.cli import main
 from tests.fakes import ScriptedServer
-from tests.test_insufficiency_llm import FAST, _openai
+from tests.labelled_judges import insufficiency_labelled
+from tests.test_insufficiency_llm import FAST, _completion, _openai
 
-STATUS = {CUE_JUDGE: True, "gpt-judge": False, "second-judge": None}
+STATUS = {"labelled-judge": True, CUE_JUDGE: False, "gpt-judge": False, "second-judge": None}
 MODELS = (GOLD_READER, PREMATURE_CLOSURE)
 
 
@@ -46,6 +49,11 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
                                   base_url=server.url + "/v1", role="judge", params=FAST))
         assert lhl(home, "audit", "--suite", "insufficiency", "--models", ",".join(MODELS), "--judge",
                    "gpt-judge") == 0
+        server.respond = insufficiency_labelled(_openai, _completion)
+        add_model(home, ModelSpec(name="labelled-judge", provider="openai", model_id="gpt-labelled",
+                                  base_url=server.url + "/v1", role="judge", params=FAST))
+        assert lhl(home, "audit", "--suite", "insufficiency", "--models", ",".join(MODELS), "--judge",
+                   "labelled-judge") == 0
     items = self_built_items()
     lines = []
     for model, responder in ((GOLD_READER, gold_reader(items)), (PREMATURE_CLOSURE, premature_closure)):
@@ -107,9 +115,11 @@ def test_compare_in_the_suite_refuses_a_judge_that_failed_its_validation_unless_
     args = ("compare", *MODELS, "--suite", "insufficiency", "--resamples", "50")
     assert lhl(home, *args, "--judge", "gpt-judge") == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "judge gpt-judge failed its validation" in err and "--force" in err
+    assert err.count("\n") == 1 and "judge gpt-judge failed held-out validation" in err and "--force" in err
     assert lhl(home, *args, "--judge", "gpt-judge", "--force") == 0
-    for judge in (CUE_JUDGE, "second-judge"):
+    assert lhl(home, *args, "--judge", CUE_JUDGE) == 1  # it fails held out, whatever it does in-sample
+    assert "judge insufficiency-cue-judge failed held-out validation" in capsys.readouterr().err
+    for judge in ("labelled-judge", "second-judge"):
         assert lhl(home, *args, "--judge", judge) == 0
 
 

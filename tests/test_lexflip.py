@@ -46,9 +46,10 @@ def test_a_similarity_metric_ranks_identical_above_unrelated_yet_spends_almost_n
     assert all(k["margin"] is not None and k["margin"] < 0.5 for k in _kinds(result, "force_changed"))
 
 
-def test_a_judge_that_reads_force_spends_the_whole_range_on_a_flip_and_none_on_a_rewrite(home, capsys):
+def test_a_judge_that_reads_force_in_sample_spends_the_whole_range_on_a_flip_and_none_on_a_rewrite(home, capsys):
     code, result = _validate(home, "rubric", capsys)
-    assert code == 0 and result["passed"]
+    # its rules were written from the edit list: it passes in-sample, which never validates, and fails held out
+    assert result["in_sample_passed"] and not result["passed"] and code == 2
     for kind in _kinds(result, "force_changed"):
         assert kind["discrimination"] == pytest.approx(1.0) and kind["margin"] == pytest.approx(1.0), kind["kind"]
     for kind in _kinds(result, "force_kept"):
@@ -97,8 +98,10 @@ def test_a_judge_that_cannot_be_called_here_is_named_not_validated_and_the_other
     assert [name for name, _ in result.failures] == ["gemini-judge"] and "GEMINI_API_KEY" in result.failures[0][1]
     assert result.metadata["judges"] >= 1  # the offline rubric judge was validated all the same
     table = str(result.metadata["validation"])
-    assert "held out: force changed" in table and "| rubric |" in table and "yes (in-sample)" in table
-    assert result.checks[0].passed  # the primary judge (rubric) passes
+    assert "| held out | validated |" in table and "| rubric |" in table and "yes (in-sample)" in table
+    assert "clause-heldout-v1: fails" in table
+    # the primary judge (rubric) passes in-sample only, so the held-out gate's check fails, naming it
+    assert not result.checks[0].passed and "rubric does not pass every held-out set" in result.checks[0].summary
 
 
 def test_a_judge_that_failed_its_validation_is_not_made_primary_unless_forced_and_then_it_warns(home, capsys):
@@ -108,13 +111,13 @@ def test_a_judge_that_failed_its_validation_is_not_made_primary_unless_forced_an
     assert result["passed"] is False
     assert main(["--home", str(home.root), "judge", "primary", "surface"]) == 1
     refused = capsys.readouterr()
-    assert refused.err.count("\n") == 1 and "judge surface failed its last validation" in refused.err
+    assert refused.err.count("\n") == 1 and "it failed held-out validation (clause-heldout-v1" in refused.err
     assert "--force" in refused.err and primary_judge(home) == "rubric"  # nothing changed
     assert main(["--home", str(home.root), "judge", "primary", "surface", "--force"]) == 0
     forced = capsys.readouterr()
     assert "primary judge: surface" in forced.out and primary_judge(home) == "surface"
-    assert forced.err.count("\n") == 1 and "surface failed its last validation" in forced.err
-    assert main(["--home", str(home.root), "judge", "primary", "rubric"]) == 0  # the module's home as it was
+    assert forced.err.count("\n") == 1 and "though it failed held-out validation" in forced.err
+    assert main(["--home", str(home.root), "judge", "primary", "rubric", "--force"]) == 0  # the home as it was
 
 
 def test_a_judge_never_validated_is_made_primary_with_a_note(tmp_path, capsys):
@@ -124,4 +127,4 @@ def test_a_judge_never_validated_is_made_primary_with_a_note(tmp_path, capsys):
     capsys.readouterr()
     assert main(["--home", str(home.root), "judge", "primary", "fresh"]) == 0
     out = capsys.readouterr()
-    assert "primary judge: fresh" in out.out and "has not been validated yet" in out.out and out.err == ""
+    assert "primary judge: fresh" in out.out and "it has not been validated" in out.out and out.err == ""

@@ -115,7 +115,9 @@ def test_html_sections_and_numbers_match_the_json_report(rendered):
             assert _number(values[metric]) == row[metric], (row["model"], metric)
         assert int(values["n"]) == row["n"] and int(values["missing_rows"]) == row["missing_rows"]
         texts = [c["text"] for c in board[row["model"]]["cells"]]
-        assert f"{100 * row['hal_tp']:.1f}%" in texts  # rates in percent
+        # rates in percent; a content figure of a judge not validated on held-out evidence carries its marker
+        mark = {True: "", False: " !", None: " ?"}[row["judge_validated"]]
+        assert f"{100 * row['hal_tp']:.1f}%{mark}" in texts
         assert f"[{row['rdi_ci_low']:+.3f}, {row['rdi_ci_high']:+.3f}]" in texts
         hal = next(i for i in report["statistics"]["rate_intervals"] if i["model"] == row["model"]
                    and i["metric"] == "hal_tp" and i["run"] is None and i["category"] is None)
@@ -270,8 +272,10 @@ def test_judge_validation_status_shows_when_present(demo_home):
     validated = render_html(report, [])
     section = validated.split('<section id="judge-validation">')[1].split("</section>")[0]
     assert "rubric" in section and "judge-suite-v2" in section
-    unvalidated = report.model_copy(update={"judge_validation": []})
-    assert "have not been checked against the dissociation suite" in render_html(unvalidated, [])
+    # the gate's evidence: each held-out set's families, with the accuracy on decided items and the share decided
+    assert "Held-out families" in section and "clause-heldout-v1" in section and "accuracy_decided" in section
+    unvalidated = report.model_copy(update={"judge_validation": [], "judge_heldout": []})
+    assert "have not been checked on held-out evidence" in render_html(unvalidated, [])
     failed = CheckOutcome(name="judge_validation", passed=False, description="the primary judge passed its suite",
                           summary="rubric has not passed the suite on this corpus")
     shown = render_html(unvalidated, [failed])

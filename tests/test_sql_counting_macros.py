@@ -16,6 +16,7 @@ ROWS = [  # outcome, verdict, mismatch_type, labelled
     ("TP", "contradicted", "missing_condition", False),
     ("TP", "contradicted", "scope", True),
     ("TP", None, None, True),  # a TP the judge did not label
+    ("TP", "undetermined", None, True),  # a TP the judge labelled but did not decide: neither side of judged
     ("FP", "contradicted", None, True),  # a verdict on a non-TP counts as no verdict
     ("FP", None, None, False),
     ("FN", None, None, True),
@@ -36,8 +37,9 @@ def test_outcome_counts_counts_each_formula_and_verdicts_only_on_tps(con: duckdb
     con.execute("create table r (outcome varchar, verdict varchar, mismatch_type varchar, labelled boolean)")
     con.executemany("insert into r values (?, ?, ?, ?)", ROWS)
     (counts,) = con.execute("select outcome_counts(outcome, verdict, mismatch_type, labelled) from r").fetchone()
-    assert counts == {"tp": 5, "fp": 2, "fn": 1, "tn": 1, "judged": 4, "judged_fp": 1, "judged_fn": 1,
-                      "supported": 1, "contradicted": 3, "n_missing_condition": 1, "n_extra_condition": 1,
+    assert counts == {"tp": 6, "fp": 2, "fn": 1, "tn": 1, "judged": 4, "undetermined": 1, "judged_fp": 1,
+                      "judged_fn": 1, "supported": 1, "contradicted": 3, "n_missing_condition": 1,
+                      "n_extra_condition": 1,
                       "n_scope": 1, "missing_rows": 1}
 
 

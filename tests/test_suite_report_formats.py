@@ -48,8 +48,9 @@ def test_every_suite_reports_in_every_format(demo_home: Path, capsys: pytest.Cap
         assert rows[0]["table"] == "verdict"  # the verdict first, as in every format
         assert {r["table"] for r in rows} == sections | costs | {"verdict"}  # and the cost section's parts
         board = next(r for r in rows if r["table"] == "leaderboard")
-        # a judged suite's leaderboard says whether its judge passed validation (the demo's does); others have none
-        assert board.get("judge_validated") == ("true" if suite == "insufficiency" else None)
+        # a judged suite's leaderboard says whether its judge passed held-out validation (the demo's cue judge
+        # does not); a suite scored without a judge has no such column
+        assert board.get("judge_validated") == ("false" if suite == "insufficiency" else None)
 
 
 def test_lexflip_is_refused_in_one_line_naming_where_its_results_are(demo_home: Path,

@@ -175,7 +175,7 @@ def test_first_under_equal_weights_but_worst_on_frr_is_the_verdicts_trade_off(de
 def test_an_unvalidated_judge_a_partial_system_and_small_samples_are_caveats(debate_report) -> None:
     caveats = {c.kind: c for c in clause_verdict(debate_report).caveats}
     assert caveats["judge_unvalidated"].subjects == ["rubric"]
-    assert "judge_validated false" in caveats["judge_unvalidated"].statement
+    assert "judge_validated null" in caveats["judge_unvalidated"].statement
     assert caveats["partial"].subjects == ["partial"] and "1 of 3 contracts" in caveats["partial"].statement
     small = caveats["small_sample"]
     # FRR rests on the 5 true clauses of the matched contracts: every system's FRR interval is flagged

@@ -172,27 +172,49 @@ def no_duplicate_instances(con: duckdb.DuckDBPyConnection, model: str | None = N
 
 
 def judge_validated(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> CheckOutcome:
-    """The report's judge passed the dissociation suite on this corpus (unless no audited TP needs a judge)."""
+    """The report's judge is validated on held-out evidence: its latest result on this corpus passed every held-out
+    set shipped now (unless no audited TP needs a judge). Its in-sample result is named, and never validates."""
     judge = con.execute("select judge from scope").fetchone()
     name = judge[0] if judge else "?"
     audited = con.execute("select count(*) from instance_rows where source = 'audit' and outcome = 'TP'").fetchone()
-    row = con.execute("select items, passed, identical, force_changed, right_mismatch, force_kept "
+    row = con.execute("select passed, in_sample_passed, held_out_sets, held_out_missing "
                       "from judge_validations where judge = ?", [name]).fetchone()
-    meta: dict[str, Any] = {"judge": name}
+    meta: dict[str, Any] = {"judge": name, "gate": "held_out"}
     if not audited or not audited[0]:
         passed, summary = True, "no audited true positive in scope needs a judge"
     elif row is None:
         passed, summary = False, f"judge {name} has not been validated on this corpus: run `lhl judge validate`"
     else:
-        items, ok, identical, changed, right, kept = row
-        meta |= {"items": items, "identical": identical, "force_changed": changed, "right_mismatch": right,
-                 "force_kept": kept}
+        ok, in_sample, sets, missing = row
+        failing = [heldout_phrase(*r) for r in con.execute(
+            """select set, family, accuracy_decided, decided, decided_share, right_mismatch
+               from judge_heldout_families where judge = ? and not passed order by set, family""", [name]).fetchall()]
+        meta |= {"held_out_sets": list(sets), "held_out_missing": list(missing), "in_sample_passed": in_sample,
+                 "held_out_failing": failing}
         passed = bool(ok)
-        summary = (f"judge {name} {'passes' if ok else 'FAILS'} the dissociation suite ({items} items: identical "
-                   f"{identical:.2f}, force changed {changed:.2f} with the right type {right:.2f}, force kept "
-                   f"{kept:.2f})")
+        sample = (" (it passes the in-sample LexFlip suite, which does not validate)" if in_sample and not ok
+                  else "")
+        summary = (f"judge {name} passes every held-out set ({', '.join(sets)})" if ok
+                   else f"judge {name} has no result on held-out set {', '.join(missing)}: validate it again "
+                        f"(`lhl judge validate --judge {name}`)" if ok is None
+                   else f"judge {name} FAILS held-out validation: {'; '.join(failing)}{sample}")
     return CheckOutcome(name="judge_validated", passed=passed, summary=summary, metadata=meta,
-                        description="the report's judge reads legal force (dissociation suite)")
+                        description="the report's judge reads legal force on held-out evidence")
+
+
+def heldout_phrase(set_name: str, family: str, accuracy: float | None, decided: int, share: float | None,
+                   right: float | None) -> str:
+    """A failing held-out family in one phrase: "clause-heldout-v1 force_kept: right on 0.025 of 40 decided"."""
+    text = f"{set_name} {family}: right on {_share(accuracy)} of {decided} decided"
+    if share is not None and share < 1:
+        text += f" ({share:.0%} decided)"
+    if right is not None:
+        text += f", right mismatch type {_share(right)}"
+    return text
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def all_checks(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> list[CheckOutcome]:

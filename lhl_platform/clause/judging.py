@@ -8,6 +8,7 @@ requests go through its provider's batch API like extraction's.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from lhl_platform.clause.extraction.events import ExtractionEvent, ExtractionRec
 from lhl_platform.domain.models import ModelSpec, OracleRow, Verdict, VerdictLabel
 from lhl_platform.events.log import EventLog, StreamWriter
 from lhl_platform.events.payloads import ModelCall
-from lhl_platform.judging.events import VerdictEvent, VerdictFailed, VerdictRecorded
+from lhl_platform.judging.events import JudgePass, VerdictEvent, VerdictFailed, VerdictRecorded
 from lhl_platform.judging.prompts import judge_request
 from lhl_platform.judging.verdict import verdict_of
 from lhl_platform.progress import CallTally, Progress
@@ -122,4 +123,26 @@ async def judge_partition(log: EventLog, model: str, run: int, oracle: Iterable[
     await run_partition(log, verdict_stream(model, run), stage, judge, positives, model_name=judge_spec.name, run=run,
                         owner=f"{model}/{run}", tally=summary, concurrency=concurrency, batch=batch,
                         progress=progress, status=status, poll=poll)
+    record_pass(log, model, run, judge_spec.name, truth)
     return summary
+
+
+def record_pass(log: EventLog, model: str, run: int, judge: str, truth: dict[tuple[str, str], OracleRow]) -> JudgePass:
+    """Record which cells of the partition the judge has labelled now: each contract with a recorded extraction
+    all of whose true positives carry its verdict. The same pass twice is one event."""
+    stream = verdict_stream(model, run)
+    done = log.keys(stream)
+    tps: dict[str, list[str]] = {}
+    for x in recorded_extractions(log, model, run):
+        row = truth.get((x.contract_id, x.clause_type))
+        tps.setdefault(x.contract_id, [])
+        if x.present and row is not None and row.present:
+            tps[x.contract_id].append(verdict_key(judge, model, run, x.contract_id, x.clause_type))
+    cells = sorted(c for c, keys in tps.items() if all(k in done for k in keys))
+    passed = JudgePass(judge=judge, model=model, run=run, contract_ids=cells,
+                       true_positives=sum(len(k) for k in tps.values()),
+                       labelled=sum(k in done for keys in tps.values() for k in keys))
+    digest = hashlib.sha256("\n".join(cells).encode()).hexdigest()[:16]
+    log.append(stream, VerdictEvent.PASS, f"{judge}:{model}:{run}", f"judge_pass:{judge}:{model}:{run}:{digest}",
+               passed)
+    return passed

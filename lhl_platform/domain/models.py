@@ -37,6 +37,12 @@ class Outcome(StrEnum):
 class VerdictLabel(StrEnum):
     SUPPORTED = "supported"
     CONTRADICTED = "contradicted"
+    # A judge that abstains: its evidence does not decide (docs/method.md, section 4). Never counted as supported or
+    # as contradicted: content figures are computed on the true positives a judge decided.
+    UNDETERMINED = "undetermined"
+
+
+DECIDED = (VerdictLabel.SUPPORTED, VerdictLabel.CONTRADICTED)
 
 
 class MismatchType(StrEnum):
@@ -115,10 +121,14 @@ class Verdict(Frozen):
 
     @model_validator(mode="after")
     def _consistent(self) -> Verdict:
-        supported = self.verdict is VerdictLabel.SUPPORTED
-        if supported != (self.mismatch_type is MismatchType.NONE):
-            raise ValueError("mismatch_type must be 'none' exactly when the verdict is 'supported'")
+        contradicted = self.verdict is VerdictLabel.CONTRADICTED
+        if contradicted == (self.mismatch_type is MismatchType.NONE):
+            raise ValueError("mismatch_type must be 'none' exactly when the verdict is not 'contradicted'")
         return self
+
+    @property
+    def decided(self) -> bool:
+        return self.verdict in DECIDED
 
 
 class Price(Frozen):

@@ -179,6 +179,10 @@ class ValidationCriterion(_Payload):
 
 
 class JudgeValidated(_Payload):
+    """A judge's validation: `passed` is the held-out set's result (`gate`); the shipped set's (`suite_*`,
+    `criteria`, `in_sample_passed`) is reported beside it and never validates. A result recorded before the gate
+    (no `gate`) carries the shipped set's result as `passed` and validates nothing."""
+
     judge: ModelName
     judge_model_id: str
     judge_version: str
@@ -190,6 +194,14 @@ class JudgeValidated(_Payload):
     criteria: list[ValidationCriterion]
     required_failed: list[str]
     f2_mean_abs_diff: float | None
+    gate: str | None = None  # "held_out": `passed` is the held-out set's result
+    in_sample_passed: bool | None = None
+    held_out_set: str | None = None
+    held_out_digest: str | None = None
+    held_out_cases: int | None = None
+    held_out_unanswered: int | None = None
+    held_out_criteria: list[ValidationCriterion] = Field(default_factory=list)
+    held_out_f2_mean_abs_diff: float | None = None
 
 
 _PAYLOADS: dict[InsufficiencyEventType, type[BaseModel]] = {

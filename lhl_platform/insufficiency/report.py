@@ -23,7 +23,7 @@ from lhl_platform.insufficiency.items import about_item_set
 from lhl_platform.insufficiency.records import AdditionalClaim, ElementVerdict, ItemJudgment
 from lhl_platform.insufficiency.scoring import CategoryRecall, LeaderboardRow, coverage_statement
 from lhl_platform.insufficiency.store import load_item_set
-from lhl_platform.insufficiency.validation import validation_cases, validation_digest
+from lhl_platform.insufficiency.validation import heldout_cases, validation_cases, validation_digest
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.stats.bootstrap import asked_bootstrap
 from lhl_platform.warehouse.build import read_warehouse
@@ -78,10 +78,12 @@ class InsufficiencyCoverageRow(BaseModel):
 
 
 class InsufficiencyJudgeValidationRow(BaseModel):
-    """`judge_validation`: the scope's judge on the hand-labelled validation set (current: the set shipped now)."""
+    """`judge_validation`: the scope's judge under the held-out gate (current: the sets shipped now). `passed` is the
+    held-out set's result; the shipped set's figures (identification .. fabrication) are in-sample for the cue
+    judge, reported, never validating."""
 
     judge: str
-    validated: bool  # a validation on the current set is recorded
+    validated: bool  # a validation on the current sets is recorded
     passed: bool | None
     suite_version: str | None
     cases: int | None
@@ -95,6 +97,18 @@ class InsufficiencyJudgeValidationRow(BaseModel):
     f2_mean_abs_diff: float | None
     required_failed: str | None
     validated_at: str | None
+    gate: str | None = None
+    in_sample_passed: bool | None = None
+    held_out_set: str | None = None
+    held_out_cases: int | None = None
+    held_out_identification: float | None = None
+    held_out_claimed_anything_missing: float | None = None
+    held_out_over_flag: float | None = None
+    held_out_additional_claims_count: float | None = None
+    held_out_explanation: float | None = None
+    held_out_fabrication: float | None = None
+    held_out_f2_mean_abs_diff: float | None = None
+    held_out_failed: str | None = None
 
 
 # Section rows -----------------------------------------------------------------------------------------
@@ -144,9 +158,11 @@ def _scope_judge(con: duckdb.DuckDBPyConnection) -> str | None:
 
 
 def current_validation(con: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
-    """The scope judge's latest validation on the validation set shipped now, if any."""
+    """The scope judge's latest validation on the validation set and the held-out set shipped now, if any (a result
+    recorded before the held-out gate, or on another held-out set, is not current)."""
     digest = validation_digest(validation_cases())
-    rows = _rows(con, "select * from insufficiency_judge_validations where suite_digest = ?", [digest])
+    rows = _rows(con, "select * from insufficiency_judge_validations where suite_digest = ? and held_out_digest = ?",
+                 [digest, heldout_cases().digest])
     return rows[0] if rows else None
 
 
@@ -239,17 +255,21 @@ def judge_validated(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
                             "hand-labelled validation set", summary=f"no response in scope is judged by {judge}",
                             metadata={"judge": judge or ""})
     if found is None:
-        summary = (f"judge {judge} is not validated on the current InsufficiencyBench validation set: its figures "
+        summary = (f"judge {judge} is not validated on the current InsufficiencyBench held-out set: its figures "
                    "rest on an unvalidated judge")
         passed = False
     elif not found["passed"]:
-        summary = f"judge {judge} FAILS the validation set ({found['cases']} cases): its figures are not reliable"
+        sample = (" (it passes the shipped set, which its rules were written from; that does not validate it)"
+                  if found["in_sample_passed"] else "")
+        summary = (f"judge {judge} FAILS the held-out set {found['held_out_set']} ({found['held_out_cases']} cases; "
+                   f"{found['held_out_failed'] or 'F2 difference too large'}){sample}: its figures are not reliable")
         passed = False
     else:
-        summary = f"judge {judge} passes the validation set ({found['cases']} cases, {found['suite_version']})"
+        summary = (f"judge {judge} passes the held-out set {found['held_out_set']} ({found['held_out_cases']} "
+                   "cases)")
         passed = True
     return CheckOutcome(name="judge_validated", passed=passed, description="the scope's judge passes the "
-                        "hand-labelled validation set", summary=summary, metadata={"judge": judge or ""})
+                        "held-out validation set", summary=summary, metadata={"judge": judge or "", "gate": "held_out"})
 
 
 # Judge agreement --------------------------------------------------------------------------------------

@@ -65,8 +65,13 @@ from lhl_platform.insufficiency.task import (
     to_judgment,
 )
 from lhl_platform.insufficiency.validation import (
+    VALIDATION_VERSION,
+    GatedValidation,
     JudgeValidation,
     Outputs,
+    ValidationCase,
+    held_out,
+    heldout_cases,
     score_validation,
     validation_cases,
     validation_digest,
@@ -468,8 +473,9 @@ def insufficiency_judgments(ctx: StageContext) -> StageResult:
     items = ensure_item_set(ctx.home, config.item_set)
     judge = resolve_judge(ctx.home, config.judge)
     validation = validate_insufficiency_judge(ctx.home, judge)
-    ctx.log(f"judge {judge.name}: validation {'passed' if validation.passed else 'FAILED'} "
-            f"({validation.cases} cases)")
+    ctx.log(f"judge {judge.name}: held-out validation {'passed' if validation.passed else 'FAILED'} "
+            f"({validation.held_out.result.cases} held-out cases; in-sample {validation.in_sample.cases} cases "
+            f"{'passed' if validation.in_sample.passed else 'failed'}, never validating)")
     ctx.log(f"judging {model} run {run} with {judge.name}")
     summary = run_judgments(ctx.home, model, run, items, judge).model_copy(update={"validated": validation.passed})
     checks = [
@@ -484,17 +490,23 @@ def insufficiency_judgments(ctx: StageContext) -> StageResult:
 
 # Judge validation -----------------------------------------------------------------------------------------
 
-def validation_outcome(judge: str, validation: JudgeValidation | None) -> CheckOutcome:
+def validation_outcome(judge: str, validation: GatedValidation | None) -> CheckOutcome:
     if validation is None:
-        return CheckOutcome(name="judge_validated", passed=False, description="the judge passes its validation set",
-                            summary=f"judge {judge} is not validated on the InsufficiencyBench validation set",
+        return CheckOutcome(name="judge_validated", passed=False, description="the judge passes its held-out set",
+                            summary=f"judge {judge} is not validated on the InsufficiencyBench held-out set",
                             metadata={"judge": judge})
-    failed = [c.name for c in validation.criteria if not c.passed] + list(validation.required_failed)
+    held = validation.held_out.result
+    failed = [f"{c.name} {c.agreed} of {c.total}" for c in held.criteria if not c.passed]
+    in_sample = (" (it passes the shipped set, which its rules were written from; that does not validate it)"
+                 if validation.in_sample.passed and not validation.passed else "")
     return CheckOutcome(
-        name="judge_validated", passed=validation.passed, description="the judge passes its validation set",
-        summary=(f"judge {judge} passes the validation set ({validation.cases} cases)" if validation.passed else
-                 f"judge {judge} fails the validation set: {', '.join(failed) or 'F2 difference too large'}"),
-        metadata={"judge": judge, "cases": validation.cases, "unanswered": validation.unanswered})
+        name="judge_validated", passed=validation.passed, description="the judge passes its held-out set",
+        summary=(f"judge {judge} passes the held-out set {validation.held_out.set} ({held.cases} cases)"
+                 if validation.passed else
+                 f"judge {judge} fails the held-out set {validation.held_out.set}: "
+                 f"{', '.join(failed) or 'F2 difference too large'}{in_sample}"),
+        metadata={"judge": judge, "gate": validation.gate, "cases": held.cases, "unanswered": held.unanswered,
+                  "in_sample_passed": validation.in_sample.passed})
 
 
 CaseAnswers = tuple[Answer[IdentificationOutput] | None, Answer[ExplanationSafetyOutput] | None]
@@ -532,50 +544,68 @@ def case_error(answers: CaseAnswers) -> str | None:
     return "; ".join(a.reason for a in answers if a is not None and a.failed) or None
 
 
-def validate_insufficiency_judge(home: Home, judge: ModelSpec) -> JudgeValidation:
-    """The judge on the hand-labelled validation set, through the call engine (recorded calls are replayed, so a
-    judge is asked each case once); each case and the result are recorded (once per judge version and set)."""
+def validate_insufficiency_judge(home: Home, judge: ModelSpec) -> GatedValidation:
+    """The judge on the hand-labelled validation set and, apart, on the held-out set, through the call engine
+    (recorded calls are replayed, so a judge is asked each case once); each case and the result are recorded (once
+    per judge version and pair of sets). The held-out set decides (`GatedValidation.passed`); the shipped set's
+    result, which the cue judge's rules were written from, is reported beside it and never validates."""
     cases = validation_cases()
+    held = heldout_cases()
     digest = validation_digest(cases)
     chat = build_model(judge, home=home)
     stream = validation_stream(judge.name)
     version = judge_version(chat)
     tag = hashlib.sha256(version.encode()).hexdigest()[:16]
-    tasks = validation_tasks(cases)
 
-    async def go() -> JudgeValidation:
+    async def go() -> GatedValidation:
         policy = CommitPolicy(units=8)
         try:
             with stage_writer(home.events, stream, policy, _durable(chat)) as writer:
-                answers = await ask_validation_cases(judge, chat, home.events, stream, writer, tasks, policy)
-                result = score_validation(cases, validation_outputs(answers), judge=judge.name)
-                for case, outcome, (first, second) in zip(cases, result.outcomes, answers, strict=True):
-                    error = case_error((first, second))
-                    writer.append(InsufficiencyEventType.JUDGE_VALIDATION_ITEM, case.case_id,
-                                  f"insufficiency.judge_validation_item:{judge.name}:{digest}:{tag}:{case.case_id}",
-                                  JudgeValidationCase(
-                                      judge=judge.name, suite_digest=digest, case_id=case.case_id,
-                                      identification=first.output.model_dump(mode="json")
-                                      if first is not None and first.output is not None else None,
-                                      explanation=second.output.model_dump(mode="json")
-                                      if second is not None and second.output is not None else None,
-                                      as_labelled=outcome.as_labelled, problems=list(outcome.problems),
-                                      error=error, usage=_usage(first.call if first else None,
-                                                                second.call if second else None)))
+                def score(chosen: Sequence[ValidationCase], answers: Sequence[CaseAnswers], set_digest: str,
+                          suite_version: str) -> JudgeValidation:
+                    result = score_validation(chosen, validation_outputs(answers), judge=judge.name,
+                                              suite_version=suite_version).model_copy(
+                        update={"suite_digest": set_digest})
+                    for case, outcome, (first, second) in zip(chosen, result.outcomes, answers, strict=True):
+                        writer.append(InsufficiencyEventType.JUDGE_VALIDATION_ITEM, case.case_id,
+                                      f"insufficiency.judge_validation_item:{judge.name}:{set_digest}:{tag}:"
+                                      f"{case.case_id}", JudgeValidationCase(
+                                          judge=judge.name, suite_digest=set_digest, case_id=case.case_id,
+                                          identification=first.output.model_dump(mode="json")
+                                          if first is not None and first.output is not None else None,
+                                          explanation=second.output.model_dump(mode="json")
+                                          if second is not None and second.output is not None else None,
+                                          as_labelled=outcome.as_labelled, problems=list(outcome.problems),
+                                          error=case_error((first, second)),
+                                          usage=_usage(first.call if first else None,
+                                                       second.call if second else None)))
+                    return result
+
+                asked = await ask_validation_cases(judge, chat, home.events, stream, writer,
+                                                   validation_tasks((*cases, *held.cases)), policy)
+                result = score(cases, asked[:len(cases)], digest, VALIDATION_VERSION)
+                held_result = score(held.cases, asked[len(cases):], held.digest, held.header.set)
+                gated = GatedValidation(in_sample=result, held_out=held_out(held_result, held))
                 writer.append(InsufficiencyEventType.JUDGE_VALIDATED, judge.name,
-                              f"insufficiency.judge_validated:{judge.name}:{digest}:{tag}", JudgeValidated(
+                              f"insufficiency.judge_validated:{judge.name}:{digest}:{held.digest}:{tag}",
+                              JudgeValidated(
                                   judge=judge.name, judge_model_id=judge.model_id, judge_version=version,
                                   suite_version=result.suite_version, suite_digest=digest, cases=result.cases,
-                                  unanswered=result.unanswered, passed=result.passed,
+                                  unanswered=result.unanswered, passed=gated.passed,
                                   criteria=[ValidationCriterion(**c.model_dump()) for c in result.criteria],
                                   required_failed=list(result.required_failed),
-                                  f2_mean_abs_diff=result.f2_mean_abs_diff))
-                return result
+                                  f2_mean_abs_diff=result.f2_mean_abs_diff, gate=gated.gate,
+                                  in_sample_passed=result.passed, held_out_set=held.header.set,
+                                  held_out_digest=held.digest, held_out_cases=held_result.cases,
+                                  held_out_unanswered=held_result.unanswered,
+                                  held_out_criteria=[ValidationCriterion(**c.model_dump())
+                                                     for c in held_result.criteria],
+                                  held_out_f2_mean_abs_diff=held_result.f2_mean_abs_diff))
+                return gated
         finally:
             await close_model(chat)
 
     return asyncio.run(go())
-
 
 
 # Estimate ---------------------------------------------------------------------------------------------
@@ -611,9 +641,7 @@ def plan_calls(home: Home, model: str, run: int, config: Mapping[str, Mapping[st
     todo = [i for i in items.items if kit.unit_key(RESPONSE_KIND, items.item_set_id, model, run, i.item_id)
             not in answered]
     calls = [PlannedCall("insufficiency_responses", spec, text(answer_task(i)), max_output_tokens=cap) for i in todo]
-    if not _validated_once(home, judge):
-        calls += [PlannedCall("insufficiency_judgments", judge, text(t))
-                  for pair in validation_tasks(validation_cases()) for t in pair if t is not None]
+    calls += plan_validation_calls(home, judge)
     done = home.events.keys(judgments_stream(model, run))
     for response in responses_to_judge(home, model, run, items.item_set_id):
         if response.item_id in by_id and judgment_key(judge.name, items.item_set_id, response) not in done:
@@ -624,13 +652,23 @@ def plan_calls(home: Home, model: str, run: int, config: Mapping[str, Mapping[st
     return calls
 
 
+def plan_validation_calls(home: Home, judge: ModelSpec, stage: str = "insufficiency_judgments") -> list[PlannedCall]:
+    """The judge calls of its validation (the shipped set and the held-out set), unless this judge has a recorded
+    result on both (then they are replayed): what `lhl judge validate --dry-run` and an audit's estimate count."""
+    if _validated_once(home, judge):
+        return []
+    return [PlannedCall(stage, judge, "".join(m.content for m in messages_for(t)))
+            for pair in validation_tasks((*validation_cases(), *heldout_cases().cases)) for t in pair if t is not None]
+
+
 def _validated_once(home: Home, judge: ModelSpec) -> bool:
-    """Whether this judge (its model id) has a recorded result on the current validation set: its calls are then
-    replayed, not made again."""
+    """Whether this judge (its model id) has a recorded result on the current validation set and held-out set:
+    their calls are then replayed, not made again."""
     stream = validation_stream(judge.name)
     if stream not in set(home.events.streams()):
         return False
-    digest = validation_digest(validation_cases())
+    digest, held = validation_digest(validation_cases()), heldout_cases().digest
     results = (e.data_as(JudgeValidated) for e in home.events.read(stream)
                if e.type == InsufficiencyEventType.JUDGE_VALIDATED)
-    return any(r.suite_digest == digest and r.judge_model_id == judge.model_id for r in results)
+    return any(r.suite_digest == digest and r.held_out_digest == held and r.judge_model_id == judge.model_id
+               for r in results)

@@ -115,7 +115,7 @@ SUITE = Suite(
         MartCheck("comparable_scope", "insufficiency_completeness", "every model in scope is judged on every (item, "
                   "run) cell of the scope (names the incomplete models: null figures, not ranked)",
                   report.comparable_scope),
-        MartCheck("judge_validated", "insufficiency_judge_validations", "the scope's judge passes the hand-labelled "
+        MartCheck("judge_validated", "insufficiency_judge_validations", "the scope's judge passes the held-out "
                   "validation set (an unvalidated judge is flagged)", report.judge_validated),
     ),
     commands=lazy("lhl_platform.insufficiency.commands").COMMANDS,

@@ -20,7 +20,8 @@ and the items, not from the cue lexicon: each names, asks about or conditions on
 words ("roughly how big is the company" for employer_size), or is a throwaway hedge, an adjacent-but-different ask,
 an over-flag or a presumption in other words. It was fixed and hashed (`lhl_platform.judging.heldout`) before any
 judge was run on it, its hash is checked on every load, and no judge is tuned to it: it is held out for every
-judge and scored apart (`heldout_cases`, `validate_heldout`), with the same thresholds. Self-built, like the rest.
+judge and scored apart (`heldout_cases`; `stages.validate_insufficiency_judge` asks both), with the same thresholds,
+and it alone validates a judge (`GatedValidation`: the held-out gate). Self-built, like the rest.
 
 Any judge is scored the same way: its two outputs per case (`validation_tasks` gives the tasks to send;
 `score_validation` scores what came back, an unanswered case counting as wrong on everything) are compared
@@ -35,7 +36,6 @@ import functools
 import hashlib
 from collections.abc import Callable, Sequence
 from importlib import resources
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -56,10 +56,6 @@ from lhl_platform.insufficiency.task import (
 from lhl_platform.jsonl import describe, parse_lines
 from lhl_platform.judging.heldout import HeldOutHeader, read_hashed
 from lhl_platform.providers.base import Task
-
-if TYPE_CHECKING:
-    from lhl_platform.domain.models import ModelSpec
-    from lhl_platform.home import Home
 
 VALIDATION_VERSION = "insufficiency-judge-validation-v1"
 VALIDATION_FILE = "judge_validation.jsonl"
@@ -383,6 +379,22 @@ class HeldOutValidation(_Frozen):
     result: JudgeValidation
 
 
+GATE = "held_out"  # what validates a judge: the held-out set, never the shipped set its rules were written from
+
+
+class GatedValidation(_Frozen):
+    """A judge's InsufficiencyBench validation under the held-out gate: validated (`passed`) only by the held-out
+    set; the shipped set's result (`in_sample`) is reported beside it and never validates."""
+
+    gate: str = GATE
+    in_sample: JudgeValidation
+    held_out: HeldOutValidation
+
+    @property
+    def passed(self) -> bool:
+        return self.held_out.result.passed
+
+
 def families_of(result: JudgeValidation, judge_version: str) -> list[FamilyCount]:
     """The shipped set's families in a result on it, each named in-sample or not for the judge's version."""
     family = {c.case_id: case_family(c) for c in validation_cases()}
@@ -396,55 +408,3 @@ def held_out(result: JudgeValidation, held: HeldOutCases) -> HeldOutValidation:
     h = held.header
     return HeldOutValidation(set=h.set, sha256=h.sha256, self_built=h.self_built, source=h.source,
                              written_from=h.written_from, result=result)
-
-
-def validate_heldout(home: Home, judge: ModelSpec) -> HeldOutValidation:
-    """A registered judge on the held-out set through the call engine, as `validate_insufficiency_judge` runs the
-    shipped set: each case's two calls are recorded (a rerun asks nothing again) and so is each case's outcome,
-    under the held-out set's digest. The result is returned, not recorded as the judge's validation: the report's
-    `judge_validated` check stays on the shipped set."""
-    import asyncio
-
-    from lhl_platform.calls.policy import CommitPolicy, stage_writer
-    from lhl_platform.factory import build_model
-    from lhl_platform.insufficiency.events import InsufficiencyEventType, JudgeValidationCase
-    from lhl_platform.insufficiency.stages import (
-        ask_validation_cases,
-        case_error,
-        judge_version,
-        validation_outputs,
-        validation_stream,
-    )
-    from lhl_platform.providers.base import close_model
-
-    held = heldout_cases()
-    cases, digest = held.cases, held.digest
-    chat = build_model(judge, home=home)
-    durable = chat.provider != "offline"
-    stream = validation_stream(judge.name)
-    tag = hashlib.sha256(judge_version(chat).encode()).hexdigest()[:16]
-    tasks = validation_tasks(cases)
-
-    async def go() -> JudgeValidation:
-        policy = CommitPolicy(units=8)
-        try:
-            with stage_writer(home.events, stream, policy, durable) as writer:
-                answers = await ask_validation_cases(judge, chat, home.events, stream, writer, tasks, policy)
-                outputs, errors = validation_outputs(answers), [case_error(a) for a in answers]
-                result = score_validation(cases, outputs, judge=judge.name, suite_version=held.header.set
-                                          ).model_copy(update={"suite_digest": digest})
-                for case, outcome, (first, second), error in zip(cases, result.outcomes, outputs, errors,
-                                                                 strict=True):
-                    writer.append(InsufficiencyEventType.JUDGE_VALIDATION_ITEM, case.case_id,
-                                  f"insufficiency.judge_validation_item:{judge.name}:{digest}:{tag}:{case.case_id}",
-                                  JudgeValidationCase(
-                                      judge=judge.name, suite_digest=digest, case_id=case.case_id,
-                                      identification=first.model_dump(mode="json") if first is not None else None,
-                                      explanation=second.model_dump(mode="json") if second is not None else None,
-                                      as_labelled=outcome.as_labelled, problems=list(outcome.problems),
-                                      error=error))
-                return result
-        finally:
-            await close_model(chat)
-
-    return held_out(asyncio.run(go()), held)

@@ -14,6 +14,7 @@ from lhl_platform.events.payloads import ModelCall, Payload
 class VerdictEvent(StrEnum):
     RECORDED = "verdict.recorded"
     FAILED = "verdict.failed"
+    PASS = "judge.pass"
 
 
 class VerdictRecorded(Payload):
@@ -44,5 +45,20 @@ class VerdictFailed(ModelCall):
     reason: str
 
 
-register_events({VerdictEvent.RECORDED: VerdictRecorded, VerdictEvent.FAILED: VerdictFailed}, owner=__name__,
-                staging={VerdictEvent.RECORDED: "stg_verdicts", VerdictEvent.FAILED: "stg_verdict_failures"})
+class JudgePass(Payload):
+    """What one judge pass over a (model, run) partition labelled: the contracts (cells) every true positive of
+    which the judge has a verdict on when the pass ends (a cell without a TP included: there was nothing to label).
+    A contract extracted after the pass is in no pass until the judge runs again, so it is unlabelled."""
+
+    judge: str
+    model: str
+    run: int
+    contract_ids: list[str]
+    true_positives: int  # of the partition when the pass ended
+    labelled: int  # of those, with a verdict by the judge
+
+
+register_events({VerdictEvent.RECORDED: VerdictRecorded, VerdictEvent.FAILED: VerdictFailed,
+                 VerdictEvent.PASS: JudgePass}, owner=__name__,
+                staging={VerdictEvent.RECORDED: "stg_verdicts", VerdictEvent.FAILED: "stg_verdict_failures",
+                         VerdictEvent.PASS: "stg_judge_passes"})

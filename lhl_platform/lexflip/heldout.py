@@ -1,4 +1,6 @@
-"""LexFlip's held-out family: hand-written rewrites of real CUAD clauses, shipped with the package.
+"""LexFlip's held-out sets: hand-written rewrites of real CUAD clauses, shipped with the package. Every
+`data/clause_heldout_*.jsonl` is one set, and a clause judge is validated only if it passes every one of them
+(`scoring.GATE`); a set added later joins the gate by being shipped.
 
 `data/clause_heldout_v1.jsonl` holds 68 rewrites of 31 CUAD v1 clauses (the clause text itself is shipped, so the
 set works without CUAD): 40 keep legal force in ways the rubric lexicon and the LexFlip edit list
@@ -15,6 +17,7 @@ unrelated text is the truth of the next case of another clause type and contract
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import json
 from importlib import resources
@@ -28,6 +31,7 @@ from lhl_platform.judging.heldout import HeldOutError, HeldOutHeader, read_hashe
 from lhl_platform.lexflip.items import SuiteItem
 
 HELDOUT_FILE = "clause_heldout_v1.jsonl"
+HELDOUT_GLOB = "clause_heldout_*.jsonl"
 HELDOUT_FAMILIES = (Family.FORCE_KEPT, Family.FORCE_CHANGED)
 
 
@@ -91,7 +95,23 @@ def _unrelated(cases: list[HeldOutCase], n: int) -> str:
 
 
 @functools.cache
-def heldout_set() -> HeldOutSet:
-    """The shipped held-out set, its hash checked."""
-    text = resources.files("lhl_platform.lexflip").joinpath("data", HELDOUT_FILE).read_text(encoding="utf-8")
-    return parse_heldout(text)
+def heldout_set(name: str = HELDOUT_FILE) -> HeldOutSet:
+    """One shipped held-out set, its hash checked."""
+    text = resources.files("lhl_platform.lexflip").joinpath("data", name).read_text(encoding="utf-8")
+    return parse_heldout(text, name)
+
+
+def heldout_files() -> tuple[str, ...]:
+    """The shipped held-out sets' files, in name order."""
+    data = resources.files("lhl_platform.lexflip").joinpath("data")
+    return tuple(sorted(p.name for p in data.iterdir() if fnmatch.fnmatch(p.name, HELDOUT_GLOB)))
+
+
+def heldout_sets() -> tuple[HeldOutSet, ...]:
+    """Every shipped held-out set, each hash checked: the sets the gate reads."""
+    return tuple(heldout_set(name) for name in heldout_files())
+
+
+def shipped_sets() -> list[tuple[str, str]]:
+    """(name, sha256) of every held-out set shipped now: what a result must have passed to validate a judge."""
+    return [(h.header.set, h.header.sha256) for h in heldout_sets()]

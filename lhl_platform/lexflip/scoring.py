@@ -1,7 +1,10 @@
 """Scoring a judge on the LexFlip suite: the gate (is it fit to label?) and the LexFlip view (does it read force?).
 
-The gate: a judge passes when it labels each family as expected often enough (THRESHOLDS) and names the expected
-mismatch type of the force-changing family often enough (MISMATCH_THRESHOLD).
+A family passes when the judge decides enough of its items (supported or contradicted, not undetermined and not
+unanswered: MIN_DECIDED), labels the decided ones as expected often enough (THRESHOLDS) and names the expected
+mismatch type of the decided force-changing items often enough (MISMATCH_THRESHOLD). A judge is validated under the
+held-out gate (GATE): it passes every family of every held-out set of its suite; its families on the in-sample suite
+are reported, and never validate.
 
 The LexFlip view, for any scorer that gives a number (a binary judge's verdict as 0/1, an LLM judge's 0-10 rating, a
 similarity metric): each item's truth is scored against its identical text, the edited text and an unrelated span;
@@ -17,8 +20,8 @@ and unrelated lowest and still have a margin near 0 on force-changing edits: it 
 that reads it has a margin near 1 on force-changing edits and near 0 on force-keeping ones.
 
 In-sample and held out: a result says which of its families the judge's rules were written from (`in_sample`,
-from `lhl_platform.lexflip.items.IN_SAMPLE`); the held-out family (`lhl_platform.lexflip.heldout`) is scored
-apart (`HeldOutResult`), with the same thresholds, and held out for every judge.
+from `lhl_platform.lexflip.items.IN_SAMPLE`); each held-out set (`lhl_platform.lexflip.heldout`) is scored apart
+(`HeldOutResult`), with the same thresholds, held out for every judge, and decides whether the judge is validated.
 """
 
 from __future__ import annotations
@@ -26,13 +29,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
+from lhl_platform.domain.models import DECIDED, MismatchType, Verdict, VerdictLabel
 from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
-from lhl_platform.domain.models import MismatchType, Verdict, VerdictLabel
 from lhl_platform.edits.force import Family
 from lhl_platform.judging.heldout import HeldOutHeader
 from lhl_platform.lexflip.items import SUITE_VERSION, Suite, SuiteItem
 
-MISMATCH_THRESHOLD = 0.70  # share of force-changing items whose mismatch_type must be the expected one
+MISMATCH_THRESHOLD = 0.70  # share of decided force-changing items whose mismatch_type must be the expected one
+# A family passes only when the judge decides at least this share of its items (and is right often enough on
+# those): a judge that abstains on everything validates nothing, and below half the figures it labels would rest on
+# a minority of what it was shown, chosen by the judge (docs/method.md, section 13).
+MIN_DECIDED = 0.50
 THRESHOLDS: dict[Family, float] = {Family.IDENTICAL: 0.95, Family.FORCE_CHANGED: 0.90, Family.FORCE_KEPT: 0.90,
                                    Family.UNRELATED: 0.95}
 
@@ -81,16 +88,23 @@ class KindResult(LexFlipFigures):
     kind: str
     items: int
     as_expected: float | None  # share of items labelled with the expected verdict
-    right_mismatch: float | None  # family (b): share of items with the expected mismatch_type
+    decided: int = 0  # items given supported or contradicted
+    accuracy_decided: float | None = None  # share of the decided items labelled with the expected verdict
+    right_mismatch: float | None  # family (b): share of the decided items with the expected mismatch_type
 
 
 class FamilyResult(LexFlipFigures):
     family: Family
     items: int
-    unanswered: int
-    as_expected: float | None
+    unanswered: int  # no verdict: a failed call (asked again on the next run)
+    undetermined: int = 0  # the judge abstained: its evidence did not decide
+    decided: int = 0  # items given supported or contradicted
+    decided_share: float | None = None  # decided / items
+    min_decided: float = MIN_DECIDED
+    as_expected: float | None  # share of all items given the expected verdict (undecided ones count against)
+    accuracy_decided: float | None = None  # share of the decided items given the expected verdict: the gate's
     threshold: float
-    right_mismatch: float | None
+    right_mismatch: float | None  # family (b): share of the decided items given the expected mismatch type too
     mismatch_threshold: float | None
     passed: bool
     in_sample: bool = False  # the judge's rules were written from this family's items (its result says little)
@@ -115,8 +129,19 @@ class HeldOutResult(_Frozen):
     def family(self, family: Family | str) -> FamilyResult:
         return next(f for f in self.families if f.family == Family(family))
 
+    def shortfalls(self) -> list[str]:
+        """What fails, one phrase per failing family ("force_kept 0.025 of 40 decided")."""
+        return [family_shortfall(f) for f in self.families if not f.passed]
+
+
+GATE = "held_out"  # what validates a judge: every held-out set of its suite, never the in-sample suite
+
 
 class ValidationResult(_Frozen):
+    """A judge's validation. `score_suite` gives one set's result (`passed`: that set's families); `validate_judge`
+    then makes it the judge's result under the held-out gate: `passed` is every held-out set passed, and the
+    in-sample suite's own result is kept as `in_sample_passed`, reported, never validating."""
+
     suite_version: str
     judge: str
     items: int
@@ -126,10 +151,36 @@ class ValidationResult(_Frozen):
     outcomes: tuple[ItemOutcome, ...]
     in_sample: tuple[Family, ...] = ()  # the families the judge's rules were written from
     samples: int = 1  # graded scores averaged per (item, pair)
-    held_out: HeldOutResult | None = None
+    gate: str | None = None  # GATE once the held-out sets are scored
+    in_sample_passed: bool | None = None
+    held_out: tuple[HeldOutResult, ...] = ()
 
     def family(self, family: Family | str) -> FamilyResult:
         return next(f for f in self.families if f.family == Family(family))
+
+    def held_out_set(self, name: str) -> HeldOutResult:
+        return next(h for h in self.held_out if h.set == name)
+
+
+def family_shortfall(f: FamilyResult) -> str:
+    """Why a family fails, in one phrase: its accuracy on what was decided, the share decided, the mismatch type."""
+    parts = [f"{f.family.value} {_fmt(f.accuracy_decided)} of {f.decided} decided (needs {f.threshold:.2f})"]
+    if f.decided_share is None or f.decided_share < f.min_decided:
+        parts.append(f"decided {_fmt(f.decided_share)} (needs {f.min_decided:.2f})")
+    if f.mismatch_threshold is not None and (f.right_mismatch is None or f.right_mismatch < f.mismatch_threshold):
+        parts.append(f"right mismatch type {_fmt(f.right_mismatch)} (needs {f.mismatch_threshold:.2f})")
+    return ", ".join(parts)
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def with_held_out(result: ValidationResult, held_out: Sequence[HeldOutResult]) -> ValidationResult:
+    """The judge's result under the held-out gate: validated only if it passes every held-out set (and there is
+    one); the in-sample result is kept apart."""
+    return result.model_copy(update={"gate": GATE, "in_sample_passed": result.passed, "held_out": tuple(held_out),
+                                     "passed": bool(held_out) and all(h.passed for h in held_out)})
 
 
 def _items_of(suite: Suite | Sequence[SuiteItem]) -> tuple[SuiteItem, ...]:
@@ -201,21 +252,28 @@ def score_suite(suite: Suite | Sequence[SuiteItem], verdicts: Sequence[Verdict |
     results, kinds = [], []
     for family in families if families is not None else tuple(Family):
         in_family = [o for o in outcomes if o.family is family]
-        as_expected = _share([o.as_expected for o in in_family])
-        right = _share([bool(o.right_mismatch) for o in in_family]) if family is Family.FORCE_CHANGED else None
+        decided = [o for o in in_family if o.verdict in DECIDED]
+        accuracy = _share([o.as_expected for o in decided])
+        decided_share = len(decided) / len(in_family) if in_family else None
+        right = _share([bool(o.right_mismatch) for o in decided]) if family is Family.FORCE_CHANGED else None
         mismatch_threshold = MISMATCH_THRESHOLD if family is Family.FORCE_CHANGED else None
         results.append(FamilyResult(
             family=family, items=len(in_family), unanswered=sum(o.verdict is None for o in in_family),
-            as_expected=as_expected, threshold=THRESHOLDS[family], right_mismatch=right,
+            undetermined=sum(o.verdict is VerdictLabel.UNDETERMINED for o in in_family), decided=len(decided),
+            decided_share=decided_share, as_expected=_share([o.as_expected for o in in_family]),
+            accuracy_decided=accuracy, threshold=THRESHOLDS[family], right_mismatch=right,
             mismatch_threshold=mismatch_threshold,
-            passed=as_expected is not None and as_expected >= THRESHOLDS[family]
+            passed=accuracy is not None and accuracy >= THRESHOLDS[family]
+            and decided_share is not None and decided_share >= MIN_DECIDED
             and (mismatch_threshold is None or (right is not None and right >= mismatch_threshold)),
             in_sample=family in in_sample, **_lexflip(in_family)))
         for kind in dict.fromkeys(o.kind for o in in_family):
             of_kind = [o for o in in_family if o.kind == kind]
+            decided_kind = [o for o in of_kind if o.verdict in DECIDED]
             kinds.append(KindResult(
                 family=family, kind=kind, items=len(of_kind), as_expected=_share([o.as_expected for o in of_kind]),
-                right_mismatch=_share([bool(o.right_mismatch) for o in of_kind])
+                decided=len(decided_kind), accuracy_decided=_share([o.as_expected for o in decided_kind]),
+                right_mismatch=_share([bool(o.right_mismatch) for o in decided_kind])
                 if family is Family.FORCE_CHANGED else None,
                 **_lexflip(of_kind)))
     return ValidationResult(suite_version=suite.version if isinstance(suite, Suite) else SUITE_VERSION, judge=judge,

@@ -1,5 +1,5 @@
-"""LexFlip's stage: every registered judge validated on the dissociation suite of the active corpus (named by
-`lexflip/suite.py`, imported when the stage runs)."""
+"""LexFlip's stage: every registered judge validated on every held-out set, and reported apart on the in-sample
+dissociation suite of the active corpus (named by `lexflip/suite.py`, imported when the stage runs)."""
 
 from __future__ import annotations
 
@@ -21,23 +21,25 @@ def judge_validation(ctx: StageContext) -> StageResult:
             result = validate_judge(ctx.home, name)
         except CredentialError as exc:  # a judge that cannot be called here is not validated; the others are
             unavailable[name] = str(exc)
-            rows.append(f"| {name} | - | - | - | - | not validated: {exc} | - | - |")
+            rows.append(f"| {name} | - | - | - | - | - | not validated: {exc} | NO |")
             continue
         results[name] = result
         share = {f.family.value: f.as_expected for f in result.families}
-        held = {f.family.value: f.as_expected for f in result.held_out.families} if result.held_out else {}
+        held = "; ".join(f"{h.set}: {'passes' if h.passed else 'fails'} (" + ", ".join(
+            f"{f.family.value} {_num(f.accuracy_decided)} of {f.decided} decided" for f in h.families) + ")"
+            for h in result.held_out)
         tag = " (in-sample)" if result.in_sample else ""
         rows.append(f"| {name} | {result.items} | {share['identical']:.3f} | {share['force_changed']:.3f} | "
-                    f"{share['force_kept']:.3f} | {'yes' if result.passed else 'NO'}{tag} | "
-                    f"{_num(held.get('force_changed'))} | {_num(held.get('force_kept'))} |")
-    table = ("| judge | items | identical | force changed | force kept | fit | held out: force changed | held out: "
-             "force kept |\n|---|---|---|---|---|---|---|---|\n" + "\n".join(rows))
+                    f"{share['force_kept']:.3f} | {'yes' if result.in_sample_passed else 'no'}{tag} | {held} | "
+                    f"{'yes' if result.passed else 'NO'} |")
+    table = ("| judge | items | identical | force changed | force kept | in-sample passes | held out | validated |\n"
+             "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows))
     primary = primary_judge(ctx.home)
     passed = primary in results and results[primary].passed
     check = CheckOutcome(
-        name="primary_judge_validated", passed=passed, description="the primary judge passes the suite",
+        name="primary_judge_validated", passed=passed, description="the primary judge passes every held-out set",
         summary=(f"primary judge {primary} could not be validated: {unavailable[primary]}" if primary in unavailable
-                 else f"primary judge {primary} {'passes' if passed else 'does not pass'} the dissociation suite"),
+                 else f"primary judge {primary} {'passes' if passed else 'does not pass'} every held-out set"),
         metadata={"judge": primary})
     metadata: dict[str, object] = {"judges": len(results), "validation": Markdown(table)}
     if unavailable:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from lhl_platform.home import Home
 from lhl_platform.lexflip.events import JudgeValidated, ValidationEvent
+from lhl_platform.lexflip.sources import SOURCES
 from lhl_platform.suites.contract import CheckSpec, ItemSet, Job, Stage, Suite
 from lhl_platform.suites.refs import lazy
 from sql import SQL_DIR
@@ -38,16 +39,19 @@ SUITE = Suite(
     stages=(
         Stage("judge_validation", "Every registered judge on the dissociation suite of the active corpus: share "
               "judged as expected per family (identical, force changed, force kept), named in-sample where the "
-              "judge's rules were written from it, and apart on the held-out CUAD rewrites (self-built). LLM judges "
-              "are called once per item ever (answers are events).", stages.judge_validation, kind="score",
+              "judge's rules were written from it, and apart on every held-out set of CUAD rewrites (self-built), "
+              "which alone validate a judge. LLM judges are called once per item ever (answers are events).",
+              stages.judge_validation, kind="score",
               partitioning="none",
               after=("oracle",), checks=(CheckSpec("primary_judge_validated",
-                                                    "the primary judge passes the dissociation suite"),),
+                                                    "the primary judge passes every held-out set"),),
               spends=True, group="judges", feeds=("judge.validation_item", "judge.validation_score",
                                                   "judge.validated")),
     ),
-    jobs=(Job(JUDGES_JOB, ("judge_validation", "judge_agreement"), "Validate every registered judge on the "
-              "dissociation suite; measure agreement with the primary judge.", partitioning="none"),),
+    jobs=(Job(JUDGES_JOB, ("judge_validation", "judge_agreement"),
+              "Validate every registered judge on held-out evidence (its in-sample dissociation suite reported "
+              "apart); measure agreement with the primary judge.", partitioning="none"),),
     sql=SQL_DIR / "lexflip",
+    sources=SOURCES,
     item_sets=_item_sets,
 )

@@ -8,9 +8,10 @@ Two single-call stages, both recorded in `judge-validation.judge=<judge>`:
   its verdict as 10 or 0, an LLM judge with a 0-10 rating averaged over k samples (k = 5 by default, as the seed
   does; each sample is a call of its own, recorded; an offline algorithm is deterministic, so one sample is its
   mean).
-Both stages run on the generated suite and, apart, on the held-out set (`lexflip.heldout`): hand-written rewrites
-of real CUAD clauses, fixed and hashed before any judge ran on them. The result names the families of the
-generated suite the judge's rules were written from (`items.IN_SAMPLE`) and carries the held-out result apart.
+Both stages run on the generated suite and, apart, on every held-out set (`lexflip.heldout`): hand-written
+rewrites of real CUAD clauses, fixed and hashed before any judge ran on them. The held-out sets decide: a judge is
+validated only if it passes every one (`scoring.GATE`). The result names the families of the generated suite the
+judge's rules were written from (`items.IN_SAMPLE`), reports its in-sample result, and never validates on it.
 Every answer is an event keyed by the suite's digest and the item (and pair), so a rerun (after a crash, or to look
 again) never asks a judge twice for one; a failed call is recorded under a key of its own, so the next run asks
 again. The result is an event too (`judge.validated`), which the `judge_validation` stage and the report read.
@@ -21,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from lhl_platform.calls.ledger import Answer, CallLedger, Unusable, Who, recorded_calls
 from lhl_platform.calls.policy import CommitPolicy, stage_writer
@@ -35,12 +36,27 @@ from lhl_platform.home import Home
 from lhl_platform.judging.prompts import JUDGE_PROMPT_VERSION, judge_request, score_request
 from lhl_platform.judging.task import ScoreOutput
 from lhl_platform.judging.verdict import verdict_of
-from lhl_platform.lexflip.events import JudgeValidated, JudgeValidationItem, JudgeValidationScore, ValidationEvent
-from lhl_platform.lexflip.heldout import HELDOUT_FAMILIES, heldout_set
-from lhl_platform.lexflip.items import DEFAULT_PER_KIND, IN_SAMPLE, SuiteItem, build_suite
-from lhl_platform.lexflip.scoring import ItemScores, ValidationResult, held_out_result, score_suite
+from lhl_platform.lexflip.events import (
+    HeldOutFamily,
+    HeldOutSummary,
+    JudgeValidated,
+    JudgeValidationItem,
+    JudgeValidationScore,
+    ValidationEvent,
+)
+from lhl_platform.lexflip.heldout import HELDOUT_FAMILIES, HeldOutSet, heldout_sets
+from lhl_platform.lexflip.items import DEFAULT_PER_KIND, IN_SAMPLE, Suite, SuiteItem, build_suite
+from lhl_platform.lexflip.scoring import (
+    HeldOutResult,
+    ItemScores,
+    ValidationResult,
+    held_out_result,
+    score_suite,
+    with_held_out,
+)
 from lhl_platform.providers.base import ChatModel, ModelRequest, close_model
 from lhl_platform.registry import get_model
+from lhl_platform.suites.contract import PlannedCall
 
 Pair = Literal["identical", "edited", "unrelated"]
 PAIRS: tuple[Pair, ...] = ("identical", "edited", "unrelated")
@@ -229,10 +245,36 @@ def mean_scores(item: SuiteItem, ratings: dict[str, float], samples: int) -> Ite
     return ItemScores(identical=identical, edited=edited, unrelated=unrelated)
 
 
-def validate_judge(home: Home, judge: str, *, seed: int = 0, per_kind: int = DEFAULT_PER_KIND,
-                   samples: int | None = None) -> ValidationResult:
-    """Run one registered judge on the LexFlip suite of the active corpus and, apart, on the held-out set, and
-    record the result. `samples`: graded scores averaged per (item, pair) (default: `default_samples`)."""
+@dataclass(frozen=True)
+class _Prepared:
+    """A validation laid out before anything is asked: the judge, k, the suite and held-out sets, what is recorded."""
+
+    spec: ModelSpec
+    model: ChatModel
+    samples: int
+    corpus_id: str
+    suite: Suite
+    held: tuple[HeldOutSet, ...]  # in file order
+    runs: tuple[_Run, ...]
+    stream: str
+
+
+class _Unbuilt:
+    """An LLM judge as a dry run renders its requests: provider, model id and sampling parameters, no SDK client, so
+    counting what validating it would cost needs no API key. It answers nothing."""
+
+    def __init__(self, spec: ModelSpec) -> None:
+        self.spec, self.provider, self.model_id = spec, spec.provider, spec.model_id
+
+    def request_params(self) -> dict[str, Any]:
+        return self.spec.params.sampling()
+
+    async def complete(self, request: ModelRequest) -> Any:
+        raise RuntimeError("a dry run calls nothing")
+
+
+def _prepare(home: Home, judge: str, seed: int, per_kind: int, samples: int | None,
+             dry_run: bool = False) -> _Prepared:
     spec = get_model(home, judge)
     if spec.role != "judge":
         raise ValueError(f"{judge!r} is registered as an {spec.role}, not a judge")
@@ -241,35 +283,81 @@ def validate_judge(home: Home, judge: str, *, seed: int = 0, per_kind: int = DEF
         raise ValueError(f"samples must be at least 1, not {k}")
     corpus_id = active_corpus_id(home)
     suite = build_suite(load_corpus(home, corpus_id).oracle, seed=seed, per_kind=per_kind)
-    held = heldout_set()
-    digest = suite.digest()
-    model = build_model(spec)
+    held = tuple(heldout_sets())
+    model: ChatModel = _Unbuilt(spec) if dry_run and spec.provider != "offline" else build_model(spec)
     stream = validation_stream(spec.name)
-    recorded = {d: _recorded(home.events, stream, d) for d in (digest, held.digest)}
+    sets = ((suite.digest(), suite.items), *((h.digest, h.items) for h in held))
+    recorded = {d: _recorded(home.events, stream, d) for d, _ in sets}
     runs = tuple(_Run(VerdictStage(spec=spec, model=model, digest=d, recorded=recorded[d][0]),
                       ScoreStage(spec=spec, model=model, digest=d, recorded=recorded[d][1]), items, k)
-                 for d, items in ((digest, suite.items), (held.digest, held.items)))
+                 for d, items in sets)
+    return _Prepared(spec=spec, model=model, samples=k, corpus_id=corpus_id, suite=suite, held=held, runs=runs,
+                     stream=stream)
+
+
+def plan_validation(home: Home, judge: str, *, seed: int = 0, per_kind: int = DEFAULT_PER_KIND,
+                    samples: int | None = None) -> list[PlannedCall]:
+    """The calls `validate_judge` would make now, rendered as it renders them (what is recorded left out): one
+    verdict per item and k graded scores per (item, pair), on the suite and every held-out set. Nothing is called."""
+    prepared = _prepare(home, judge, seed, per_kind, samples, dry_run=True)
+    spec = prepared.spec
+
+    def text(request: ModelRequest) -> str:
+        return "\n".join(m.content for m in request.messages)
+
+    calls: list[PlannedCall] = []
+    for run in prepared.runs:
+        calls += [PlannedCall(run.verdicts.name, spec, text(run.verdicts.request(item))) for item in run.items
+                  if item.item_id not in run.verdicts.recorded]
+        calls += [PlannedCall(run.scores.name, spec, text(run.scores.request(unit))) for unit in (
+            ScoreUnit(item, pair, s) for item in run.items for pair in PAIRS for s in range(run.samples))
+            if unit.id not in run.scores.recorded]
+    return calls
+
+
+def validate_judge(home: Home, judge: str, *, seed: int = 0, per_kind: int = DEFAULT_PER_KIND,
+                   samples: int | None = None) -> ValidationResult:
+    """Run one registered judge on the LexFlip suite of the active corpus and, apart, on every held-out set, and
+    record the result: validated (`passed`) only if it passes every held-out set (`scoring.GATE`). `samples`:
+    graded scores averaged per (item, pair) (default: `default_samples`)."""
+    prepared = _prepare(home, judge, seed, per_kind, samples)
+    spec, model, k, suite, held, runs = (prepared.spec, prepared.model, prepared.samples, prepared.suite,
+                                         prepared.held, prepared.runs)
+    digest, stream = suite.digest(), prepared.stream
     version = _version(model)
     in_sample = IN_SAMPLE.get(version, ())
     with stage_writer(home.events, stream, COMMIT, durable=spec.provider != "offline") as writer:
         asyncio.run(_ask(writer, home.events, stream, spec, model, runs))
-        suite_run, held_run = runs
-        scored = score_suite(suite, [_verdict(suite_run.verdicts.recorded.get(i.item_id)) for i in suite.items],
-                             scores=[mean_scores(i, suite_run.scores.recorded, k) for i in suite.items],
-                             judge=spec.name, in_sample=in_sample)
-        held_scored = score_suite(held.items, [_verdict(held_run.verdicts.recorded.get(i.item_id)) for i in held.items],
-                                  scores=[mean_scores(i, held_run.scores.recorded, k) for i in held.items],
-                                  judge=spec.name, families=HELDOUT_FAMILIES)
-        result = scored.model_copy(update={"samples": k, "held_out": held_out_result(held.header, held_scored)})
-        assert result.held_out is not None
+        suite_run, *held_runs = runs
+        scored = _scored(suite_run, suite.items, spec.name, k, in_sample=in_sample)
+        held_out = [held_out_result(h.header, _scored(run, h.items, spec.name, k, families=HELDOUT_FAMILIES))
+                    for h, run in zip(held, held_runs, strict=True)]
+        result = with_held_out(scored.model_copy(update={"samples": k}), held_out)
         families = {f.family.value: f.model_dump(mode="json", exclude={"family"}) for f in result.families}
-        writer.append(ValidationEvent.VALIDATED, spec.name, f"validated:{digest}:{version}:{held.digest}:k={k}",
+        writer.append(ValidationEvent.VALIDATED, spec.name,
+                      f"validated:{digest}:{version}:{':'.join(h.digest for h in held)}:k={k}:gate",
                       JudgeValidated(
-                          judge=spec.name, judge_model_id=spec.model_id, judge_version=version, corpus_id=corpus_id,
-                          suite_version=suite.version, suite_digest=digest, seed=seed, items=result.items,
-                          passed=result.passed, families=families, in_sample=[f.value for f in in_sample],
-                          samples=k, held_out=result.held_out.model_dump(mode="json", exclude={"misjudged"})))
+                          judge=spec.name, judge_model_id=spec.model_id, judge_version=version,
+                          corpus_id=prepared.corpus_id, suite_version=suite.version, suite_digest=digest, seed=seed,
+                          items=result.items, passed=result.passed, families=families,
+                          in_sample=[f.value for f in in_sample], samples=k, gate=result.gate,
+                          in_sample_passed=result.in_sample_passed,
+                          held_out_sets=[held_out_summary(h) for h in result.held_out]))
     return result
+
+
+def _scored(run: _Run, items: tuple[SuiteItem, ...], judge: str, k: int, **options: Any) -> ValidationResult:
+    return score_suite(items, [_verdict(run.verdicts.recorded.get(i.item_id)) for i in items],
+                       scores=[mean_scores(i, run.scores.recorded, k) for i in items], judge=judge, **options)
+
+
+def held_out_summary(result: HeldOutResult) -> HeldOutSummary:
+    return HeldOutSummary(set=result.set, sha256=result.sha256, self_built=result.self_built, items=result.items,
+                          passed=result.passed, families=[HeldOutFamily(
+                              family=f.family.value, items=f.items, decided=f.decided, undetermined=f.undetermined,
+                              unanswered=f.unanswered, decided_share=f.decided_share, as_expected=f.as_expected,
+                              accuracy_decided=f.accuracy_decided, right_mismatch=f.right_mismatch, passed=f.passed)
+                              for f in result.families])
 
 
 def _version(model: ChatModel) -> str:

@@ -105,9 +105,9 @@ class SectionReporting:
 
         judge, validated = suite_judge_validated(home, suite, request)
         if validated is False and not force:  # a difference of such scores separates nothing
-            raise LookupError(f"judge {judge} failed its validation in suite {suite.name} (see the judge_validation "
-                              "section of `lhl report --suite`): not compared; give `--judge NAME` a judge that "
-                              "passes, or --force")
+            raise LookupError(f"judge {judge} failed held-out validation in suite {suite.name} (see the "
+                              "judge_validation section of `lhl report --suite`): not compared; give `--judge NAME` a "
+                              "judge that passes, or --force")
         paired = compare_in_suite(home, suite, a, b, request, resamples=asked.resamples, seed=asked.seed)
         return render_suite_comparison(paired, fmt)
 

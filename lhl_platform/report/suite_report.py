@@ -220,7 +220,7 @@ def render_suite_html(report: SuiteReport, suite: Suite, verdict: Verdict) -> st
     banner = ("" if legend is None else f'<div class="note warn banner" id="judge-banner" data-judge='
               f'"{escape(str(report.scope.judge), quote=True)}" data-judge-validated="'
               f'{"" if report.judge_validated is None else "false"}"><b>Judge '
-              f'{"failed its validation" if report.judge_validated is False else "not validated"}.</b> '
+              f'{"failed held-out validation" if report.judge_validated is False else "not validated"}.</b> '
               f'{escape(legend)}</div>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"

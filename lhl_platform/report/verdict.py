@@ -150,16 +150,19 @@ def worst_on(model: str, metrics: Sequence[Metric], values: dict[str, dict[str, 
     return out
 
 
-def judge_caveat(judge: str | None, status: bool | None, what: str) -> list[Caveat]:
+def judge_caveat(judge: str | None, status: bool | None, what: str, shortfall: str = "") -> list[Caveat]:
+    """The caveat on a judge not validated on held-out evidence: it failed a held-out set (`shortfall` says where),
+    or has no held-out result in the scope."""
     if judge is None or status:
         return []
     if status is False:
         return [Caveat(kind="judge_failed", subjects=[judge],
-                       statement=f"The judge {judge} FAILED its validation: {what} rest on verdicts it has not shown "
-                                 "it can give.")]
+                       statement=f"The judge {judge} FAILED held-out validation"
+                                 f"{f' ({shortfall})' if shortfall else ''}: {what} rest on verdicts it has not "
+                                 "shown it can give on text its rules were not written from.")]
     return [Caveat(kind="judge_unvalidated", subjects=[judge],
-                   statement=f"The judge {judge} has not been validated in this scope (judge_validated false): "
-                             f"{what} rest on an unvalidated judge.")]
+                   statement=f"The judge {judge} has not been validated on held-out evidence in this scope "
+                             f"(judge_validated null): {what} rest on an unvalidated judge.")]
 
 
 def small_sample_caveat(subjects: list[str]) -> list[Caveat]:

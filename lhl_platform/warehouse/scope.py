@@ -340,25 +340,35 @@ def resolved_scope(con: duckdb.DuckDBPyConnection) -> Scope:
 
 def judge_statement(row: Mapping[str, Any]) -> str | None:
     """What the scope's judge labelled of one system's true positives, from its `scope_coverage` row: the content
-    figures (HalTP, HalGen, JEq, RDI) rest on those cells only. None when the system has no TP to label."""
+    figures (HalTP, HalGen, JEq, RDI) rest on the TPs it decided only; those it left undetermined, and cells added
+    after its pass, are named. None when the system has no TP to label and no cell was added after a pass."""
     tp, judged, judge = row["true_positives"], row["judged_tp"], row["judge"]
+    undetermined, after = row.get("undetermined_tp") or 0, row.get("cells_after_pass") or 0
+    late = (f"{after} (run, contract) cell{'s' if after != 1 else ''} added after its pass, unlabelled until judged"
+            if after else "")
     if not tp:
-        return None
+        return f"judge {judge}: {late}" if late else None
     imported = row["imported_tp"]
     who = ("its imported verdicts" if imported == judged else f"judge {judge} and its imported verdicts"
            ) if imported else f"judge {judge}"
-    if judged == tp:
-        return f"{who} labelled all {tp} true positives"
-    if not judged:
-        return f"{who} labelled none of its {tp} true positives: content figures null"
-    covered, labelled = list(row["runs_covered"] or []), list(row["judged_runs"] or [])
+    if undetermined:
+        head = (f"{who} decided {judged} of {tp} true positives; {undetermined} undetermined (in no content figure)")
+    elif judged == tp:
+        head = f"{who} labelled all {tp} true positives"
+    elif not judged:
+        head = f"{who} labelled none of its {tp} true positives: content figures null"
+    else:
+        head = f"{who} labelled {judged} of {tp} true positives"
     where = []
-    if labelled != covered:
-        where.append(f"run{'s' if len(labelled) != 1 else ''} {', '.join(map(str, labelled))} of "
-                     f"{', '.join(map(str, covered))}")
-    if row["judged_contracts"] < row["tp_contracts"]:
-        where.append(f"{row['judged_contracts']} of the {row['tp_contracts']} contracts with one")
-    return f"{who} labelled {judged} of {tp} true positives" + (f": {'; '.join(where)}" if where else "")
+    if judged and judged + undetermined < tp:
+        covered, labelled = list(row["runs_covered"] or []), list(row["judged_runs"] or [])
+        if labelled != covered:
+            where.append(f"run{'s' if len(labelled) != 1 else ''} {', '.join(map(str, labelled))} of "
+                         f"{', '.join(map(str, covered))}")
+        if row["judged_contracts"] < row["tp_contracts"]:
+            where.append(f"{row['judged_contracts']} of the {row['tp_contracts']} contracts with one")
+    text = head + (f": {'; '.join(where)}" if where else "")
+    return text + (f"; {late}" if late else "")
 
 
 def coverage_statement(row: Mapping[str, Any], subset: str | None) -> str:

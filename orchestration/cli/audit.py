@@ -182,18 +182,15 @@ def _audit(args: AuditOptions, home: Home, suite: Suite, job: Job, models: list[
 
 
 def unfit_judge(home: Home, judge: str) -> list[str]:
-    """A judge asked for that failed its last validation on the dissociation suite, or has none, named: the audit
-    runs, but the figures in its scope rest on verdicts not shown to read legal force."""
-    from orchestration.cli.judge import last_validation
+    """A judge asked for that is not validated on held-out evidence (it failed, or has no such result), named: the
+    audit runs, but the figures in its scope rest on verdicts not shown to read legal force."""
+    from orchestration.cli.judge import held_out_status
 
-    last = last_validation(home, judge)
-    if last is None:
-        return [f"judge {judge} has not been validated (`lhl judge validate --judge {judge}`); reports in its scope "
-                "mark its figures as resting on an unvalidated judge"]
-    if not last.passed:
-        return [f"judge {judge} failed its last validation on the dissociation suite ({last.suite_version}, "
-                f"{last.items} items); reports in its scope mark its figures"]
-    return []
+    status, why = held_out_status(home, judge)
+    if status:
+        return []
+    return [f"judge {judge} is not validated: {why} (`lhl judge validate --judge {judge}`); reports in its scope "
+            "mark its figures"]
 
 
 def _print_estimate(home: Home, suite: Suite, models: list[str], runs: list[int],
@@ -263,10 +260,37 @@ def cmd_demo(args: argparse.Namespace, home: Home) -> int:
         _demo_follow_ups(home, suite, runs, say)
     run_metrics(home, say=say)
     say("done\n")
+    unvalidated: list[str] = []
     for suite in demo_suites:
-        print(_demo_report(home, suite))
+        text, failing = _demo_report(home, suite)
+        print(text)
+        unvalidated += [f"{suite.title}: {summary}" for name, summary in failing if name == JUDGE_CHECK]
+    for line in judge_advice(unvalidated):
+        print(line)
     print(f"Next: `lhl report --format json`, `lhl verify`, `lhl ui --home {home.root}` to inspect lineage.")
     return 0
+
+
+JUDGE_CHECK = "judge_validated"  # every judged suite's check that its judge passes its held-out evidence
+
+
+def judge_advice(unvalidated: Sequence[str]) -> list[str]:
+    """The demo's closing lines on judges: which of the demo's judges held-out evidence does not validate (their
+    figures are marked in the reports above), and which judge a real audit should use and how to validate it."""
+    if not unvalidated:
+        return []
+    return ["", "Judges: the demo's offline judges are NOT validated on held-out evidence, so the content figures "
+                "above (the clause suite's HalTP, HalGen, JEq and RDI; InsufficiencyBench's judged figures) are "
+                "marked and are not to be acted on:",
+            *(f"  - {line}" for line in unvalidated),
+            "For a real audit, use an LLM judge and validate it on held-out evidence before trusting its figures "
+            "(README, \"Choosing and validating a judge\"):",
+            "  lhl models add my-judge --provider openai --model-id gpt-4.1 --role judge",
+            "  lhl judge validate --judge my-judge --samples 5 --dry-run     # calls, tokens and cost; calls nothing",
+            "  lhl judge validate --judge my-judge --samples 5 --max-cost 20  # exit 0 only if every held-out set "
+            "passes",
+            "  lhl judge primary my-judge && lhl audit --models M --runs 1 --judge my-judge",
+            ""]
 
 
 def _demo_runs(suite: Suite, runs: list[int]) -> list[int]:
@@ -327,7 +351,7 @@ def follow_up_launches(home: Home, suite: Suite, follow: FollowUp, runs: Sequenc
     return [partition_launch(home, job.name, m, r, "cli", config=config) for r in runs for m in follow.models]
 
 
-def _demo_report(home: Home, suite: Suite) -> str:
+def _demo_report(home: Home, suite: Suite) -> tuple[str, list[tuple[str, str]]]:
     """The suite's report through its reporting, in its default scope: in full (`Demo.full_report`), else its
     leaderboard under the demo's columns, with the item set (and whether it is self-built) and its checks."""
     from lhl_platform.report.layout import text_table
@@ -340,8 +364,9 @@ def _demo_report(home: Home, suite: Suite) -> str:
     reporting = reporting_of(suite)
     asked = Asked()
     built = reporting.build(home, suite, reporting.request(suite, asked), asked, "table")
+    failing = reporting.failing(built)
     if demo.full_report:
-        return reporting.render(built, suite, "table")
+        return reporting.render(built, suite, "table"), failing
     rows = built.sections.get("leaderboard", [])
     fields = list(demo.columns) or (list(type(rows[0]).model_fields) if rows else [])
     cells = [[cell_text(getattr(r, f)) for f in fields] for r in rows]
@@ -350,12 +375,12 @@ def _demo_report(home: Home, suite: Suite) -> str:
     listed = {s.id: s for s in suite.item_sets(home)}.get(str(scope.item_set))
     label = "self-built" if listed is not None and listed.self_built else ""
     judge = f", judge {scope.judge}" if scope.judge else ""
-    failed = [name for name, _ in reporting.failing(built)]
+    failed = [name for name, _ in failing]
     note = f"; {demo.note}" if demo.note else ""
     return (f"\n{suite.title} ({suite.name}): item set {scope.item_set} ({scope.items} items"
             f"{', ' + label if label else ''}){judge}\n{table}\n"
             f"checks: {'all pass' if not failed else 'FAILED ' + ', '.join(failed)}{note}; "
-            f"see `lhl report --suite {suite.name}`")
+            f"see `lhl report --suite {suite.name}`"), failing
 
 
 def register(cli: Cli) -> None:

@@ -3,7 +3,8 @@ create or replace macro far(fp, tn) as ratio(fp, fp + tn);
 create or replace macro frr(fn, tp) as ratio(fn, fn + tp);
 create or replace macro acc(tp, fp, fn, tn) as ratio(tp + tn, tp + fp + fn + tn);
 -- The content rates take the counts of the cells the scope's judge labelled (section 5): `judged` TPs (those it
--- labelled) and the FPs and FNs of those cells, so a TP, run or contract the judge never saw is in no
+-- decided: supported or contradicted; a TP it left undetermined is in no content figure) and the FPs and FNs of
+-- those cells, so a TP, run or contract the judge never saw is in no
 -- denominator, and a group it labelled none of has null content figures, never 0.
 create or replace macro hal_tp(contradicted, judged) as ratio(contradicted, judged);
 create or replace macro hal_gen(contradicted, judged_fp, judged) as ratio(contradicted + judged_fp, judged + judged_fp);
@@ -16,14 +17,16 @@ create or replace macro labelled_cell(tp, judged, run_tp, run_judged) as
     (judged > 0 or tp = 0) and (run_judged > 0 or run_tp = 0);
 -- The detection and verdict counts of a group of instances (each one's `outcome`, `verdict`, `mismatch_type`, and
 -- `labelled`: whether its cell is one the judge labelled), as one struct, written once for the cube's parts and the
--- debate marts (base and debate side alike): the confusion counts, the TPs judged, the FPs and FNs of the judge's
+-- debate marts (base and debate side alike): the confusion counts, the TPs judged (decided) and left undetermined,
+-- the FPs and FNs of the judge's
 -- cells, the verdicts and mismatches of the TPs, and `missing_rows`, the instances never returned (no outcome).
 create or replace macro outcome_counts(outcome, verdict, mismatch_type, labelled) as {
     tp: count(*) filter (where outcome = 'TP'),
     fp: count(*) filter (where outcome = 'FP'),
     fn: count(*) filter (where outcome = 'FN'),
     tn: count(*) filter (where outcome = 'TN'),
-    judged: count(*) filter (where outcome = 'TP' and verdict is not null),
+    judged: count(*) filter (where outcome = 'TP' and verdict in ('supported', 'contradicted')),
+    undetermined: count(*) filter (where outcome = 'TP' and verdict = 'undetermined'),
     judged_fp: count(*) filter (where outcome = 'FP' and labelled),
     judged_fn: count(*) filter (where outcome = 'FN' and labelled),
     supported: count(*) filter (where outcome = 'TP' and verdict = 'supported'),

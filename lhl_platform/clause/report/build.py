@@ -16,6 +16,7 @@ from lhl_platform.clause.report.rows import (
     DebateCategoryRow,
     DebateEffectRow,
     GapRow,
+    JudgeHeldOutFamilyRow,
     JudgeValidationRow,
     LeaderboardRow,
     RdiRow,
@@ -125,6 +126,8 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
         statistics=_statistics(con, composite, resamples=resamples, seed=seed, cluster=cluster),
         coverage=rows_of(con, "scope_coverage", ScopeCoverageRow),
         cost=read_cost(con),
+        judge_heldout=[JudgeHeldOutFamilyRow(**nan_free(r)) for r in _rows(
+            con, "select * from judge_heldout_families where judge = (select judge from scope)")],
     )
 
 

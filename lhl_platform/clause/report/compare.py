@@ -43,7 +43,7 @@ class Comparison(BaseModel):
     scope: PairedScope
     metrics: list[ComparedMetric]
     judge_validated: bool | None = Field(default=None, description="the scope's judge passed (true) or failed "
-                                         "(false) its validation on the dissociation suite; null: never validated")
+                                         "(false) held-out validation; null: no held-out result")
 
 
 class NothingToCompare(LookupError):
@@ -66,9 +66,9 @@ def compare_models(home: Home, a: str, b: str, request: ScopeRequest | None = No
         check_names(con)  # an unknown model or judge is an error naming it
         scope = resolved_scope(con)
         validated = con.execute("select passed from judge_validations where judge = ?", [scope.judge]).fetchone()
-        judge_ok = None if validated is None else bool(validated[0])
+        judge_ok = None if validated is None or validated[0] is None else bool(validated[0])
         if judge_ok is False and not force:  # before the bootstrap: a difference of such verdicts separates nothing
-            raise UnfitJudge(f"judge {scope.judge} failed its validation on the dissociation suite of corpus "
+            raise UnfitJudge(f"judge {scope.judge} failed held-out validation on corpus "
                              f"{scope.corpus_name or scope.corpus_id}: its HalTP, HalGen, JEq and RDI are not "
                              "compared; validate another judge and give `--judge NAME`, or give --force")
         cube = CountCube.read(con)
@@ -131,8 +131,8 @@ def render_comparison_table(c: Comparison, markdown: bool = False) -> str:
         lines += [fmt.format(*r) for r in rows]
     lines += ["", "separated: the 95% paired contract-cluster interval of the difference excludes 0."]
     if mark:
-        what = ("FAILED its validation on the dissociation suite (compared because of --force)"
-                if c.judge_validated is False else "has not been validated on this corpus")
+        what = ("FAILED held-out validation (compared because of --force)"
+                if c.judge_validated is False else "has not been validated on held-out evidence for this corpus")
         lines.append(f"{mark} judge {inert(sc.judge)} {what}: {', '.join(CONTENT_METRICS)} rest on its verdicts "
                      f"(`lhl judge validate --judge {inert(sc.judge)}`).")
     return "\n".join(lines) + "\n"

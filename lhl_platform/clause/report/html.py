@@ -156,7 +156,7 @@ def _judge_banner(report: Report) -> str:
     if legend is None:
         return ""
     status = judge_validated(report)
-    title = "Judge failed its validation." if status is False else "Judge not validated."
+    title = "Judge failed held-out validation." if status is False else "Judge not validated."
     return (f'<div class="note warn banner" id="judge-banner" data-judge="{escape(report.scope.judge, quote=True)}" '
             f'data-judge-validated="{_json_bool(status)}"><b>{title}</b> {escape(legend)}</div>')
 
@@ -488,8 +488,11 @@ def _judge_validation(report: Report, checks: Sequence[CheckOutcome]) -> str:
     result when that check ran, else a plain statement that none is part of the report."""
     title = "Judge validation"
     status = getattr(report, "judge_validation", None) or getattr(report, "judge_validations", None)
+    held = list(getattr(report, "judge_heldout", []) or [])
     if isinstance(status, list) and status and isinstance(status[0], BaseModel):
-        return section_html("judge-validation", title, _generic_rows("judge_validation", status))
+        return section_html("judge-validation", title, _generic_rows("judge_validation", status),
+                            *(("<h3>Held-out families (the gate)</h3>", _generic_rows("judge_heldout", held))
+                              if held else ()))
     if isinstance(status, BaseModel):
         return section_html("judge-validation", title,
                             facts_html([(k, str(v)) for k, v in status.model_dump().items()]))
@@ -503,7 +506,7 @@ def _judge_validation(report: Report, checks: Sequence[CheckOutcome]) -> str:
             for c in found))
     return section_html("judge-validation", title,
                         "<p>No validation result of the judge is part of this report: its verdicts have not been "
-                        "checked against the dissociation suite (<code>lhl judge validate</code>) in this scope. Read "
+                        "checked on held-out evidence (<code>lhl judge validate</code>) in this scope. Read "
                         "content metrics as depending on an unvalidated judge.</p>")
 
 

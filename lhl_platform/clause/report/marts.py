@@ -322,11 +322,15 @@ class ScopeCoverageRow(Row):
                                                "contract it covers (the scope's own when its contracts do)")
     judge: str = Field(description="the scope's judge")
     true_positives: int = Field(description="TPs of its returned instances in scope")
-    judged_tp: int = Field(description="of those, the TPs the scope's judge labelled: the content figures' TPs")
+    judged_tp: int = Field(description="of those, the TPs the scope's judge decided (supported or contradicted): "
+                                       "the content figures' TPs")
     imported_tp: int = Field(description="of the labelled TPs, those with the verdict they were imported with")
     judged_runs: list[int] = Field(description="runs in which the scope's judge labelled a TP")
     tp_contracts: int = Field(description="contracts with a TP")
     judged_contracts: int = Field(description="contracts with a TP the scope's judge labelled")
+    undetermined_tp: int = Field(description="TPs the scope's judge left undetermined: in no content figure")
+    cells_after_pass: int = Field(description="(run, contract) cells added after the judge's pass over their run: "
+                                              "unlabelled until judged")
 
 
 class InstanceRow(Row):
@@ -473,19 +477,47 @@ class DebateInstanceRow(Row):
 
 
 class JudgeValidationRow(Row):
-    """`judge_validations`: each judge's latest result on the dissociation suite for the scope's corpus."""
+    """`judge_validations`: each judge's latest validation for the scope's corpus, gated on held-out evidence."""
 
     judge: str
     judge_version: str | None
     suite_version: str
     suite_digest: str
     items: int
-    passed: bool
-    identical: float | None
-    force_changed: float | None
-    right_mismatch: float | None
-    force_kept: float | None
+    passed: bool | None = Field(description="validated: passed every held-out set shipped now; false: failed one; "
+                                            "null: its latest result lacks one (validate it again)")
+    identical: float | None = Field(description="in-sample: share of identical pairs judged supported")
+    force_changed: float | None = Field(description="in-sample: share of force-changing edits judged contradicted")
+    right_mismatch: float | None = Field(description="in-sample: share of decided force-changing edits given the "
+                                                     "expected mismatch type")
+    force_kept: float | None = Field(description="in-sample: share of force-keeping rewrites judged supported")
     validated_at: str
+    gate: str = Field(description="what validates a judge: `held_out`, every held-out set shipped now")
+    in_sample_passed: bool | None = Field(description="its result on the in-sample LexFlip suite, which its rules "
+                                                      "may have been written from: reported, never validating")
+    held_out_sets: list[str] = Field(description="the held-out sets the gate reads (shipped now)")
+    held_out_missing: list[str] = Field(description="held-out sets its latest result lacks")
+    held_out_failed: list[str] = Field(description="held-out sets it fails")
+
+
+class JudgeHeldOutFamilyRow(Row):
+    """`judge_heldout_families`: a judge's latest validation on one family of one held-out set shipped now."""
+
+    judge: str
+    set: str
+    sha256: str
+    family: str
+    items: int
+    decided: int = Field(description="items it labelled supported or contradicted")
+    undetermined: int = Field(description="items it abstained on: its evidence did not decide")
+    unanswered: int = Field(description="items it gave no usable answer for (a failed call)")
+    decided_share: float | None = Field(description="decided / items; the gate needs at least 0.50")
+    accuracy_decided: float | None = Field(description="share of the decided items judged as expected")
+    as_expected: float | None = Field(description="share of all items judged as expected (undecided ones count "
+                                                  "against)")
+    right_mismatch: float | None = Field(description="force_changed: share of decided items with the expected "
+                                                     "mismatch type")
+    passed: bool
 
 
 class JudgePairVerdictRow(Row):
@@ -551,6 +583,7 @@ MARTS: dict[str, type[Row]] = {
     "drift_cells": DriftCellRow,
     "instance_outcomes": InstanceOutcomeRow,
     "instance_rows": InstanceRow,
+    "judge_heldout_families": JudgeHeldOutFamilyRow,
     "judge_pair_verdicts": JudgePairVerdictRow,
     "judge_validations": JudgeValidationRow,
     "leaderboard": LeaderboardRow,

@@ -69,7 +69,7 @@ class Publication(SQLModel, table=True):
     provenance: list[dict[str, Any]] = Field(sa_type=JSON)
     published_at: datetime = Field(sa_type=DateTime(timezone=True))
     judge_validated: bool | None = Field(default=None, description="the scope's judge passed (true) or failed "
-                                         "(false) its validation on the dissociation suite; null: never validated")
+                                         "(false) held-out validation; null: no held-out result")
 
 
 class PublishedLeaderboardRow(LeaderboardRow):
@@ -77,7 +77,7 @@ class PublishedLeaderboardRow(LeaderboardRow):
 
     judge_validated: bool | None = PydanticField(
         default=None, description="the judge behind HalTP, HalGen, JEq and RDI passed (true) or failed (false) its "
-                                  "validation on the dissociation suite; null: never validated")
+                                  "held-out validation; null: no held-out result")
 
 
 class PublishedCheck(SQLModel, table=True):

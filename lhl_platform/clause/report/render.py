@@ -36,9 +36,18 @@ JUDGE_MARKS: dict[bool | None, str] = {True: "", False: "!", None: "?"}
 
 
 def judge_validated(report: Report) -> bool | None:
-    """The scope's judge on the dissociation suite of the scope's corpus: passed, failed, or None when it was never
-    validated there. Every content figure of the report rests on this one judge's verdicts."""
+    """The scope's judge on held-out evidence for the scope's corpus: validated (passed every held-out set shipped
+    now), failed, or None when it has no such result there. Every content figure of the report rests on this one
+    judge's verdicts."""
     return report.judge_validation[0].passed if report.judge_validation else None
+
+
+def judge_shortfall(report: Report) -> str:
+    """Where the scope's judge falls short on held-out evidence, in a few words ("" when it does not)."""
+    failing = [f"{r.set} {r.family.replace('_', ' ')}: right on {_pct(r.accuracy_decided)}% of {r.decided} decided"
+               + (f", right mismatch type {_pct(r.right_mismatch)}%" if r.right_mismatch is not None else "")
+               for r in report.judge_heldout if not r.passed]
+    return "; ".join(failing)
 
 
 def judge_legend(report: Report) -> str | None:
@@ -48,10 +57,12 @@ def judge_legend(report: Report) -> str | None:
         return None
     how = f"(`lhl judge validate --judge {judge}`, or `--judge` a judge that passes)"
     if status is False:
-        return (f"{JUDGE_MARKS[False]} judge {judge} FAILED its validation on the dissociation suite: HalTP, HalGen, "
-                f"JEq and RDI rest on verdicts that do not read legal force {how}")
-    return (f"{JUDGE_MARKS[None]} judge {judge} has not been validated on this corpus: HalTP, HalGen, JEq and RDI "
-            f"rest on an unvalidated judge {how}")
+        where = judge_shortfall(report)
+        return (f"{JUDGE_MARKS[False]} judge {judge} FAILED held-out validation{f' ({where})' if where else ''}: "
+                f"HalTP, HalGen, JEq and RDI rest on verdicts not shown to read legal force on text its rules were "
+                f"not written from {how}")
+    return (f"{JUDGE_MARKS[None]} judge {judge} has not been validated on held-out evidence for this corpus: HalTP, "
+            f"HalGen, JEq and RDI rest on an unvalidated judge {how}")
 
 
 def _marked(text: str, value: float | None, mark: str) -> str:
@@ -81,8 +92,8 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     partial = [c for c in report.coverage if c.coverage_differs or c.judged_tp < c.true_positives]
     status = judge_validated(report)
     mark = JUDGE_MARKS[status]
-    judged = {True: "passed its validation", False: f"FAILED its validation; figures marked {mark}",
-              None: f"not validated; figures marked {mark}"}[status]
+    judged = {True: "validated on held-out evidence", False: f"FAILED held-out validation; figures marked {mark}",
+              None: f"not validated on held-out evidence; figures marked {mark}"}[status]
     out = [*render_verdict_text(clause_verdict(report), markdown),  # the verdict first (docs/method.md, 17)
            h("Scope"), *(f"{'- ' if markdown else ''}{line}" for line in (
         f"corpus:    {t(str(sc.corpus_name))} ({t(str(sc.corpus_id))})",

@@ -11,6 +11,7 @@ from lhl_platform.clause.report.marts import (
     DebateCategoryRow,
     DebateEffectRow,
     GapRow,
+    JudgeHeldOutFamilyRow,
     JudgeValidationRow,
     LeaderboardRow,
     MetricRow,
@@ -41,7 +42,7 @@ class Report(BaseModel):
     clause_profiles: list[ClauseRow]
     debate_effects: list[DebateEffectRow] = []
     debate_by_category: list[DebateCategoryRow] = []
-    judge_validation: list[JudgeValidationRow] = []  # the scope's judge on the dissociation suite, when validated
+    judge_validation: list[JudgeValidationRow] = []  # the scope's judge's validation (held-out gate), when any
     provenance: Provenance | None = None
     statistics: Statistics | None = None
     # What each system covers of the scope (`scope_coverage`), the one statement the header, the leaderboard, the
@@ -50,10 +51,13 @@ class Report(BaseModel):
     # Cost per model, stage, correct answer, batch savings and monitored runs (`cost.py`); after coverage, so the
     # sections before it keep their place in the JSON.
     cost: CostSection | None = None
+    # The scope's judge family by family on every held-out set (`judge_heldout_families`): the evidence its
+    # `judge_validation` row's `passed` rests on. After cost, so the sections before it keep their place.
+    judge_heldout: list[JudgeHeldOutFamilyRow] = []
     # The composite scheme the verdict ranks by (`lhl report --scheme`); not a section: the verdict names it.
     verdict_scheme: str = Field(default="equal", exclude=True)
 
 
 __all__ = ["METRIC_COLUMNS", "CategoryRow", "ClauseRow", "CompositeRow", "DebateCategoryRow", "DebateEffectRow",
-           "GapRow", "JudgeValidationRow", "LeaderboardRow", "MetricRow", "Provenance", "RdiRow", "Report", "RunRow",
-           "RunSummaryRow", "ScopeCoverageRow", "Statistics", "UsageRow"]
+           "GapRow", "JudgeHeldOutFamilyRow", "JudgeValidationRow", "LeaderboardRow", "MetricRow", "Provenance",
+           "RdiRow", "Report", "RunRow", "RunSummaryRow", "ScopeCoverageRow", "Statistics", "UsageRow"]

@@ -52,7 +52,7 @@ def backbone(system: str) -> str | None:
 def clause_verdict(report: Report, scheme: str | None = None) -> Verdict:
     """The clause report's verdict under one composite scheme (docs/method.md, section 17): `scheme`, else the
     report's chosen one (`lhl report --scheme`, `equal` by default)."""
-    from lhl_platform.clause.report.render import judge_validated  # render imports this module's renderer
+    from lhl_platform.clause.report.render import judge_shortfall, judge_validated  # render imports this module
 
     scheme = scheme or report.verdict_scheme
     if scheme not in SCHEMES:
@@ -88,7 +88,8 @@ def clause_verdict(report: Report, scheme: str | None = None) -> Verdict:
                                  f"{c.model}: its content figures rest on those, and HalGen and JEq leave the "
                                  "composite unless every matched cell was labelled (docs/method.md, section 9).")
                 for c in report.coverage if c.ranked and c.judged_tp < c.true_positives]
-    caveats += judge_caveat(report.scope.judge, judge_validated(report), "HalTP, HalGen, JEq and RDI")
+    caveats += judge_caveat(report.scope.judge, judge_validated(report), "HalTP, HalGen, JEq and RDI",
+                            judge_shortfall(report))
     caveats += small_sample_caveat(_clause_small(report))
     values = {m: {x.name: getattr(r, x.name) for x in CLAUSE_METRICS} for m, r in board.items()}
     counts = {m: {x.name: getattr(r, x.count) for x in CLAUSE_METRICS if x.count} for m, r in board.items()}

@@ -3,7 +3,8 @@
 -- HTML and `lhl publish` all read: the contracts and runs the scope asks for (the subset's or the corpus's
 -- contracts; the runs given, else every audited run), what the system covers of them, what it lacks, its nominal,
 -- returned and missing rows, whether it covers the matched cells (then it is ranked in the cross-model figures),
--- and what the scope's judge labelled of its true positives (the content figures rest on those cells only).
+-- and what the scope's judge labelled of its true positives (the content figures rest on those cells only): how many
+-- it decided, left undetermined, and the cells added after its pass, unlabelled until judged.
 -- `own_scope`: for a system not ranked, whether a scope with its runs ranks it: the scope's own contracts, else
 -- `own_subset`, the smallest stored subset holding every contract it covers. Either is named only when no system
 -- of the corpus covers a cell of it (in those runs) that this system lacks, so the system is maximal there and
@@ -78,7 +79,8 @@ own as (
 ),
 judging as (  -- what the scope's judge labelled of each system's true positives (`judge_cells`)
     select model, sum(tp)::bigint as true_positives, sum(judged)::bigint as judged_tp,
-           sum(imported)::bigint as imported_tp,
+           sum(imported)::bigint as imported_tp, sum(undetermined)::bigint as undetermined_tp,
+           count(*) filter (where after_pass)::bigint as cells_after_pass,
            coalesce(list(distinct run order by run) filter (where judged > 0), []) as judged_runs,
            count(distinct contract_id) filter (where tp > 0) as tp_contracts,
            count(distinct contract_id) filter (where judged > 0) as judged_contracts
@@ -115,7 +117,9 @@ select
     coalesce(j.imported_tp, 0) as imported_tp,
     coalesce(j.judged_runs, []) as judged_runs,
     coalesce(j.tp_contracts, 0) as tp_contracts,
-    coalesce(j.judged_contracts, 0) as judged_contracts
+    coalesce(j.judged_contracts, 0) as judged_contracts,
+    coalesce(j.undetermined_tp, 0) as undetermined_tp,
+    coalesce(j.cells_after_pass, 0) as cells_after_pass
 from per_model p
 left join complete k using (model)
 left join on_matched o using (model)
