@@ -52,6 +52,8 @@ LABELS: dict[str, str] = {
     "newest_recall": "newest run's recall", "delta_far": "FAR change", "delta_hal_gen": "HalGen change",
     "rdi_shift": "RDI change", "flip_rate": "flipped", "far": "FAR", "frr": "FRR", "acc": "Acc", "hal_tp": "HalTP",
     "hal_gen": "HalGen", "jeq": "JEq", "rdi": "RDI",
+    # a judge on a held-out set
+    "decided_share": "share decided", "accuracy_decided": "accuracy on decided", "as_expected": "as expected (all)",
     # cost and time
     "cost_usd": "cost (USD)", "cost_per_contract_usd": "cost per contract (USD)",
     "response_cost_usd": "response cost (USD)", "judge_cost_usd": "judge cost (USD)", "seconds": "seconds",
@@ -63,7 +65,8 @@ RATES = frozenset({
     "recall", "precision", "f1", "f2", "terms_only_recall", "terms_only_precision", "terms_only_f1", "hedge_rate",
     "f2_given_hedge", "expl_acc", "safety", "over_flag", "identification", "claimed_anything_missing",
     "explanation", "fabrication", "identical", "force_changed", "right_mismatch", "force_kept", "baseline_recall",
-    "newest_recall", "flip_rate", "far", "frr", "acc", "hal_tp", "hal_gen", "jeq"})
+    "newest_recall", "flip_rate", "far", "frr", "acc", "hal_tp", "hal_gen", "jeq", "decided_share",
+    "accuracy_decided", "as_expected"})
 POINTS = frozenset({"f2_mean_abs_diff", "delta_far", "delta_hal_gen"})
 SIGNED = frozenset({"rdi", "rdi_shift"})
 MONEY = frozenset({"cost_usd", "cost_per_contract_usd", "response_cost_usd", "judge_cost_usd"})
@@ -71,6 +74,7 @@ MONEY = frozenset({"cost_usd", "cost_per_contract_usd", "response_cost_usd", "ju
 # Columns a wide table folds into its detail table ("more columns", folded in HTML), so its first table fits the
 # page: by section name, the same for every suite that has one; any past `MAX_COLUMNS` fold too.
 DETAIL: dict[str, frozenset[str]] = {
+    "judge_heldout": frozenset({"sha256", "unanswered", "as_expected"}),
     "leaderboard": frozenset({"judge", "runs", "variants", "base_items", "terms_only_recall", "terms_only_precision",
                               "terms_only_f1", "missing_categories", "cost_usd", "coverage", "cells", "judged",
                               "judge_validated", "f2_given_hedge"}),
