@@ -288,4 +288,4 @@ def test_a_system_the_judge_labelled_in_part_is_a_caveat(tmp_path: Path) -> None
     import_outcomes(home, write_outcomes(tmp_path / "o.csv", rows))
     caveats = {c.kind: c for c in clause_verdict(build_report(home, resamples=50)).caveats}
     assert caveats["partly_judged"].subjects == ["a"]
-    assert "labelled 1 of the 2 true positives of a" in caveats["partly_judged"].statement
+    assert "decided 1 of the 2 true positives of a (1 not labelled)" in caveats["partly_judged"].statement

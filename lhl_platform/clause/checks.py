@@ -76,7 +76,8 @@ def labels_in_domain(con: duckdb.DuckDBPyConnection, model: str | None = None, r
     mismatches = [m.value for m in MismatchType]
     cond = (f"(verdict is not null and verdict not in ({', '.join('?' * len(verdicts))}))"
             f" or (mismatch_type is not null and mismatch_type not in ({', '.join('?' * len(mismatches))}))"
-            " or ((verdict = 'supported') <> (coalesce(mismatch_type, 'none') = 'none') and verdict is not null)"
+            # A mismatch type exactly on a contradiction: supported and undetermined carry 'none'.
+            " or ((verdict = 'contradicted') = (coalesce(mismatch_type, 'none') = 'none') and verdict is not null)"
             " or gt_present is null or predicted_present is null")
     base = f"select * from instance_outcomes{where}"
     args = params + verdicts + mismatches

@@ -1,5 +1,5 @@
 """The clause suite's offline models, registered with the model factory: the lexical extractor, the simulated
-extractors (calibration tools that read the answer key), and the rubric and overlap judges."""
+extractors (calibration tools that read the answer key), and the rubric, aligned and overlap judges."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from lhl_platform.clause.extraction import lexical, simulated
 from lhl_platform.clause.extraction.task import ExtractTask
 from lhl_platform.domain.models import Verdict, VerdictLabel
 from lhl_platform.factory import BuildContext, OfflineBuilder, OfflineEntry, ProviderError
-from lhl_platform.judging import overlap, rubric
+from lhl_platform.judging import aligned, overlap, rubric
 from lhl_platform.judging.task import JudgeOutput, JudgeTask, ScoreOutput, ScoreTask
 from lhl_platform.providers.base import Task
 from lhl_platform.providers.offline.adapter import OfflineModel
@@ -43,6 +43,8 @@ def _simulated(model_id: str, ctx: BuildContext) -> OfflineModel:
 
 
 Similarity = Callable[[tuple[str, ...], str], float]
+# A binary judge's graded answer: its verdict as 10 or 0, and an abstention halfway (it leans neither way).
+_RATING = {VerdictLabel.SUPPORTED: 10.0, VerdictLabel.CONTRADICTED: 0.0, VerdictLabel.UNDETERMINED: 5.0}
 
 
 def _offline_judge(judge: Callable[[str, tuple[str, ...], str], Verdict], version: str,
@@ -56,7 +58,7 @@ def _offline_judge(judge: Callable[[str, tuple[str, ...], str], Verdict], versio
                 if similarity is not None:
                     return ScoreOutput(rating=10 * similarity(task.truth, task.text))
                 verdict = judge(task.clause_type, task.truth, task.text)
-                return ScoreOutput(rating=10.0 if verdict.verdict is VerdictLabel.SUPPORTED else 0.0)
+                return ScoreOutput(rating=_RATING[verdict.verdict])
             _expect(task, JudgeTask, f"the {model_id} judge")
             assert isinstance(task, JudgeTask)
             return JudgeOutput.model_validate(judge(task.clause_type, task.truth, task.extracted), from_attributes=True)
@@ -73,6 +75,9 @@ OFFLINE_MODELS: dict[str, OfflineEntry] = {
        for name in simulated.PROFILES},
     "rubric": OfflineEntry("judge", _offline_judge(rubric.judge, rubric.VERSION),
                            "compares canonical forms of truth and extraction under the five criteria"),
+    "aligned": OfflineEntry("judge", _offline_judge(aligned.judge, aligned.VERSION),
+                            "the rubric's reading where the extraction is a local edit of the source; undetermined "
+                            "on a rewrite the rubric finds changed"),
     "overlap": OfflineEntry("judge", _offline_judge(overlap.judge, overlap.VERSION, overlap.similarity),
                             "negative control: content-token Jaccard against a threshold"),
 }

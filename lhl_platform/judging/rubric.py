@@ -90,7 +90,9 @@ def _overlap(reference: list[str], extracted: list[str]) -> tuple[float, float]:
     return common / max(1, len(ref)), common / max(1, len(ext))
 
 
-def _reference(spans: list[list[Term]], extracted: list[str]) -> list[Term]:
+def covered_reference(spans: list[list[Term]], extracted: list[str]) -> list[Term]:
+    """The ground-truth terms an extraction covers: every span at least half of whose content terms it contains,
+    else the best-overlapping span."""
     ext = _content(extracted)
     keyed = [(terms, [t.key for t in terms]) for terms in spans if terms]
     chosen = [terms for terms, keys in keyed
@@ -227,7 +229,7 @@ def judge(clause_type: str, truth: tuple[str, ...] | list[str] | str, extracted:
     if not ext:
         return Verdict(verdict=VerdictLabel.CONTRADICTED, mismatch_type=MismatchType.SCOPE,
                        reason="scope: the extraction is empty")
-    ref_terms = _reference([canonical_terms(s) for s in spans if s.strip()], ext)
+    ref_terms = covered_reference([canonical_terms(s) for s in spans if s.strip()], ext)
     recall, precision = _overlap([t.key for t in ref_terms], ext)
     if max(recall, precision) < MIN_OVERLAP:
         return Verdict(verdict=VerdictLabel.CONTRADICTED, mismatch_type=MismatchType.SCOPE,

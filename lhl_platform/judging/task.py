@@ -11,7 +11,9 @@ from lhl_platform.providers.base import Task
 
 class JudgeOutput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    verdict: Literal["supported", "contradicted"]
+    # "undetermined": a judge that abstains where its evidence does not decide (the offline `aligned` judge; an
+    # LLM may too). Never counted as supported or as contradicted.
+    verdict: Literal["supported", "contradicted", "undetermined"]
     mismatch_type: Literal["none", "numeric", "temporal", "obligation", "scope", "missing_condition",
                            "extra_condition", "other"]
     reason: str = ""

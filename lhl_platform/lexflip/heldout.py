@@ -11,6 +11,11 @@ written by hand from the clause text alone, fixed and hashed (`lhl_platform.judg
 run on them, and no judge is tuned to them: they are held out for every judge. Self-built (the platform's
 engineers wrote them, not attorneys).
 
+`data/clause_heldout_v2.jsonl` holds 72 rewrites of 33 other CUAD v1 clauses (contracts not in v1, 20 clause types)
+in other styles: 42 keep legal force (defined terms expanded, numbers restated, clause orders changed,
+cross-references renumbered), 30 change it in the same styles. It was fixed and hashed before the abstaining
+`aligned` judge was written and before any judge was run on it.
+
 Each case becomes a `SuiteItem` scored like the generated suite (the gate's thresholds, the LexFlip view); its
 unrelated text is the truth of the next case of another clause type and contract.
 """

@@ -57,6 +57,7 @@ def last_validation(home: Home, judge: str) -> JudgeValidated | None:
 def held_out_status(home: Home, judge: str) -> tuple[bool | None, str]:
     """Whether the judge's latest validation passes the held-out gate (None: no result on every held-out set
     shipped now), and, when it does not, why in a few words."""
+    from lhl_platform.clause.checks import heldout_phrase
     from lhl_platform.lexflip.heldout import shipped_sets
 
     last = last_validation(home, judge)
@@ -65,8 +66,8 @@ def held_out_status(home: Home, judge: str) -> tuple[bool | None, str]:
     status = last.status(shipped_sets())
     if status is None:
         return None, "its last validation has no result on every held-out set shipped now (validate it again)"
-    failing = [f"{h.set} {f.family}: right on {f.accuracy_decided if f.accuracy_decided is not None else 0:.3f} "
-               f"of {f.decided} decided" for h in last.held_out_sets for f in h.families if not f.passed]
+    failing = [heldout_phrase(h.set, f.family, f.accuracy_decided, f.decided, f.decided_share, f.right_mismatch)
+               for h in last.held_out_sets for f in h.families if not f.passed]
     return status, "" if status else f"it failed held-out validation ({'; '.join(failing)})"
 
 

@@ -45,6 +45,8 @@ def judge_validated(report: Report) -> bool | None:
 def judge_shortfall(report: Report) -> str:
     """Where the scope's judge falls short on held-out evidence, in a few words ("" when it does not)."""
     failing = [f"{r.set} {r.family.replace('_', ' ')}: right on {_pct(r.accuracy_decided)}% of {r.decided} decided"
+               + (f" ({_pct(r.decided_share)}% of its items decided)" if r.decided_share is not None
+                  and r.decided_share < 1 else "")
                + (f", right mismatch type {_pct(r.right_mismatch)}%" if r.right_mismatch is not None else "")
                for r in report.judge_heldout if not r.passed]
     return "; ".join(failing)

@@ -84,8 +84,9 @@ def clause_verdict(report: Report, scheme: str | None = None) -> Verdict:
                        f"{c.contracts_covered} of {c.contracts_asked} contracts covered, {c.cells} cells against "
                        f"{c.matched_cells} matched.") for c in report.coverage if not c.ranked]
     caveats += [Caveat(kind="partly_judged", subjects=[c.model],
-                       statement=f"The judge labelled {c.judged_tp} of the {c.true_positives} true positives of "
-                                 f"{c.model}: its content figures rest on those, and HalGen and JEq leave the "
+                       statement=f"The judge decided {c.judged_tp} of the {c.true_positives} true positives of "
+                                 f"{c.model}{_left_open(c.true_positives, c.judged_tp, c.undetermined_tp)}: its "
+                                 "content figures rest on those it decided, and HalGen and JEq leave the "
                                  "composite unless every matched cell was labelled (docs/method.md, section 9).")
                 for c in report.coverage if c.ranked and c.judged_tp < c.true_positives]
     caveats += judge_caveat(report.scope.judge, judge_validated(report), "HalTP, HalGen, JEq and RDI",
@@ -147,3 +148,11 @@ def _clause_small(report: Report) -> list[str]:
     out += [f"{r.model} RDI{'' if r.category is None else ' ' + r.category} (n={r.contradicted})"
             for r in report.rdi if r.rdi is not None and r.rdi_ci_low is not None and r.contradicted < SMALL_SAMPLE]
     return out
+
+
+def _left_open(tps: int, decided: int, undetermined: int) -> str:
+    """What the judge left of a system's true positives: undetermined ones, and those it never labelled."""
+    unlabelled = tps - decided - undetermined
+    parts = ([f"{undetermined} undetermined"] if undetermined else []) + \
+        ([f"{unlabelled} not labelled"] if unlabelled else [])
+    return f" ({', '.join(parts)})" if parts else ""
