@@ -9,6 +9,7 @@ import csv
 import hashlib
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -486,3 +487,100 @@ def test_undoing_an_edit_leaves_a_release_s_own_defined_terms_gold_as_it_was() -
     (after,) = scrub_gold.apply("s", [item], {edit_ref("s", item, edit)}, {})
     assert [g for g in after.gold if g.category == "defined_terms"] == curated
     assert edit not in after.gold and len(after.gold) == len(item.gold) - 1
+
+
+# --- The loop closed (issue #42): exports carry the reviewed version, and the gold-version asset shows it at once --
+
+def _gold_asset(home: Home, asset: str) -> dict[str, str]:
+    """The metadata of the latest materialization of a gold-versions asset, as the Dagster UI shows it."""
+    from dagster import AssetKey
+
+    from orchestration.launch import instance_for
+
+    instance = instance_for(home)
+    try:
+        event = instance.get_latest_materialization_event(AssetKey(asset))
+        assert event is not None and event.asset_materialization is not None
+        return {k: str(v.value) for k, v in event.asset_materialization.metadata.items()}
+    finally:
+        instance.dispose()
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_the_reviewed_scrub_gold_exports_imports_elsewhere_and_scores_the_same(tmp_path: Path, capsys) -> None:
+    home = Home.resolve(tmp_path / "home").ensure()
+    release = tmp_path / "set.jsonl"
+    release.write_bytes(export_items(ITEMS))
+    findings = findings_file(tmp_path / "findings.jsonl")
+    assert lhl(home, "ingest", "contractscrub", str(release)) == 0
+    assert lhl(home, "import", "findings", str(findings)) == 0
+    assert lhl(home, "review", "export", "--suite", "contractscrub", "--out", str(tmp_path / "sheet")) == 0
+    capsys.readouterr()
+    sheet = write_csv(tmp_path / "ann.csv", _decide(read_csv(tmp_path / "sheet" / "decisions.csv")))
+    assert lhl(home, "review", "import", str(sheet), "--reviewer", "ann") == 0
+    # The gold-version asset shows version 2 the moment the import returns, through the one launch path.
+    assert "materialized scrub_gold_versions (job scrub_gold)" in capsys.readouterr().out
+    assert _gold_asset(home, "scrub_gold_versions")["latest_gold_version"] == "2"
+    v2 = report(home, capsys, "--suite", "contractscrub")
+
+    # The export defaults to the newest version, names it and its reviewer on every line, and holds its gold.
+    assert lhl(home, "scrub", "export", str(tmp_path / "v2.jsonl")) == 0
+    out = capsys.readouterr().out
+    assert "gold version 2 (reviewed by ann)" in out
+    lines = _lines(tmp_path / "v2.jsonl")
+    assert {json.dumps(line["reviewed"], sort_keys=True) for line in lines} == {json.dumps(
+        {"item_set": v2["scope"]["item_set"], "gold_version": 2, "reviewers": ["ann"]}, sort_keys=True)}
+    held = Counter(g["category"] for line in lines for g in line["gold"])
+    assert dict(held) == {r["category"]: r["gold"] for r in v2["gold"] if r["gold"]}
+    assert all("six percent (6%)" not in line["text"] for line in lines)  # the rejected edit undone in the text
+    # Version 1 is still the release's own bytes; a version that does not exist is one line.
+    assert lhl(home, "scrub", "export", str(tmp_path / "v1.jsonl"), "--gold-version", "1") == 0
+    assert (tmp_path / "v1.jsonl").read_bytes() == release.read_bytes()
+    capsys.readouterr()
+    assert lhl(home, "scrub", "export", str(tmp_path / "v3.jsonl"), "--gold-version", "3") == 1
+    err = capsys.readouterr().err.strip()
+    assert "has no gold version 3; its versions are 1 to 2" in err and len(err.splitlines()) == 1
+    assert lhl(home, "scrub", "export", str(tmp_path / "gold.jsonl"), "--as-findings", "gold") == 0
+    as_findings = _lines(tmp_path / "gold.jsonl")
+    assert sum(len(line["findings"]) for line in as_findings) == sum(held.values())
+
+    # Ingested elsewhere, the reviewed export is a new set whose gold is the reviewed gold: the same scores.
+    other = Home.resolve(tmp_path / "other").ensure()
+    assert lhl(other, "ingest", "contractscrub", str(tmp_path / "v2.jsonl")) == 0
+    assert lhl(other, "import", "findings", str(findings)) == 0
+    elsewhere = report(other, capsys, "--suite", "contractscrub")
+    assert elsewhere["scope"]["gold_version"] == 1
+    for model in ("vendor-x", "vendor-y"):
+        here, there = _leader(v2, model), _leader(elsewhere, model)
+        assert (there["recall"], there["precision"], there["f1"]) == (here["recall"], here["precision"], here["f1"])
+    assert [(r["category"], r["gold"]) for r in elsewhere["gold"]] == [(r["category"], r["gold"]) for r in v2["gold"]]
+
+
+def test_the_reviewed_insufficiency_gold_exports_without_the_rejected_variant(tmp_path: Path, capsys) -> None:
+    home = Home.resolve(tmp_path / "home").ensure()
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
+    assert lhl(home, "ingest", "insufficiency", str(items), "--name", "review-test") == 0
+    assert lhl(home, "review", "export", "--suite", "insufficiency", "--out", str(tmp_path / "sheet")) == 0
+    decided = write_csv(tmp_path / "ann.csv", _decide_queries(read_csv(tmp_path / "sheet" / "decisions.csv"),
+                                                              reject_q1b=True))
+    capsys.readouterr()
+    assert lhl(home, "review", "import", str(decided), "--reviewer", "ann") == 0
+    assert "materialized insufficiency_gold_versions (job insufficiency_gold)" in capsys.readouterr().out
+    assert _gold_asset(home, "insufficiency_gold_versions")["latest_gold_version"] == "2"
+    assert lhl(home, "insufficiency", "export", str(tmp_path / "v2.jsonl")) == 0
+    assert "gold version 2 (reviewed by ann; 4 of 5 items kept)" in capsys.readouterr().out
+    lines = {line["item_id"]: line for line in _lines(tmp_path / "v2.jsonl")}
+    assert sorted(lines) == ["q1", "q1a", "q2", "q2a"]
+    assert all(line["reviewed"]["gold_version"] == 2 and line["reviewed"]["reviewers"] == ["ann"]
+               for line in lines.values())
+    state = next(e for e in lines["q1a"]["missing_elements"] if e["sub_tag"] == "state")
+    assert state["required"] is False  # the element the reviewer marked not required
+    assert lhl(home, "insufficiency", "export", str(tmp_path / "v1.jsonl"), "--gold-version", "1") == 0
+    assert [json.loads(line) for line in (tmp_path / "v1.jsonl").read_text().splitlines()] == [
+        {**q, "missing_elements": q.get("missing_elements", [])} for q in QUERIES]
+    other = Home.resolve(tmp_path / "other").ensure()
+    assert lhl(other, "ingest", "insufficiency", str(tmp_path / "v2.jsonl"), "--name", "reviewed") == 0

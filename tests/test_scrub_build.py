@@ -3,6 +3,8 @@ contracts as the paper did (when CUAD v1 is present). Every kept defect holds (t
 the set holds every category, is reproducible to the byte for a seed, and round-trips through the release
 format and through its recorded events (`scrub.items_built` and one `scrub.item` per item)."""
 
+import csv
+import io
 import re
 import time
 from collections import Counter
@@ -220,3 +222,56 @@ def test_every_term_of_a_definitions_article_is_in_the_gold_at_its_section(cuad_
             seen += 1
             assert (term, section) in gold, (item.contract_id, term, section)
     assert seen >= 150  # 184 items of Definitions articles in the seed-0 set
+
+
+# --- Review sheets: every sheet the builder can make imports as exported (issue #42) ---------------------------
+
+def _sheet_imports_as_exported(items) -> None:
+    """The sheet's decisions.csv as `lhl review export` writes it: every ref once; blank, it decides nothing; with
+    one decision filled in, that one decision is read."""
+    from lhl_platform.review.decisions import read_rows, validate
+    from lhl_platform.review.scrub_sheet import edit_rows
+    from lhl_platform.review.sheet import decisions_csv
+
+    rows = edit_rows("set", 1, items)
+    assert len(rows) == sum(1 for i in items for g in i.gold if g.edit is not None)  # one row per injected edit
+    refs = [r.ref for r in rows]
+    assert len(set(refs)) == len(refs)
+    assert [r.ref for r in edit_rows("set", 1, items)] == refs  # the same version exports the same refs
+    data = decisions_csv(rows)
+    _, blank = read_rows(data, "decisions.csv")
+    assert validate(blank, rows, "decisions.csv") == []
+    sheet = list(csv.DictReader(io.StringIO(data.decode())))
+    sheet[-1]["decision"] = "reject"
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(sheet[0]))
+    writer.writeheader()
+    writer.writerows(sheet)
+    one = out.getvalue().encode()
+    (decided,) = validate(read_rows(one, "decisions.csv")[1], rows, "decisions.csv")
+    assert (decided.row.ref, decided.decision) == (rows[-1].ref, "reject")
+
+
+def test_a_demo_sheet_imports_as_exported(demo_set):
+    _sheet_imports_as_exported(demo_set.items)
+
+
+def test_two_edits_of_the_same_words_in_one_contract_are_two_rows_with_two_refs(demo_set):
+    from lhl_platform.review.scrub_sheet import edit_ref
+
+    item = demo_set.items[0]
+    edit = next(g for g in item.gold if g.edit is not None)
+    assert edit.edit is not None
+    moved = edit.model_copy(update={"edit": edit.edit.model_copy(update={"start": edit.edit.start + 1,
+                                                                          "end": edit.edit.end + 1})})
+    assert edit_ref("set", item, edit) != edit_ref("set", item, moved)
+
+
+@pytest.mark.parametrize(("contracts", "seed"), [(5, 0), (5, 7)])  # 44 contracts of seed 0: the next test
+def test_cuad_sheets_import_as_exported(cuad, cuad_parties, contracts, seed):
+    built = build_items(cuad.contracts, contracts, seed=seed, corpus=cuad.name, parties=cuad_parties)
+    _sheet_imports_as_exported(built.items)
+
+
+def test_the_44_contract_seed_0_cuad_sheet_imports_as_exported(cuad_set):
+    _sheet_imports_as_exported(cuad_set.items)

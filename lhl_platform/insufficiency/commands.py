@@ -125,16 +125,30 @@ def cmd_judge(args: argparse.Namespace, home: Home) -> int:
 
 
 def cmd_export(args: argparse.Namespace, home: Home) -> int:
+    from lhl_platform.review.versions import insufficiency_items_at, review_events, version_to_export
+
     items = load_item_set(home, args.item_set)
-    data = dump_items(items.items).encode()
+    events = review_events(home)
+    reviewed = version_to_export(events, "insufficiency", items.item_set_id, args.gold_version)
+    chosen, which = items.items, "gold version 1 (as recorded, not reviewed)"
+    if reviewed is not None:  # the variants a reviewer rejected left out, each element as the version has it
+        _, at = insufficiency_items_at(home, events, items.item_set_id, reviewed.gold_version)
+        chosen = tuple(g.item.model_copy(update={"reviewed": reviewed}) for g in at if g.kept)
+        which = (f"gold version {reviewed.gold_version} (reviewed by {', '.join(reviewed.reviewers)}; "
+                 f"{len(chosen)} of {len(at)} items kept)")
+    data = dump_items(chosen).encode()
     write_atomic(Path(args.file), data)
-    print(f"wrote {_describe(items)} to {args.file} ({len(data):,} bytes, sha256 {hashlib.sha256(data).hexdigest()})")
+    print(f"wrote {_describe(items)}, {which}, to {args.file} ({len(data):,} bytes, sha256 "
+          f"{hashlib.sha256(data).hexdigest()})")
     return 0
 
 
 def _define_export(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="the JSONL file to write (the published format, docs/formats.md section 2)")
     p.add_argument("--item-set", dest="item_set", help="the item set (id or name; default: the active one)")
+    p.add_argument("--gold-version", dest="gold_version", type=int, metavar="N",
+                   help="the gold version to write (`lhl review`; default: the newest); a reviewed version names "
+                        "itself and its reviewers on every line")
 
 
 def _define_judge(p: argparse.ArgumentParser) -> None:

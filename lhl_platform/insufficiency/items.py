@@ -28,6 +28,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
+from lhl_platform.domain.reviewed import Reviewed
 from lhl_platform.jsonl import JsonlError, describe, parse_lines
 
 
@@ -96,6 +97,7 @@ class Item(_Frozen):
     jurisdiction: Text
     query: Text
     missing_elements: tuple[MissingElement, ...] = ()
+    reviewed: Reviewed | None = None  # exported at a reviewed gold version (`lhl insufficiency export --gold-version`)
 
     @model_validator(mode="after")
     def _consistent(self) -> Item:
@@ -221,7 +223,7 @@ def _model_at(exc: ValidationError) -> type[BaseModel]:
 
 def dump_items(items: tuple[Item, ...]) -> str:
     """The published format: one item a line, fields in the contract's order."""
-    return "".join(item.model_dump_json() + "\n" for item in items)
+    return "".join(item.model_dump_json(exclude=None if item.reviewed else {"reviewed"}) + "\n" for item in items)
 
 
 def load_items(path: Path, *, name: str | None = None, description: str | None = None) -> ItemSet:

@@ -38,6 +38,7 @@ stages = lazy("lhl_platform.insufficiency.stages")  # its stages' functions and 
 
 NAME = "insufficiency"
 PARTITION_JOB = "insufficiency_partition"
+GOLD_JOB = "insufficiency_gold"
 
 
 _tags = partition_tags(NAME)
@@ -83,7 +84,9 @@ SUITE = Suite(
               after=("insufficiency_items",), eager=True, group=NAME, feeds=lineage.FEEDS),
     ),
     jobs=(Job(PARTITION_JOB, ("insufficiency_responses", "insufficiency_judgments"),
-              "Answer and judge one (model, run) partition of InsufficiencyBench.", tags=_tags),),
+              "Answer and judge one (model, run) partition of InsufficiencyBench.", tags=_tags),
+          Job(GOLD_JOB, ("insufficiency_gold_versions",), "Show the active item set's gold versions (run by `lhl "
+              "review import` once it made one).", partitioning="none")),
     sql=SQL_DIR / NAME,
     sections=(
         Section("item_set", "Item set", report.InsufficiencyItemSetRow, report.item_set_rows,

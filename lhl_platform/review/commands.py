@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lhl_platform.home import Home
 from lhl_platform.review.agreement import agreement
-from lhl_platform.review.decisions import DecisionsError
+from lhl_platform.review.decisions import DecisionsError, read_rows
 from lhl_platform.review.record import import_decisions
 from lhl_platform.review.sheet import write_sheet
 from lhl_platform.review.sheets import SUITES, sheet
@@ -58,6 +58,17 @@ def cmd_import(args: argparse.Namespace, home: Home) -> int:
           f"reviewer(s)" + (f", {m.disagreements} disagreements left as they were (`lhl review agreement`)"
                              if m.disagreements else ""))
     return 0
+
+
+def gold_jobs(args: argparse.Namespace, home: Home) -> tuple[str, ...]:
+    """The job that shows the imported sheet's suite's gold versions (its one stage, `<...>_gold_versions`), so the
+    asset and the report agree the moment `lhl review import` returns."""
+    from lhl_platform.suites import get_suite
+
+    path = Path(args.file)
+    header, _ = read_rows(path.read_bytes(), path.name)
+    return tuple(j.name for j in get_suite(header.suite).jobs
+                 if len(j.stages) == 1 and j.stages[0].endswith("_gold_versions"))
 
 
 def cmd_agreement(args: argparse.Namespace, home: Home) -> int:
@@ -116,7 +127,7 @@ COMMANDS = (
     Command(("review", "export"), "write the review sheet of a suite's gold (review.html and decisions.csv)",
             _define_export, cmd_export),
     Command(("review", "import"), "record a reviewer's decisions (a filled-in decisions.csv) and make the next gold "
-            "version", _define_import, cmd_import),
+            "version", _define_import, cmd_import, then_jobs=gold_jobs),
     Command(("review", "agreement"), "two reviewers' agreement on the same sheet (Cohen's kappa) and their "
             "disagreements", _define_agreement, cmd_agreement),
 )

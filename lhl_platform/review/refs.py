@@ -1,6 +1,7 @@
 """A reviewable thing's `ref`: the first 16 hex digits of the SHA-256 of what it is (suite, item set, item, kind,
-category and content), never of offsets or row order, so two exports of the same gold version give the same refs
-and a decision keeps meaning the same thing."""
+category and content) and, for an injected edit, where it sits in the source contract (two edits of the same words
+are two things), never of row order or of offsets a later gold version moves, so every export of a gold version
+gives the same refs and a decision keeps meaning the same thing."""
 
 from __future__ import annotations
 

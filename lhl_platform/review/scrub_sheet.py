@@ -45,10 +45,22 @@ def _gold_text(g: Finding) -> str:
     return ", ".join(f"{k}: {v}" for k, v in g.fields().items())
 
 
+def source_offset(item: ScrubItem, g: GoldFinding) -> int:
+    """Where an edit sits in the source contract: its offset in the item's text less what the edits before it
+    added. Undoing another edit (a later gold version) leaves it unchanged, and two edits never share it."""
+    assert g.edit is not None
+    at = g.edit.start
+    return at - sum((o.edit.end - o.edit.start) - len(o.edit.original)
+                    for o in item.gold if o.edit is not None and o.edit.end <= at and o is not g)
+
+
 def edit_ref(item_set: str, item: ScrubItem, g: GoldFinding) -> str:
+    """An edit's ref: its content and where it sits in the source contract, so two edits of the same words (two
+    `uncapitalized_defined_terms` of one term, say) are two refs, and every export of every gold version that
+    keeps the edit gives the same one."""
     assert g.edit is not None
     return ref_of("contractscrub", item_set, item.contract_id, "edit", g.category, g.fields(), g.edit.original,
-                  item.text[g.edit.start:g.edit.end])
+                  item.text[g.edit.start:g.edit.end], source_offset(item, g))
 
 
 def finding_ref(item_set: str, contract_id: str, f: Finding) -> str:
@@ -56,12 +68,16 @@ def finding_ref(item_set: str, contract_id: str, f: Finding) -> str:
 
 
 def edit_rows(item_set: str, version: int, items: Sequence[ScrubItem]) -> list[ReviewRow]:
-    rows = []
+    rows, seen = [], set()
     for item in items:
         for g in sorted((g for g in item.gold if g.edit is not None), key=lambda g: g.edit.start if g.edit else 0):
             assert g.edit is not None
+            ref = edit_ref(item_set, item, g)
+            if ref in seen:  # the same tuple of the same edit at the same place: one thing, one row, one decision
+                continue
+            seen.add(ref)
             s, e = g.edit.start, g.edit.end
-            rows.append(ReviewRow(ref=edit_ref(item_set, item, g), suite="contractscrub", item_set=item_set,
+            rows.append(ReviewRow(ref=ref, suite="contractscrub", item_set=item_set,
                                   gold_version=version, item_id=item.contract_id, kind="edit", category=g.category,
                                   before=item.text[max(0, s - CONTEXT):s], removed=g.edit.original,
                                   inserted=item.text[s:e], after=item.text[e:e + CONTEXT], gold=_gold_text(g)))

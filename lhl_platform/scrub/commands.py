@@ -27,7 +27,7 @@ from lhl_platform.home import Home
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.events import ScrubEventType, ScrubFindingsImported, ScrubItemsBuilt, ScrubScope
 from lhl_platform.scrub.imports import gold_findings, parse_findings
-from lhl_platform.scrub.items import Finding, export_items
+from lhl_platform.scrub.items import Finding, ScrubItem, export_items
 from lhl_platform.scrub.stages import IMPORTS_STREAM, build_set, ingest_file, write_scores
 from lhl_platform.scrub.store import StoredSet, load_set
 from lhl_platform.scrub.versions import later_gold, write_later_scores
@@ -70,16 +70,32 @@ def cmd_build(args: argparse.Namespace, home: Home) -> int:
     return 0
 
 
+def _at_version(home: Home, stored: StoredSet, version: int | None) -> tuple[tuple[ScrubItem, ...], str]:
+    """The set's items at the gold version asked for (default: the newest), each line naming a reviewed version,
+    and the words saying which version it is."""
+    from lhl_platform.review.versions import review_events, scrub_items_at, version_to_export
+
+    events = review_events(home)
+    reviewed = version_to_export(events, "contractscrub", stored.item_set, version)
+    if reviewed is None:
+        return stored.items, "gold version 1 (as recorded, not reviewed)"
+    _, items = scrub_items_at(home, events, stored.item_set, reviewed.gold_version)
+    return (tuple(i.model_copy(update={"reviewed": reviewed}) for i in items),
+            f"gold version {reviewed.gold_version} (reviewed by {', '.join(reviewed.reviewers)})")
+
+
 def cmd_export(args: argparse.Namespace, home: Home) -> int:
     if args.as_findings is not None:
         return _export_findings(args, home)
     stored = load_set(home, args.item_set)
-    data = export_items(stored.items)
+    items, which = _at_version(home, stored, args.gold_version)
+    data = export_items(items)
     summary = stored.summary
-    if isinstance(summary, ScrubItemsBuilt) and hashlib.sha256(data).hexdigest() != summary.export_sha256:
+    if items is stored.items and isinstance(summary, ScrubItemsBuilt) and \
+            hashlib.sha256(data).hexdigest() != summary.export_sha256:
         raise ValueError(f"item set {stored.item_set} does not export the bytes it was built as")
     write_atomic(Path(args.file), data)
-    print(f"wrote {stored.describe()} to {args.file} ({len(data):,} bytes, sha256 "
+    print(f"wrote {stored.describe()}, {which}, to {args.file} ({len(data):,} bytes, sha256 "
           f"{hashlib.sha256(data).hexdigest()})")
     return 0
 
@@ -93,11 +109,12 @@ def _export_findings(args: argparse.Namespace, home: Home) -> int:
     who = _Answers(model=args.as_findings, run=args.run)  # what the import will require of every line
     model, run = who.model, who.run
     stored = load_set(home, args.item_set)
-    data = gold_findings(stored.items, model, run)
+    items, which = _at_version(home, stored, args.gold_version)
+    data = gold_findings(items, model, run)
     write_atomic(Path(args.file), data)
-    calls = len(stored.items) * len(CATEGORY_KEYS)
-    print(f"wrote the gold of {stored.describe()} to {args.file} as {calls} findings lines of model {model}, run "
-          f"{run} (every call of the set); `lhl import findings {args.file}` scores it")
+    calls = len(items) * len(CATEGORY_KEYS)
+    print(f"wrote the gold of {stored.describe()}, {which}, to {args.file} as {calls} findings lines of model "
+          f"{model}, run {run} (every call of the set); `lhl import findings {args.file}` scores it")
     return 0
 
 
@@ -158,6 +175,9 @@ def _define_export(p: argparse.ArgumentParser) -> None:
     p.add_argument("--as-findings", dest="as_findings", metavar="NAME", help="write the set's gold in the findings "
                    "format of `lhl import findings` instead, as model NAME's answers (every call of the set)")
     p.add_argument("--run", type=int, default=1, help="with --as-findings: the run the answers are of (default 1)")
+    p.add_argument("--gold-version", dest="gold_version", type=int, metavar="N",
+                   help="the gold version to write (`lhl review`; default: the newest); a reviewed version names "
+                        "itself and its reviewers on every line")
 
 
 def _define_ingest(p: argparse.ArgumentParser) -> None:

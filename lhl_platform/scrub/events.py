@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from lhl_platform.domain.models import MODEL_NAME_PATTERN, RunNumber
+from lhl_platform.domain.reviewed import Reviewed
 from lhl_platform.events.kinds import register_events
 from lhl_platform.events.payloads import Payload
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
@@ -85,9 +86,11 @@ class ScrubItemRecorded(Payload):
     text_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     source: Source | None
     gold: tuple[GoldFinding, ...]
+    reviewed: Reviewed | None = None  # the file was a reviewed export (`lhl scrub export --gold-version N`)
 
     def item(self) -> ScrubItem:
-        return ScrubItem(contract_id=self.contract_id, text=self.text, gold=self.gold, source=self.source)
+        return ScrubItem(contract_id=self.contract_id, text=self.text, gold=self.gold, source=self.source,
+                         reviewed=self.reviewed)
 
 
 class ScrubScope(Payload):
@@ -221,4 +224,5 @@ def items_ingested(items: Sequence[ScrubItem], file_name: str, data: bytes) -> S
 
 def item_recorded(item_set: str, item: ScrubItem) -> ScrubItemRecorded:
     return ScrubItemRecorded(item_set=item_set, contract_id=item.contract_id, text=item.text,
-                             text_sha256=item.text_sha256, source=item.source, gold=item.gold)
+                             text_sha256=item.text_sha256, source=item.source, gold=item.gold,
+                             reviewed=item.reviewed)

@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import Field, ValidationError, model_validator
 
 from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
+from lhl_platform.domain.reviewed import Reviewed
 from lhl_platform.jsonl import JsonlError, parse_lines
 from lhl_platform.scrub.categories import FINDING_FIELDS, CategoryKey, category
 
@@ -102,6 +103,7 @@ class ScrubItem(_Frozen):
     text: str
     gold: tuple[GoldFinding, ...]
     source: Source | None = None
+    reviewed: Reviewed | None = None  # exported at a reviewed gold version (`lhl scrub export --gold-version N`)
 
     @model_validator(mode="after")
     def _edits_fit_the_text(self) -> ScrubItem:
@@ -148,6 +150,8 @@ def item_line(item: ScrubItem) -> str:
                             "gold": [g.model_dump(mode="json", exclude_none=True) for g in item.gold]}
     if item.source is not None:
         body["source"] = item.source.model_dump(mode="json")
+    if item.reviewed is not None:
+        body["reviewed"] = item.reviewed.model_dump(mode="json")
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 

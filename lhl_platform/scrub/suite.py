@@ -24,6 +24,7 @@ stages = lazy("lhl_platform.scrub.stages")  # the stages' functions and configs,
 NAME = "contractscrub"
 PARTITION_JOB = "scrub_partition"
 ITEMS_JOB = "scrub_item_set"
+GOLD_JOB = "scrub_gold"
 
 
 _tags = partition_tags(NAME)
@@ -88,7 +89,9 @@ SUITE = Suite(
               tags=_tags),
           Job(ITEMS_JOB, ("scrub_items", "scrub_gold_versions"), "Record (or re-show) the active ContractScrub "
               "item set and its gold versions.",
-              partitioning="none")),
+              partitioning="none"),
+          Job(GOLD_JOB, ("scrub_gold_versions",), "Show the active item set's gold versions (run by `lhl review "
+              "import` once it made one).", partitioning="none")),
     sql=SQL_DIR / "scrub",
     sections=(
         Section("leaderboard", "Leaderboard", report.ScrubLeaderboardRow, report.leaderboard_rows,

@@ -191,12 +191,14 @@ class CompareMetric:
 @dataclass(frozen=True)
 class Command:
     """A command the suite adds to `lhl` (`path`: the words, e.g. ("scrub", "build")). `define` adds its
-    arguments; `handler` runs it and returns the exit code."""
+    arguments; `handler` runs it and returns the exit code. `then_jobs`, when given, names the suite jobs to run
+    through the one launch path once the handler succeeded, so the assets show at once what it recorded."""
 
     path: tuple[str, ...]
     help: str
     define: Callable[[argparse.ArgumentParser], None]
     handler: Callable[[argparse.Namespace, Home], int]
+    then_jobs: Callable[[argparse.Namespace, Home], Sequence[str]] | None = None
 
 
 @dataclass(frozen=True)

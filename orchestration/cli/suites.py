@@ -134,5 +134,29 @@ def add_commands(cli: Cli, title: str, commands: Sequence[Command]) -> None:
         *group, name = command.path
         if group:
             cli.group(group[0], f"{group[0]} commands of the {title} suite")
-        p = cli.add(name, command.handler, command.help, group=group[0] if group else None)
+        p = cli.add(name, _then_jobs(command), command.help, group=group[0] if group else None)
         command.define(p)
+
+
+def _then_jobs(command: Command) -> Callable[[argparse.Namespace, Home], int]:
+    """The command's handler, followed (when it succeeded) by the jobs it names, each executed as every CLI run is."""
+    if command.then_jobs is None:
+        return command.handler
+    after = command.then_jobs
+
+    def run(args: argparse.Namespace, home: Home) -> int:
+        code = command.handler(args, home)
+        if code == 0:
+            from orchestration.launch import execute, instance_for
+            from orchestration.runs import find_job, job_launch
+
+            instance = instance_for(home)
+            try:
+                for name in after(args, home):
+                    execute(home, instance, job_launch(home, name, "cli", what=f"the {name} job"))
+                    print(f"materialized {', '.join(find_job(name).stages)} (job {name})")
+            finally:
+                instance.dispose()
+        return code
+
+    return run
