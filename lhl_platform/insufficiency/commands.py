@@ -27,12 +27,14 @@ from lhl_platform.insufficiency.events import (
 )
 from lhl_platform.insufficiency.imports import parse_judgments, parse_responses
 from lhl_platform.insufficiency.items import ItemSet, about_item_set, dump_items, load_items
+from lhl_platform.insufficiency.lineage import kept_items_at
 from lhl_platform.insufficiency.records import ItemJudgment, ItemResponse
 from lhl_platform.insufficiency.selfbuilt import self_built_items
 from lhl_platform.insufficiency.stages import IMPORTS_STREAM
 from lhl_platform.insufficiency.store import ensure_item_set, ingest_item_set, load_item_set
 from lhl_platform.jsonl import read_lines
 from lhl_platform.suites.contract import Command
+from lhl_platform.suites.gold_lineage import version_to_export
 
 
 def _describe(items: ItemSet) -> str:
@@ -125,17 +127,14 @@ def cmd_judge(args: argparse.Namespace, home: Home) -> int:
 
 
 def cmd_export(args: argparse.Namespace, home: Home) -> int:
-    from lhl_platform.review.versions import insufficiency_items_at, review_events, version_to_export
-
     items = load_item_set(home, args.item_set)
-    events = review_events(home)
-    reviewed = version_to_export(events, "insufficiency", items.item_set_id, args.gold_version)
+    reviewed = version_to_export(home, "insufficiency", items.item_set_id, args.gold_version)
     chosen, which = items.items, "gold version 1 (as recorded, not reviewed)"
     if reviewed is not None:  # the variants a reviewer rejected left out, each element as the version has it
-        _, at = insufficiency_items_at(home, events, items.item_set_id, reviewed.gold_version)
-        chosen = tuple(g.item.model_copy(update={"reviewed": reviewed}) for g in at if g.kept)
+        kept, held = kept_items_at(home, items, reviewed.gold_version)
+        chosen = tuple(i.model_copy(update={"reviewed": reviewed}) for i in kept)
         which = (f"gold version {reviewed.gold_version} (reviewed by {', '.join(reviewed.reviewers)}; "
-                 f"{len(chosen)} of {len(at)} items kept)")
+                 f"{len(chosen)} of {held} items kept)")
     data = dump_items(chosen).encode()
     write_atomic(Path(args.file), data)
     print(f"wrote {_describe(items)}, {which}, to {args.file} ({len(data):,} bytes, sha256 "

@@ -5,7 +5,12 @@ required elements as ingested; a later one: each item kept or dropped and its el
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import Any
 
+from lhl_platform.events.model import Event
+from lhl_platform.home import Home
+from lhl_platform.insufficiency.items import Item, ItemSet, MissingElement
 from lhl_platform.insufficiency.store import load_item_set
 from lhl_platform.suites.contract import StageContext, StageResult
 from lhl_platform.suites.gold_lineage import REVIEW_FEEDS, gold_result, review_stream, version_lines
@@ -15,17 +20,34 @@ ITEM_AT_VERSION = "review.insufficiency_gold"  # an item as it stands in a gold 
 FEEDS = (*REVIEW_FEEDS, ITEM_AT_VERSION)
 
 
-def insufficiency_gold_versions(ctx: StageContext) -> StageResult:
-    items = load_item_set(ctx.home)
-    set_id = items.item_set_id
-    events = review_stream(ctx.home)
-    at_version: dict[int, list[dict[str, object]]] = {}
+def _at_versions(events: Sequence[Event], set_id: str) -> dict[int, list[dict[str, Any]]]:
+    """Per later gold version, each item as the review recorded it (item_id, kept, missing_elements)."""
+    at_version: dict[int, list[dict[str, Any]]] = {}
     for e in events:
         if e.type == ITEM_AT_VERSION:
             payload = json.loads(e.payload)
             if payload["item_set_id"] == set_id:
                 at_version.setdefault(int(payload["gold_version"]), []).append(
                     {k: payload[k] for k in ("item_id", "kept", "missing_elements")})
+    return at_version
+
+
+def kept_items_at(home: Home, items: ItemSet, version: int) -> tuple[tuple[Item, ...], int]:
+    """The items a gold version keeps, each with its elements as that version has them; and how many it holds."""
+    if version == 1:
+        return items.items, len(items.items)
+    at = {p["item_id"]: p for p in _at_versions(review_stream(home), items.item_set_id).get(version, [])}
+    kept = tuple(i.model_copy(update={"missing_elements": tuple(MissingElement.model_validate(m)
+                                                                for m in at[i.item_id]["missing_elements"])})
+                 for i in items.items if at[i.item_id]["kept"])
+    return kept, len(items.items)
+
+
+def insufficiency_gold_versions(ctx: StageContext) -> StageResult:
+    items = load_item_set(ctx.home)
+    set_id = items.item_set_id
+    events = review_stream(ctx.home)
+    at_version = _at_versions(events, set_id)
 
     def digest_at(version: int) -> str:
         if version == 1:

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from lhl_platform.domain.reviewed import Reviewed
 from lhl_platform.home import Home
 from lhl_platform.insufficiency.items import Item
 from lhl_platform.insufficiency.store import load_item_set
@@ -49,18 +48,6 @@ def check_version(events: list[BaseModel], suite: str, item_set: str, version: i
     if not 1 <= version <= latest:
         raise GoldVersionError(f"item set {item_set} of {suite} has no gold version {version}; its versions are "
                                f"1 to {latest}")
-
-
-def version_to_export(events: list[BaseModel], suite: str, item_set: str, version: int | None) -> Reviewed | None:
-    """The gold version an export writes (default: the newest), as its lines name it; None for version 1, which
-    the release bytes already are. An unknown version is one error naming the versions there are."""
-    chosen = latest_version(events, suite, item_set) if version is None else version
-    check_version(events, suite, item_set, chosen)
-    if chosen == 1:
-        return None
-    who = sorted({r for made in versions(events, suite, item_set) if made.gold_version <= chosen
-                  for r in made.reviewers})
-    return Reviewed(item_set=item_set, gold_version=chosen, reviewers=tuple(who))
 
 
 def decisions(events: list[BaseModel], files: tuple[str, ...] | None = None) -> list[DecisionRecorded]:

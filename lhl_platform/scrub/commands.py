@@ -30,8 +30,9 @@ from lhl_platform.scrub.imports import gold_findings, parse_findings
 from lhl_platform.scrub.items import Finding, ScrubItem, export_items
 from lhl_platform.scrub.stages import IMPORTS_STREAM, build_set, ingest_file, write_scores
 from lhl_platform.scrub.store import StoredSet, load_set
-from lhl_platform.scrub.versions import later_gold, write_later_scores
+from lhl_platform.scrub.versions import items_at_version, later_gold, write_later_scores
 from lhl_platform.suites.contract import Command
+from lhl_platform.suites.gold_lineage import version_to_export
 
 
 def _gold_table(stored: StoredSet) -> str:
@@ -73,13 +74,10 @@ def cmd_build(args: argparse.Namespace, home: Home) -> int:
 def _at_version(home: Home, stored: StoredSet, version: int | None) -> tuple[tuple[ScrubItem, ...], str]:
     """The set's items at the gold version asked for (default: the newest), each line naming a reviewed version,
     and the words saying which version it is."""
-    from lhl_platform.review.versions import review_events, scrub_items_at, version_to_export
-
-    events = review_events(home)
-    reviewed = version_to_export(events, "contractscrub", stored.item_set, version)
+    reviewed = version_to_export(home, "contractscrub", stored.item_set, version)
     if reviewed is None:
         return stored.items, "gold version 1 (as recorded, not reviewed)"
-    _, items = scrub_items_at(home, events, stored.item_set, reviewed.gold_version)
+    items = items_at_version(home, stored.item_set, stored.items, reviewed.gold_version)
     return (tuple(i.model_copy(update={"reviewed": reviewed}) for i in items),
             f"gold version {reviewed.gold_version} (reviewed by {', '.join(reviewed.reviewers)})")
 

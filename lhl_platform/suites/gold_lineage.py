@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
+from lhl_platform.domain.reviewed import Reviewed
 from lhl_platform.events.model import Event
 from lhl_platform.home import Home
 from lhl_platform.suites.contract import Markdown, StageResult
@@ -103,6 +104,22 @@ def version_lines(events: Sequence[Event], suite: str, item_set: str, first_made
                                  f"{made.base_version}", digest_at(made.gold_version), made.reviewed,
                                  made.reviewable, made.reviewers, ids, made.changed))
     return lines
+
+
+def version_to_export(home: Home, suite: str, item_set: str, version: int | None) -> Reviewed | None:
+    """The gold version an export writes (default: the newest), as its lines name it; None for version 1, which the
+    recorded bytes already are. A version that does not exist is one error naming the versions there are."""
+    made = [GoldVersionView.model_validate_json(e.payload) for e in review_stream(home) if e.type == GOLD_VERSION]
+    made = [m for m in made if (m.suite, m.item_set) == (suite, item_set)]
+    latest = max((m.gold_version for m in made), default=1)
+    chosen = latest if version is None else version
+    if not 1 <= chosen <= latest:
+        raise LookupError(f"item set {item_set} of {suite} has no gold version {chosen}; its versions are 1 to "
+                          f"{latest}")
+    if chosen == 1:
+        return None
+    who = sorted({r for m in made if m.gold_version <= chosen for r in m.reviewers})
+    return Reviewed(item_set=item_set, gold_version=chosen, reviewers=tuple(who))
 
 
 def gold_result(suite: str, item_set: str, lines: Sequence[VersionLine]) -> StageResult:
