@@ -30,16 +30,12 @@ from difflib import SequenceMatcher
 
 from lhl_platform.domain.models import MismatchType, Verdict, VerdictLabel
 from lhl_platform.judging import rubric
-from lhl_platform.lexicon import FORCE_CLASSES, STOPWORDS, canonical_terms
+from lhl_platform.lexicon import canonical_terms
 
 NAME = "aligned"
 VERSION = "aligned-v1"
 MIN_ALIGNMENT = 0.8
 MAX_FOREIGN = 0.2
-
-
-def _content(keys: list[str]) -> set[str]:
-    return {k for k in keys if k not in STOPWORDS and k not in FORCE_CLASSES}
 
 
 def alignment(truth: tuple[str, ...] | list[str] | str, extracted: str) -> tuple[float, float]:
@@ -52,9 +48,7 @@ def alignment(truth: tuple[str, ...] | list[str] | str, extracted: str) -> tuple
     ref = [t.key for t in rubric.covered_reference([canonical_terms(s) for s in spans if s.strip()], ext)]
     if not ext or not ref:
         return 0.0, 0.0
-    common = len(_content(ref) & _content(ext))
-    overlap = max(common / max(1, len(_content(ref))), common / max(1, len(_content(ext))))
-    return SequenceMatcher(a=ref, b=ext, autojunk=False).ratio(), overlap
+    return SequenceMatcher(a=ref, b=ext, autojunk=False).ratio(), max(rubric.content_overlap(ref, ext))
 
 
 def judge(clause_type: str, truth: tuple[str, ...] | list[str] | str, extracted: str) -> Verdict:

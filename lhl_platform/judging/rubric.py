@@ -84,7 +84,8 @@ def _content(keys: list[str]) -> set[str]:
     return {k for k in keys if k not in STOPWORDS and k not in FORCE_CLASSES}
 
 
-def _overlap(reference: list[str], extracted: list[str]) -> tuple[float, float]:
+def content_overlap(reference: list[str], extracted: list[str]) -> tuple[float, float]:
+    """(recall, precision) of the extraction's content terms against the reference's."""
     ref, ext = _content(reference), _content(extracted)
     common = len(ref & ext)
     return common / max(1, len(ref)), common / max(1, len(ext))
@@ -99,7 +100,7 @@ def covered_reference(spans: list[list[Term]], extracted: list[str]) -> list[Ter
               if _content(keys) and len(_content(keys) & ext) / len(_content(keys)) >= MIN_OVERLAP]
     if chosen:
         return [t for terms in chosen for t in terms]
-    best = max(keyed, key=lambda tk: sum(_overlap(tk[1], extracted)), default=None)
+    best = max(keyed, key=lambda tk: sum(content_overlap(tk[1], extracted)), default=None)
     return best[0] if best else []
 
 
@@ -230,7 +231,7 @@ def judge(clause_type: str, truth: tuple[str, ...] | list[str] | str, extracted:
         return Verdict(verdict=VerdictLabel.CONTRADICTED, mismatch_type=MismatchType.SCOPE,
                        reason="scope: the extraction is empty")
     ref_terms = covered_reference([canonical_terms(s) for s in spans if s.strip()], ext)
-    recall, precision = _overlap([t.key for t in ref_terms], ext)
+    recall, precision = content_overlap([t.key for t in ref_terms], ext)
     if max(recall, precision) < MIN_OVERLAP:
         return Verdict(verdict=VerdictLabel.CONTRADICTED, mismatch_type=MismatchType.SCOPE,
                        reason=f"scope: quotes a different passage (recall {recall:.2f}, precision {precision:.2f})")
