@@ -186,7 +186,7 @@ def asset_job(suite: Suite, job: Job) -> UnresolvedAssetJobDefinition:
 
 def suite_definitions(suite: Suite) -> tuple[list[AssetsDefinition], list[AssetChecksDefinition],
                                              list[UnresolvedAssetJobDefinition | JobDefinition]]:
-    return ([stage_asset(suite, s) for s in suite.stages], [mart_check(c) for c in suite.checks],
+    return ([stage_asset(suite, s) for s in suite.stages], [mart_check(c) for c in suite.mart_checks()],
             [asset_job(suite, j) for j in suite.jobs])
 
 

@@ -16,6 +16,7 @@ from lhl_platform.clause.checks import (
     no_duplicate_instances,
 )
 from lhl_platform.clause.models import OFFLINE_MODELS
+from lhl_platform.clause.monitor import MONITOR
 from lhl_platform.clause.reporting import REPORTING, agreement_text, measure_agreement
 from lhl_platform.clause.scope import SCOPE
 from lhl_platform.clause.sources import SOURCES
@@ -149,6 +150,7 @@ SUITE = Suite(
     item_sets=_corpora,
     offline_models=OFFLINE_MODELS,
     reporting=REPORTING,  # its scope is a corpus: the clause report stack, wrapped (`clause/reporting.py`)
+    monitor=MONITOR,  # headline figures by audit round: `lhl monitor`, the trend section, no_change_detected
     audit=AUDIT,  # the corpus recorded first, its own estimate and re-judging (`clause/audit_hooks.py`)
     demo=DEMO,
     agreement=Agreement(measure_agreement, agreement_text, bootstraps=True),

@@ -11,6 +11,7 @@ from lhl_platform.home import Home
 from lhl_platform.insufficiency import lineage, report, scoring
 from lhl_platform.insufficiency.events import EVENT_PAYLOADS
 from lhl_platform.insufficiency.models import CUE_JUDGE, OFFLINE_MODELS
+from lhl_platform.insufficiency.monitor import MONITOR
 from lhl_platform.insufficiency.responders import GOLD_READER, INDISCRIMINATE_HEDGING, PREMATURE_CLOSURE
 from lhl_platform.insufficiency.store import item_set_summaries
 from lhl_platform.insufficiency.verdict import VERDICT_RULE
@@ -135,6 +136,7 @@ SUITE = Suite(
     agreement=Agreement(report.measure_agreement, report.agreement_text),
     plan=stages.plan_calls,
     reporting=SectionReporting(verdict=VERDICT_RULE),  # the shared report of its sections; its verdict's rule
+    monitor=MONITOR,  # headline figures by audit round: `lhl monitor`, the trend section, no_change_detected
     demo=Demo(models=tuple((ModelSpec(name=m, provider="offline", model_id=m), what) for m, what in (
         (PREMATURE_CLOSURE, "calibration: answers at once under presumed defaults, never flags a gap"),
         (INDISCRIMINATE_HEDGING, "calibration: asks the same eight intake questions whatever the query"),

@@ -94,7 +94,7 @@ def build_suite_report(home: Home, suite: Suite, request: ScopeRequest | None = 
         scope = apply_scope(con, package.scope, scope_request, primary_judge(home), temp=True)
         sections = {s.name: [s.row.model_validate({k: nan_to_null(v) for k, v in r.model_dump().items()})
                              for r in s.rows(con)] for s in suite.sections}
-        checks = [c.check(con) for c in suite.checks]
+        checks = [c.check(con) for c in suite.mart_checks()]
         cost = suite_cost(con, suite.name)
     judged = judged_suite(suite) and scope.judge is not None
     return SuiteReport(suite=suite.name, title=suite.title, scope=scope, sections=sections, checks=checks,

@@ -11,6 +11,7 @@ from lhl_platform.report.reporting import SectionReporting
 from lhl_platform.scrub import events as _events  # noqa: F401  (registers the suite's event types)
 from lhl_platform.scrub import lineage, report
 from lhl_platform.scrub.models import OFFLINE_MODELS
+from lhl_platform.scrub.monitor import MONITOR
 from lhl_platform.scrub.store import recorded_sets
 from lhl_platform.scrub.verdict import VERDICT_RULE
 from lhl_platform.suites.contract import CheckSpec, Demo, ItemSet, Job, MartCheck, Section, Stage, Suite
@@ -151,6 +152,7 @@ SUITE = Suite(
     scope=SuiteScope(suite=NAME, cells="scrub_cells", gold="int_scrub_gold_versions"),
     plan=stages.plan_calls,
     reporting=SectionReporting(verdict=VERDICT_RULE),  # the shared report of its sections; its verdict's rule
+    monitor=MONITOR,  # headline figures by audit round: `lhl monitor`, the trend section, no_change_detected
     demo=Demo(
         models=((ModelSpec(name="scrub-rules", provider="offline", model_id="scrub-rules"),
                  "rule-based scrubber (a real baseline; never sees the gold)"),

@@ -18,10 +18,23 @@ __all__ = ["Cli", "CliError", "build_cli", "main"]
 
 
 def build_cli() -> Cli:
-    from orchestration.cli import audit, compare, corpus, debate, judge, models, ops, publish, report, schedule, suites
+    from orchestration.cli import (
+        audit,
+        compare,
+        corpus,
+        debate,
+        judge,
+        models,
+        monitor,
+        ops,
+        publish,
+        report,
+        schedule,
+        suites,
+    )
 
     cli = Cli()
-    for group in (corpus, models, audit, debate, report, compare, publish, judge, ops, schedule, suites):
+    for group in (corpus, models, audit, debate, report, monitor, compare, publish, judge, ops, schedule, suites):
         group.register(cli)
     return cli
 

@@ -215,7 +215,7 @@ def own_alerts(suite_name: str) -> contextlib.AbstractContextManager[None]:
     from resources.alerts import echo_alerts
 
     suite = get_suite(suite_name)
-    own = {(c.name, c.asset) for c in suite.checks} | {(c.name, s.name) for s in suite.stages for c in s.checks}
+    own = {(c.name, c.asset) for c in suite.mart_checks()} | {(c.name, s.name) for s in suite.stages for c in s.checks}
     return echo_alerts(lambda alert: (alert.check, alert.asset) in own)
 
 

@@ -1,0 +1,112 @@
+"""What a suite gets from declaring a monitor: the check on its mart (the alert of a round with a change) and its
+report, read in any scope."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from lhl_platform.monitoring.detect import Settings
+from lhl_platform.monitoring.report import CHECK, MonitorReport, monitor_report, newest_round_outcome
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from lhl_platform.home import Home
+    from lhl_platform.quality.checks import CheckOutcome
+    from lhl_platform.suites.contract import MartCheck, Section, Suite
+    from lhl_platform.warehouse.scope import ScopeRequest
+
+
+def suite_monitor_report(con: duckdb.DuckDBPyConnection, suite: Suite, *, models: Sequence[str] | None = None,
+                         metrics: Sequence[str] | None = None, settings: Settings | None = None) -> MonitorReport:
+    assert suite.monitor is not None, f"suite {suite.name} declares no monitor"
+    return monitor_report(con, suite.name, suite.title, suite.monitor, models=models, metrics=metrics,
+                          settings=settings)
+
+
+def read_monitor_report(home: Home, suite: Suite, request: ScopeRequest | None = None, **kwargs: object
+                        ) -> MonitorReport:
+    from lhl_platform.warehouse.build import read_warehouse
+    from lhl_platform.warehouse.scope import ScopeRequest
+
+    with read_warehouse(home, request or ScopeRequest(suite=suite.name)) as con:
+        return suite_monitor_report(con, suite, **kwargs)  # type: ignore[arg-type]
+
+
+def changes_check(suite: Suite) -> MartCheck:
+    from lhl_platform.suites.contract import MartCheck
+
+    monitor = suite.monitor
+    assert monitor is not None
+
+    def check(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
+        return newest_round_outcome(suite_monitor_report(con, suite), monitor)
+
+    return MartCheck(CHECK, monitor.mart, "no headline figure of the newest audit round changed against the model's "
+                     "recent rounds (Holm-controlled across the round's tests)", check)
+
+
+class TrendRow(BaseModel):
+    """A report's trend section: a model's overall figure in one round, and whether it changed there."""
+
+    model: str
+    run: int
+    at: str | None
+    metric: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    partial: bool
+    changed: bool
+    p_adjusted: float | None
+
+
+def trend_rows(report: MonitorReport) -> list[TrendRow]:
+    tested = {(c.model, c.metric, c.run): c for c in report.comparisons if c.category is None and c.p is not None}
+    out = []
+    for p in report.points:
+        if p.category is not None:
+            continue
+        c = tested.get((p.model, p.metric, p.run))
+        out.append(TrendRow(model=p.model, run=p.run, at=p.at, metric=p.metric, value=p.value, ci_low=p.ci_low,
+                            ci_high=p.ci_high, n=p.n, partial=p.partial, changed=bool(c and c.changed),
+                            p_adjusted=None if c is None else c.p_adjusted))
+    return out
+
+
+def trend_figure(suite: Suite) -> Callable[[Sequence[BaseModel]], str]:
+    """The section's figure from its rows: one panel per metric, one line per model."""
+    from lhl_platform.monitoring.series import Point
+    from lhl_platform.monitoring.trend import trend_svg
+
+    monitor = suite.monitor
+    assert monitor is not None
+
+    def figure(rows: Sequence[BaseModel]) -> str:
+        trend = [r for r in rows if isinstance(r, TrendRow)]
+        points = [Point(model=r.model, run=r.run, at=r.at, judge=None, gold_version=None, partial=r.partial,
+                        category=None, metric=r.metric, value=r.value, ci_low=r.ci_low, ci_high=r.ci_high, n=r.n)
+                  for r in trend]
+        changed = {(r.model, r.metric, r.run) for r in trend if r.changed}
+        return trend_svg(monitor, points, changed, title=f"{suite.title}: overall figures by audit round")
+
+    return figure
+
+
+TREND_NOTE = ("One point per model and audit round (run), the overall figure with its 95% interval; a change is "
+              "a round that differs from the model's recent rounds after the round's tests are Holm-adjusted "
+              "(docs/method.md, section 12). `lhl monitor` lists every category and every change.")
+
+
+def trend_section(suite: Suite) -> Section:
+    """The trend section a suite with a monitor adds to its report (`Suite.report_sections`)."""
+    from lhl_platform.suites.contract import Section
+
+    def rows(con: duckdb.DuckDBPyConnection) -> list[TrendRow]:
+        return trend_rows(suite_monitor_report(con, suite))
+
+    return Section("trend", "Trend over audit rounds", TrendRow, rows, note=TREND_NOTE, figure=trend_figure(suite))
