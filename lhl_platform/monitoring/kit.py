@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from lhl_platform.monitoring.declaration import Monitor
 from lhl_platform.monitoring.detect import Settings
 from lhl_platform.monitoring.report import CHECK, MonitorReport, monitor_report, newest_round_outcome
 
@@ -57,12 +58,17 @@ class TrendRow(BaseModel):
     at: str | None
     metric: str
     value: float | None
-    ci_low: float | None
-    ci_high: float | None
+    value_ci_low: float | None
+    value_ci_high: float | None
     n: int
     partial: bool
     changed: bool
     p_adjusted: float | None
+
+
+def _minute(at: str | None) -> str | None:
+    """A round's date to the minute (UTC), as a reader reads it."""
+    return None if at is None else at[:16].replace("T", " ")
 
 
 def trend_rows(report: MonitorReport) -> list[TrendRow]:
@@ -72,29 +78,50 @@ def trend_rows(report: MonitorReport) -> list[TrendRow]:
         if p.category is not None:
             continue
         c = tested.get((p.model, p.metric, p.run))
-        out.append(TrendRow(model=p.model, run=p.run, at=p.at, metric=p.metric, value=p.value, ci_low=p.ci_low,
-                            ci_high=p.ci_high, n=p.n, partial=p.partial, changed=bool(c and c.changed),
+        out.append(TrendRow(model=p.model, run=p.run, at=_minute(p.at), metric=p.metric, value=p.value,
+                            value_ci_low=p.ci_low, value_ci_high=p.ci_high, n=p.n, partial=p.partial, changed=bool(c and c.changed),
                             p_adjusted=None if c is None else c.p_adjusted))
     return out
 
 
-def trend_figure(suite: Suite) -> Callable[[Sequence[BaseModel]], str]:
-    """The section's figure from its rows: one panel per metric, one line per model."""
+def trend_svg_of(rows: Sequence[BaseModel], monitor: Monitor, title: str) -> str:
+    """The trend figure of a report's trend rows: one panel per metric, one line per model."""
     from lhl_platform.monitoring.series import Point
     from lhl_platform.monitoring.trend import trend_svg
 
+    trend = [r for r in rows if isinstance(r, TrendRow)]
+    points = [Point(model=r.model, run=r.run, at=r.at, judge=None, gold_version=None, partial=r.partial,
+                    category=None, metric=r.metric, value=r.value, ci_low=r.value_ci_low, ci_high=r.value_ci_high,
+                    n=r.n)
+              for r in trend]
+    changed = {(r.model, r.metric, r.run) for r in trend if r.changed}
+    return trend_svg(monitor, points, changed, title=f"{title}: overall figures by audit round")
+
+
+def trend_figure(suite: Suite) -> Callable[[Sequence[BaseModel]], str]:
     monitor = suite.monitor
     assert monitor is not None
+    return lambda rows: trend_svg_of(rows, monitor, suite.title)
 
-    def figure(rows: Sequence[BaseModel]) -> str:
-        trend = [r for r in rows if isinstance(r, TrendRow)]
-        points = [Point(model=r.model, run=r.run, at=r.at, judge=None, gold_version=None, partial=r.partial,
-                        category=None, metric=r.metric, value=r.value, ci_low=r.ci_low, ci_high=r.ci_high, n=r.n)
-                  for r in trend]
-        changed = {(r.model, r.metric, r.run) for r in trend if r.changed}
-        return trend_svg(monitor, points, changed, title=f"{suite.title}: overall figures by audit round")
 
-    return figure
+def trend_html(rows: Sequence[TrendRow], monitor: Monitor, title: str) -> str:
+    """The trend section of a report with its own renderer (the clause suite's)."""
+    from lhl_platform.report.html import Cell, figure_html, note_html, section_html, table
+
+    if not rows:
+        return section_html("trend", "Trend over audit rounds", "<p>No audit round in scope.</p>")
+    shown = [({"model": r.model, "metric": r.metric},
+              [Cell(r.model), Cell(monitor.metric(r.metric).label), Cell(str(r.run)),
+               Cell("-" if r.value is None else f"{r.value:.3f}", r.value, r.metric),
+               Cell("-" if r.value_ci_low is None or r.value_ci_high is None
+                    else f"[{r.value_ci_low:.3f}, {r.value_ci_high:.3f}]"),
+               Cell(str(r.n)), Cell("partial" if r.partial else ""), Cell("CHANGED" if r.changed else "")])
+             for r in rows if r.changed]
+    parts = [figure_html(trend_svg_of(rows, monitor, title), "Overall figures by audit round, 95% intervals shaded",
+                         "trend"), note_html(TREND_NOTE)]
+    parts.append(table("trend_changes", ["model", "metric", "round", "value", "95% interval", "n", "", ""], shown)
+                 if shown else "<p>No change of an overall figure detected.</p>")
+    return section_html("trend", "Trend over audit rounds", *parts)
 
 
 TREND_NOTE = ("One point per model and audit round (run), the overall figure with its 95% interval; a change is "

@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 
 from lhl_platform.clause.checks import all_checks, drift_outcome
+from lhl_platform.clause.monitor import MONITOR
 from lhl_platform.clause.monitoring import drift, unjudged_runs
 from lhl_platform.clause.report.rows import (
     CategoryRow,
@@ -28,6 +29,8 @@ from lhl_platform.clause.report.rows import (
 )
 from lhl_platform.clause.report.stats import Statistics, provenance_from
 from lhl_platform.home import Home
+from lhl_platform.monitoring.kit import TrendRow, trend_rows
+from lhl_platform.monitoring.report import MonitorReport, monitor_report, newest_round_outcome
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import read_cost
 from lhl_platform.report.marts import rows_of
@@ -128,7 +131,16 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
         cost=read_cost(con),
         judge_heldout=[JudgeHeldOutFamilyRow(**nan_free(r)) for r in _rows(
             con, "select * from judge_heldout_families where judge = (select judge from scope)")],
+        trend=_trend(con),
     )
+
+
+def _monitored(con: duckdb.DuckDBPyConnection) -> MonitorReport:
+    return monitor_report(con, "clause", "Clause extraction (CUAD)", MONITOR)
+
+
+def _trend(con: duckdb.DuckDBPyConnection) -> list[TrendRow]:
+    return trend_rows(_monitored(con))
 
 
 def _statistics(con: duckdb.DuckDBPyConnection, composite: list[CompositeRow], *, resamples: int, seed: int,
@@ -136,6 +148,11 @@ def _statistics(con: duckdb.DuckDBPyConnection, composite: list[CompositeRow], *
     from lhl_platform.clause.report.resampling import statistics_from  # numpy, only where figures are computed
 
     return statistics_from(con, composite, resamples=resamples, seed=seed, cluster=cluster)
+
+
+def monitor_checks(con: duckdb.DuckDBPyConnection) -> list[CheckOutcome]:
+    """The clause suite's monitoring check (`no_change_detected`), as its Dagster check computes it."""
+    return [newest_round_outcome(_monitored(con), MONITOR)]
 
 
 def build_report_with_checks(home: Home, request: ScopeRequest | None = None, *,
@@ -149,7 +166,7 @@ def build_report_with_checks(home: Home, request: ScopeRequest | None = None, *,
     with read_warehouse(home, request) as con:
         def compute() -> tuple[Report, list[CheckOutcome]]:
             report = report_from(con, resamples=resamples, seed=seed, cluster=cluster)
-            return report, [*all_checks(con), drift_outcome(drift(con), unjudged_runs(con))]
+            return report, [*all_checks(con), drift_outcome(drift(con), unjudged_runs(con)), *monitor_checks(con)]
 
         return report_with_checks(home, con, request, resamples=resamples, seed=seed, cluster=cluster,
                                   compute=compute)

@@ -515,7 +515,15 @@ SECTIONS = (("verdict", "Verdict"),  # first in every report (docs/method.md, se
             ("typed-haltp", "Typed HalTP"), ("rdi", "Risk Direction Index"), ("composite", "Composite ranks"),
             ("statistics", "Statistics"), ("missing", "Missing rows"), ("usage", "Usage and cost"),
             ("cost", "Cost"),
-            ("debate", "Debate effects"), ("judge-validation", "Judge validation"), ("checks", "Checks"))
+            ("debate", "Debate effects"), ("judge-validation", "Judge validation"),
+            ("trend", "Trend over audit rounds"), ("checks", "Checks"))
+
+
+def _trend(report: Report) -> str:
+    from lhl_platform.clause.monitor import MONITOR
+    from lhl_platform.monitoring.kit import trend_html
+
+    return trend_html(report.trend, MONITOR, "Clause extraction (CUAD)")
 
 
 def render_html(report: Report, checks: Sequence[CheckOutcome] = ()) -> str:
@@ -525,7 +533,7 @@ def render_html(report: Report, checks: Sequence[CheckOutcome] = ()) -> str:
         _scope(report), _notes(report), _leaderboard(report), _typed(report, figures["typed_haltp"]),
         _rdi(report, figures["rdi_forest"]), _composite(report, figures["composite_ranks"]), _statistics(report),
         _missing(report, figures.get("missing_rows")), _usage(report), cost_html(report.cost), _debate(report),
-        _judge_validation(report, checks),
+        _judge_validation(report, checks), _trend(report),
         checks_html(checks),
     ]
     present = [(a, t) for a, t in SECTIONS if any(f'<section id="{a}">' in part for part in body)]

@@ -22,6 +22,7 @@ from lhl_platform.clause.report.marts import (
     UsageRow,
 )
 from lhl_platform.clause.report.stats import Provenance, Statistics
+from lhl_platform.monitoring.kit import TrendRow
 from lhl_platform.report.cost import CostSection
 from lhl_platform.warehouse.scope import Scope
 
@@ -54,6 +55,9 @@ class Report(BaseModel):
     # The scope's judge family by family on every held-out set (`judge_heldout_families`): the evidence its
     # `judge_validation` row's `passed` rests on. After cost, so the sections before it keep their place.
     judge_heldout: list[JudgeHeldOutFamilyRow] = []
+    # Each model's overall headline figures round by round, with the changes detected (`lhl_platform.monitoring`).
+    # After the held-out evidence, so the sections before it keep their place.
+    trend: list[TrendRow] = []
     # The composite scheme the verdict ranks by (`lhl report --scheme`); not a section: the verdict names it.
     verdict_scheme: str = Field(default="equal", exclude=True)
 
