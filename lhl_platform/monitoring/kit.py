@@ -79,7 +79,8 @@ def trend_rows(report: MonitorReport) -> list[TrendRow]:
             continue
         c = tested.get((p.model, p.metric, p.run))
         out.append(TrendRow(model=p.model, run=p.run, at=_minute(p.at), metric=p.metric, value=p.value,
-                            value_ci_low=p.ci_low, value_ci_high=p.ci_high, n=p.n, partial=p.partial, changed=bool(c and c.changed),
+                            value_ci_low=p.ci_low, value_ci_high=p.ci_high, n=p.n, partial=p.partial,
+                            changed=bool(c and c.changed),
                             p_adjusted=None if c is None else c.p_adjusted))
     return out
 
