@@ -91,11 +91,27 @@ def build_sql_assets() -> AssetsDefinition:
         selected = [s.key.to_user_string() for s in specs if s.key in context.selected_asset_keys]
         with read_warehouse(home) as con:
             figures = _figures(con, selected)
+            for name, numbers in _headlines(con, selected).items():
+                figures.setdefault(name, {}).update(numbers)
             for name in selected:
                 rows = con.execute(f"select count(*) from {name}").fetchone()[0]  # type: ignore[index]
                 yield MaterializeResult(asset_key=name, metadata={"rows": int(rows), **figures.get(name, {})})
 
     return sql_model_assets
+
+
+def _headlines(con: Any, selected: list[str]) -> dict[str, dict[str, Any]]:
+    """Each monitored suite's headline mart: its models' newest overall figures as numbers, which the UI plots
+    materialization by materialization."""
+    from lhl_platform.monitoring.kit import headline_figures, suite_monitor_report
+
+    out: dict[str, dict[str, Any]] = {}
+    for suite in suites():
+        monitor = suite.monitor
+        if monitor is not None and monitor.headline in selected:
+            numbers = headline_figures(suite_monitor_report(con, suite))
+            out[monitor.headline] = {k: MetadataValue.float(v) for k, v in numbers.items()}
+    return out
 
 
 def _figures(con: Any, selected: list[str]) -> dict[str, dict[str, Any]]:

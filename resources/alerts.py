@@ -21,6 +21,7 @@ import importlib
 import json
 import logging
 import sys
+import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -62,23 +63,33 @@ class LogHook:
 
 
 class WebhookHook:
-    """POST the alert as JSON; a failed delivery is logged (with the alert's own line) and never raised."""
+    """POST the alert as JSON, retried `attempts` times with a doubling pause (a receiver restarting, a 5xx); a
+    delivery that never succeeded is logged (after the alert's own line) and never raised."""
 
-    def __init__(self, url: str, timeout_s: float = 5.0, logger: logging.Logger = LOG) -> None:
+    def __init__(self, url: str, timeout_s: float = 5.0, logger: logging.Logger = LOG, attempts: int = 3,
+                 pause_s: float = 0.5) -> None:
         self.url = url
         self.timeout_s = timeout_s
         self.logger = logger
+        self.attempts = max(1, attempts)
+        self.pause_s = pause_s
 
     def send(self, alert: Alert) -> None:
         self.logger.warning(alert.line(), extra={RECORD_FIELD: alert})
         data = json.dumps(alert.body(), default=str).encode()
         request = urllib.request.Request(self.url, data=data, method="POST",
                                          headers={"Content-Type": "application/json", "User-Agent": "lhl-alerts"})
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:  # noqa: S310 - user's URL
-                response.read()
-        except Exception as exc:  # a broken receiver must not fail the run that found the problem
-            self.logger.error(f"lhl alert: could not deliver to the webhook ({type(exc).__name__}: {exc})")
+        for attempt in range(1, self.attempts + 1):
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:  # noqa: S310 - user's URL
+                    response.read()
+                return
+            except Exception as exc:  # a broken receiver must not fail the run that found the problem
+                if attempt == self.attempts:
+                    self.logger.error(f"lhl alert: could not deliver to the webhook after {attempt} attempt(s) "
+                                      f"({type(exc).__name__}: {exc})")
+                    return
+                time.sleep(self.pause_s * 2 ** (attempt - 1))
 
 
 def hook_for(setting: str | None, timeout_s: float = 5.0) -> AlertHook:

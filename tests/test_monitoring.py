@@ -103,8 +103,9 @@ def test_drift_check_fails_in_dagster_and_reaches_the_webhook(tmp_path, receiver
     assert sent["asset"] == "model_drift" and sent["partition"] is None and "shifting" in sent["summary"]
     assert sent["figures"]["comparisons"] >= 1 and "shifting" in sent["figures"]["drifted"]
     assert sent["severity"] == "ERROR"
-    assert {b["check"] for b in bodies} <= {"no_drift", "comparable_scope", "rows_complete", "every_tp_judged",
-                                            "labels_in_domain", "no_duplicate_instances", "great_expectations_suite"}
+    assert {b["check"] for b in bodies} <= {"no_drift", "no_change_detected", "comparable_scope", "rows_complete",
+                                            "every_tp_judged", "labels_in_domain", "no_duplicate_instances",
+                                            "great_expectations_suite"}
     (served,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "same_served_model"]
     assert served.passed  # and says why there is nothing to compare:
     assert "no model.call event records the served model" in served.description

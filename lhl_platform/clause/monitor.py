@@ -5,6 +5,7 @@ leaderboard pools them."""
 from lhl_platform.monitoring.declaration import Monitor, MonitorMetric
 
 MONITOR = Monitor(
+    headline="leaderboard",
     mart="clause_monitor",
     metrics=(MonitorMetric("far", "FAR", better="lower"), MonitorMetric("frr", "FRR", better="lower"),
              MonitorMetric("hal_tp", "HalTP", better="lower"), MonitorMetric("hal_gen", "HalGen", better="lower"),

@@ -4,6 +4,7 @@ per-item values, as the leaderboard forms them) and recall per element category 
 from lhl_platform.monitoring.declaration import Monitor, MonitorMetric
 
 MONITOR = Monitor(
+    headline="insufficiency_leaderboard",
     mart="insufficiency_monitor",
     metrics=(MonitorMetric("f2", "F2"), MonitorMetric("recall", "Recall"),
              MonitorMetric("hedge_rate", "Hedge rate", better="none"),

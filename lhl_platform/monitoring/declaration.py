@@ -38,6 +38,7 @@ class Monitor:
 
     mart: str
     metrics: tuple[MonitorMetric, ...]
+    headline: str = ""  # the mart whose Dagster materializations carry the newest round's figures as numbers
     overall: Literal["pooled", "macro"] = "pooled"
     unit: str = "units"
     category_labels: tuple[tuple[str, str], ...] = ()

@@ -138,3 +138,15 @@ def trend_section(suite: Suite) -> Section:
         return trend_rows(suite_monitor_report(con, suite))
 
     return Section("trend", "Trend over audit rounds", TrendRow, rows, note=TREND_NOTE, figure=trend_figure(suite))
+
+
+def headline_figures(report: MonitorReport) -> dict[str, float]:
+    """Each model's newest round's overall figures, keyed `metric · model` (numeric materialization metadata: the
+    Dagster UI plots each key over the materializations, so a model's history shows where its mart is)."""
+    newest: dict[tuple[str, str], tuple[int, float]] = {}
+    for p in report.points:
+        if p.category is None and p.value is not None and not p.partial:
+            key = (p.metric, p.model)
+            if key not in newest or p.run > newest[key][0]:
+                newest[key] = (p.run, p.value)
+    return {f"{metric} · {model}": value for (metric, model), (_, value) in sorted(newest.items())}

@@ -5,6 +5,7 @@ from lhl_platform.monitoring.declaration import Monitor, MonitorMetric
 from lhl_platform.scrub.categories import CATEGORIES
 
 MONITOR = Monitor(
+    headline="scrub_leaderboard",
     mart="scrub_monitor",
     metrics=(MonitorMetric("recall", "Recall"), MonitorMetric("precision", "Precision"),
              MonitorMetric("f1", "F1", kind="f1")),
