@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from lhl_platform.monitoring.declaration import ALPHA, MIN_UNITS, WINDOW
-from lhl_platform.monitoring.estimate import Estimate, Stats, holm, two_sided_p
+from lhl_platform.monitoring.estimate import Estimate, Stats, holm, two_sided_p, z_score
 from lhl_platform.monitoring.series import CellKey, CellStats, Series
 
 Untested = Literal["", "first round", "partial round", "few units", "no figure"]
@@ -85,8 +85,8 @@ def _started(series: Series, key: CellKey, runs: Sequence[int]) -> int:
     best, best_z = runs[-1], -1.0
     for i in range(1, len(runs)):
         before, after = _common(_pool([history[r] for r in runs[:i]]), _pool([history[r] for r in runs[i:]]))
-        p = two_sided_p(series.point_estimate(metric, after), series.point_estimate(metric, before))
-        z = 0.0 if p is None else 1.0 - p
+        found = z_score(series.point_estimate(metric, after), series.point_estimate(metric, before))
+        z = 0.0 if found is None else abs(found)
         if z > best_z:
             best, best_z = runs[i], z
     return best

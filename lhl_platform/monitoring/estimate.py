@@ -85,14 +85,20 @@ def macro(metric: MonitorMetric, parts: Sequence[Estimate]) -> Estimate:
                     sum(p.n for p in found), len(found))
 
 
-def two_sided_p(new: Estimate, base: Estimate) -> float | None:
-    """The normal test of new against base (independent samples): null where either side has no figure."""
+def z_score(new: Estimate, base: Estimate) -> float | None:
+    """The difference over its standard error (independent samples): null where either side has no figure."""
     if new.value is None or base.value is None or new.se is None or base.se is None:
         return None
     spread = math.sqrt(new.se ** 2 + base.se ** 2)
     if spread == 0:
-        return 1.0 if new.value == base.value else 0.0
-    return math.erfc(abs(new.value - base.value) / spread / math.sqrt(2))
+        return 0.0 if new.value == base.value else math.copysign(math.inf, new.value - base.value)
+    return (new.value - base.value) / spread
+
+
+def two_sided_p(new: Estimate, base: Estimate) -> float | None:
+    """The two-sided normal test of new against base."""
+    z = z_score(new, base)
+    return None if z is None else math.erfc(abs(z) / math.sqrt(2))
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
