@@ -62,6 +62,13 @@ def pages(demo_home: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
         reporting = reporting_of(suite)
         built = build_suite_report(home, suite)
         out[name] = {"html": reporting.render(built, suite, "html"), "md": reporting.render(built, suite, "md")}
+    from lhl_platform.monitoring.kit import read_monitor_report
+    from lhl_platform.monitoring.render import render_html as monitor_html
+
+    for name in ("clause", *SUITES):  # `lhl monitor --format html`: the trend page alone
+        suite = get_suite(name)
+        assert suite.monitor is not None
+        out[f"monitor-{name}"] = {"html": monitor_html(read_monitor_report(home, suite), suite.monitor)}
     folder = tmp_path_factory.mktemp("layout")
     for name, page in out.items():
         (folder / f"{name}.html").write_text(page["html"], encoding="utf-8")
@@ -175,7 +182,7 @@ def _measure(path: Path, tmp: Path) -> dict:
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="the layout test needs /usr/bin/chromium (.ci/run installs it)")
-@pytest.mark.parametrize("name", ["clause", *SUITES])
+@pytest.mark.parametrize("name", ["clause", *SUITES, *(f"monitor-{s}" for s in ("clause", *SUITES))])
 def test_at_1280_px_no_table_is_wider_than_the_page_and_the_verdict_is_above_the_fold(pages, name, tmp_path):
     from PIL import Image
 
@@ -192,7 +199,10 @@ def test_at_1280_px_no_table_is_wider_than_the_page_and_the_verdict_is_above_the
     content = m["right"] - m["left"]
     assert content <= WIDTH - 2 * 24  # the body's margins and padding
     tables = [b for b in m["boxes"] if b["tag"] == "TABLE"]
-    assert len(tables) >= 3
+    if name.startswith("monitor-"):  # the trend page: its figure of small multiples
+        assert [b for b in m["boxes"] if b["name"] == "trend"]
+    else:
+        assert len(tables) >= 3 and [b for b in m["boxes"] if b["name"] == "trend"]  # every report's trend too
     wide = [b for b in m["boxes"] if b["width"] > content + 0.5 or b["right"] > m["right"] + 0.5]
     assert wide == [], wide
     if '<section id="verdict"' in pages[name]["html"] or 'id="verdict"' in pages[name]["html"]:

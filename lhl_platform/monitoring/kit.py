@@ -111,11 +111,14 @@ def trend_html(rows: Sequence[TrendRow], monitor: Monitor, title: str) -> str:
 
     if not rows:
         return section_html("trend", "Trend over audit rounds", "<p>No audit round in scope.</p>")
+    def text(metric: str, value: float | None) -> str:
+        return "-" if value is None else (f"{value:+.3f}" if monitor.metric(metric).signed else f"{value:.1%}")
+
     shown = [({"model": r.model, "metric": r.metric},
               [Cell(r.model), Cell(monitor.metric(r.metric).label), Cell(str(r.run)),
-               Cell("-" if r.value is None else f"{r.value:.3f}", r.value, r.metric),
+               Cell(text(r.metric, r.value), r.value, r.metric),
                Cell("-" if r.value_ci_low is None or r.value_ci_high is None
-                    else f"[{r.value_ci_low:.3f}, {r.value_ci_high:.3f}]"),
+                    else f"[{text(r.metric, r.value_ci_low)}, {text(r.metric, r.value_ci_high)}]"),
                Cell(str(r.n)), Cell("partial" if r.partial else ""), Cell("CHANGED" if r.changed else "")])
              for r in rows if r.changed]
     parts = [figure_html(trend_svg_of(rows, monitor, title), "Overall figures by audit round, 95% intervals shaded",

@@ -87,11 +87,15 @@ def trend_section_html(report: MonitorReport, monitor: Monitor, labels: dict[str
     else:
         parts.append("<p>No audit round in scope.</p>")
     changes = report.changes
+
+    def text(metric: str, value: float | None) -> str:
+        return "-" if value is None else (f"{value:+.3f}" if monitor.metric(metric).signed else f"{value:.1%}")
+
     if changes:
         rows = [({"model": c.model, "metric": c.metric},
                  [Cell(c.model), Cell(monitor.metric(c.metric).label), Cell(monitor.category_label(c.category)),
-                  Cell(f"{c.from_value:.3f}" if c.from_value is not None else "-", c.from_value, "from"),
-                  Cell(f"{c.to_value:.3f}" if c.to_value is not None else "-", c.to_value, "to"),
+                  Cell(text(c.metric, c.from_value), c.from_value, "from"),
+                  Cell(text(c.metric, c.to_value), c.to_value, "to"),
                   Cell(str(c.run)), Cell(str(c.started)),
                   Cell(f"{c.p_adjusted:.2g}" if c.p_adjusted is not None else "-", c.p_adjusted, "p_adjusted")])
                 for c in changes]
