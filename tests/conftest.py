@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import csv
+import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -182,3 +185,26 @@ def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("demo-home")
     assert main(["--home", str(home), "demo"]) == 0
     return home
+
+
+@pytest.fixture
+def receiver() -> Iterator[tuple[str, list[dict[str, object]]]]:
+    """A loopback HTTP receiver on 127.0.0.1 that keeps every JSON body POSTed to it."""
+    bodies = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - the http.server protocol
+            length = int(self.headers.get("Content-Length", 0))
+            bodies.append(json.loads(self.rfile.read(length)))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/hook", bodies
+    server.shutdown()
+    server.server_close()

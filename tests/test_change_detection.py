@@ -216,8 +216,14 @@ def test_the_alert_is_the_failing_check_of_the_newest_round(homes) -> None:
 
 
 def test_a_change_becomes_the_new_normal(homes, tmp_path: Path) -> None:
-    case, _, shifted = homes
+    import shutil
+
+    case, _, dropped_home = homes
     _planted[0] = case.category
+    # three more rounds at the new level, on a copy of the home's events (the module's homes stay as they are)
+    shifted = Home.resolve(tmp_path / "later").ensure()
+    shutil.rmtree(shifted.root)
+    shutil.copytree(dropped_home.root, shifted.root, ignore=shutil.ignore_patterns("warehouse", "dagster", "cache"))
 
     def stays_low(model: str, run: int, category: str) -> float:
         return dropped(model, ROUNDS, category)
@@ -246,3 +252,49 @@ def test_unknown_metric_and_bad_settings_are_one_line(homes, capsys) -> None:
     assert lhl(quiet, "monitor", "--suite", case.suite, "--alpha", "1.5") != 0
     assert "--alpha 1.5" in capsys.readouterr().err
     assert Settings().alpha == 0.01
+
+
+@pytest.mark.parametrize("homes", ["contractscrub"], indirect=True)  # the check and metadata are shared code
+def test_the_metrics_job_sends_one_alert_for_the_round_and_plots_the_headline(homes, receiver) -> None:
+    """Through real Dagster: the metrics job (what `lhl schedule`'s recurring audits trigger) runs the check on the
+    suite's mart, the webhook gets the round's one alert, and the headline mart carries each model's newest figures
+    as numbers (the UI plots them over the materializations)."""
+    from dagster import DagsterInstance
+
+    from orchestration.definitions import defs
+    from orchestration.launch import QUIET
+    from resources import LhlHome
+
+    _, _, shifted = homes
+    url, bodies = receiver
+    with DagsterInstance.ephemeral() as instance:
+        result = defs.resolve_job_def("metrics").execute_in_process(
+            instance=instance, resources={"lhl": LhlHome(path=str(shifted.root), alerts=url)}, run_config=QUIET,
+            raise_on_error=False)
+        (check,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "no_change_detected"
+                    and e.asset_key.to_user_string() == "scrub_monitor"]
+        assert not check.passed
+        (sent,) = [b for b in bodies if b["check"] == "no_change_detected"]
+        assert sent["asset"] == "scrub_monitor" and sent["figures"]["round"] == ROUNDS and "beta" in sent["summary"]
+        assert "lhl monitor --suite contractscrub" in sent["figures"]["report"]
+        from dagster import AssetKey
+
+        event = instance.get_latest_materialization_event(AssetKey("scrub_leaderboard"))
+        assert event is not None and event.asset_materialization is not None
+        metadata = event.asset_materialization.metadata
+    assert metadata["recall · beta"].value == pytest.approx(
+        next(p.value for p in read_monitor_report(shifted, get_suite("contractscrub")).points
+             if p.model == "beta" and p.run == ROUNDS and p.category is None and p.metric == "recall"))
+    assert isinstance(metadata["recall · beta"].value, float)
+
+
+def test_a_dead_webhook_is_retried_and_logged_never_raised(caplog) -> None:
+    import logging
+
+    from resources.alerts import Alert, WebhookHook
+
+    alert = Alert(check="no_change_detected", asset="scrub_monitor", partition=None, summary="beta dropped")
+    with caplog.at_level(logging.WARNING, logger="lhl.alerts"):
+        WebhookHook("http://127.0.0.1:9/nothing-listens", timeout_s=1, attempts=3, pause_s=0.01).send(alert)
+    (failed,) = [r.getMessage() for r in caplog.records if "could not deliver" in r.getMessage()]
+    assert "after 3 attempt(s)" in failed

@@ -1,10 +1,7 @@
 """Drift: a model whose newest run no longer matches its earlier runs fails the no_drift check; a provider
 serving another model version is reported; failing checks reach the alert hook (log line or webhook)."""
 
-import json
 import logging
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import duckdb
 import pytest
@@ -41,29 +38,6 @@ def _home(tmp_path):
     home = Home.resolve(tmp_path / "h").ensure()
     import_outcomes(home, write_outcomes(tmp_path / "o.csv", rows))
     return home
-
-
-@pytest.fixture
-def receiver():
-    """A loopback HTTP receiver on 127.0.0.1 that keeps every JSON body POSTed to it."""
-    bodies = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - the http.server protocol
-            length = int(self.headers.get("Content-Length", 0))
-            bodies.append(json.loads(self.rfile.read(length)))
-            self.send_response(204)
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/hook", bodies
-    server.shutdown()
-    server.server_close()
 
 
 def test_newest_run_is_compared_with_the_earlier_runs(tmp_path):
