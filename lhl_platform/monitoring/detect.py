@@ -2,7 +2,8 @@
 
 Rounds are taken in order. In each round every (model, category, metric) cell the round has is tested against
 the same cell's baseline: the cell's last `window` complete rounds since its last detected change, pooled. The
-test is the two-sided normal test of the difference (`estimate.two_sided_p`); a side with fewer than `min_units`
+test is the two-sided pooled-variance (score) test of the difference (`estimate.two_sided_p`); a side with fewer
+than `min_units`
 units is never tested. All the round's p-values, across models, categories and metrics, are adjusted together
 (Holm), and a cell changed where its adjusted p-value is at most `alpha`: a round in which nothing changed raises
 any alert with probability at most `alpha`. A detected change restarts the cell's baseline at that round, so
@@ -85,7 +86,7 @@ def _started(series: Series, key: CellKey, runs: Sequence[int]) -> int:
     best, best_z = runs[-1], -1.0
     for i in range(1, len(runs)):
         before, after = _common(_pool([history[r] for r in runs[:i]]), _pool([history[r] for r in runs[i:]]))
-        found = z_score(series.point_estimate(metric, after), series.point_estimate(metric, before))
+        found = z_score(metric, after, before)
         z = 0.0 if found is None else abs(found)
         if z > best_z:
             best, best_z = runs[i], z
@@ -128,7 +129,7 @@ def detect(series: Series, settings: Settings | None = None) -> list[Comparison]
             elif min(base.n, new.n) < s.min_units:
                 out.append(_row(key, run, base_runs, base, new, None, "few units"))
             else:
-                tested.append(_row(key, run, base_runs, base, new, two_sided_p(new, base), ""))
+                tested.append(_row(key, run, base_runs, base, new, two_sided_p(metric, new_stats, base_stats), ""))
         for row, adjusted in zip(tested, holm([r.p or 0.0 for r in tested]), strict=True):
             row.p_adjusted = adjusted
             row.changed = adjusted <= s.alpha
