@@ -103,7 +103,7 @@ def build_sql_assets() -> AssetsDefinition:
 def _headlines(con: Any, selected: list[str]) -> dict[str, dict[str, Any]]:
     """Each monitored suite's headline mart: its models' newest overall figures as numbers, which the UI plots
     materialization by materialization."""
-    from lhl_platform.monitoring.kit import headline_figures, suite_monitor_report
+    from lhl_platform.report.monitor import headline_figures, suite_monitor_report
 
     out: dict[str, dict[str, Any]] = {}
     for suite in suites():

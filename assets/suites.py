@@ -45,6 +45,7 @@ from assets.partitions import job_partitions, model_and_run, stage_partitions, s
 from checks.results import to_check_result
 from lhl_platform.domain.redaction import redact
 from lhl_platform.home import Home
+from lhl_platform.report.monitor import mart_checks
 from lhl_platform.suites.contract import FilePath, Job, Markdown, MartCheck, NoConfig, Stage, StageContext, Suite
 from lhl_platform.warehouse.build import read_warehouse
 from resources import LhlHome
@@ -186,7 +187,7 @@ def asset_job(suite: Suite, job: Job) -> UnresolvedAssetJobDefinition:
 
 def suite_definitions(suite: Suite) -> tuple[list[AssetsDefinition], list[AssetChecksDefinition],
                                              list[UnresolvedAssetJobDefinition | JobDefinition]]:
-    return ([stage_asset(suite, s) for s in suite.stages], [mart_check(c) for c in suite.mart_checks()],
+    return ([stage_asset(suite, s) for s in suite.stages], [mart_check(c) for c in mart_checks(suite)],
             [asset_job(suite, j) for j in suite.jobs])
 
 

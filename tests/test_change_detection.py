@@ -16,7 +16,7 @@ import pytest
 from lhl_platform.home import Home
 from lhl_platform.monitoring.detect import Settings
 from lhl_platform.monitoring.estimate import Stats, estimate, holm
-from lhl_platform.monitoring.kit import read_monitor_report
+from lhl_platform.report.monitor import mart_checks, read_monitor_report
 from lhl_platform.suites import get_suite
 from lhl_platform.warehouse.scope import ScopeRequest
 from orchestration.cli import main
@@ -206,7 +206,7 @@ def test_the_alert_is_the_failing_check_of_the_newest_round(homes) -> None:
     case, quiet, shifted = homes
     from lhl_platform.warehouse.build import read_warehouse
 
-    check = next(c for c in get_suite(case.suite).mart_checks() if c.name == "no_change_detected")
+    check = next(c for c in mart_checks(get_suite(case.suite)) if c.name == "no_change_detected")
     with read_warehouse(quiet, case.request) as con:
         assert check.check(con).passed
     with read_warehouse(shifted, case.request) as con:

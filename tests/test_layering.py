@@ -25,6 +25,7 @@ LAYERS: list[set[str]] = [
     {"registry"},
     {"warehouse"},
     {"quality", "judges"},  # a check's outcome (every suite's checks return one); judge agreement
+    {"monitoring"},  # a suite's series of audit rounds and its change detection (what a suite declares to monitor)
     {"suites"},  # the suite contract and the registered suites
     {"report"},  # what every suite's report shares (layout, labels, HTML shell, verdict, cost, figure primitives,
     # bootstrap helpers, publishing mechanics) and the shared report of a suite's sections; no suite's own report

@@ -62,8 +62,8 @@ def pages(demo_home: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
         reporting = reporting_of(suite)
         built = build_suite_report(home, suite)
         out[name] = {"html": reporting.render(built, suite, "html"), "md": reporting.render(built, suite, "md")}
-    from lhl_platform.monitoring.kit import read_monitor_report
-    from lhl_platform.monitoring.render import render_html as monitor_html
+    from lhl_platform.report.monitor import read_monitor_report
+    from lhl_platform.report.monitor_render import render_html as monitor_html
 
     for name in ("clause", *SUITES):  # `lhl monitor --format html`: the trend page alone
         suite = get_suite(name)

@@ -63,7 +63,9 @@ class SectionReporting:
     options: frozenset[str] = frozenset({"item_set", "gold_version"})
 
     def sections(self, suite: Suite) -> frozenset[str]:
-        return frozenset(s.name for s in suite.sections)
+        from lhl_platform.report.monitor import report_sections
+
+        return frozenset(s.name for s in report_sections(suite))
 
     def request(self, suite: Suite, asked: Asked) -> Any:
         from lhl_platform.warehouse.scope import ScopeRequest

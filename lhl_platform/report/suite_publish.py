@@ -19,6 +19,7 @@ from sqlmodel import Field as SqlField
 from sqlmodel import Session, SQLModel, create_engine
 
 from lhl_platform import __version__
+from lhl_platform.report.monitor import report_sections
 from lhl_platform.report.publish import PublishSummary, add_missing_columns, masked, resolve_url, table_class
 from lhl_platform.report.suite_report import SuiteReport, judged_suite, with_judge
 from lhl_platform.suites.contract import Suite
@@ -71,7 +72,7 @@ def publish_suite(report: SuiteReport, suite: Suite, url: str | URL | None, *,
     key = suite_scope_key(report)
     judged = judged_suite(suite)
     tables = {s.name: _publish_table(s.table or f"{suite.name}_{s.name}", s.row, judged and s.name == "leaderboard")
-              for s in suite.sections}
+              for s in report_sections(suite)}
     try:
         created = [SuitePublication.__table__, *(t.__table__ for t in tables.values())]  # type: ignore[attr-defined]
         add_missing_columns(engine, created)

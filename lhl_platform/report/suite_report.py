@@ -24,6 +24,7 @@ from lhl_platform.report.cost import CostSection, cost_html, cost_json, cost_lin
 from lhl_platform.report.figures import leaderboard_strip
 from lhl_platform.report.html import CSS, checks_html, figure_html, section_html
 from lhl_platform.report.layout import html_tables, ordered, text_table, text_tables, view
+from lhl_platform.report.monitor import mart_checks, report_sections
 from lhl_platform.report.verdict import Verdict
 from lhl_platform.report.verdict_render import render_verdict_html, render_verdict_text
 from lhl_platform.stats import nan_to_null
@@ -93,13 +94,13 @@ def build_suite_report(home: Home, suite: Suite, request: ScopeRequest | None = 
 
         scope = apply_scope(con, package.scope, scope_request, primary_judge(home), temp=True)
         sections = {s.name: [s.row.model_validate({k: nan_to_null(v) for k, v in r.model_dump().items()})
-                             for r in s.rows(con)] for s in suite.sections}
-        checks = [c.check(con) for c in suite.mart_checks()]
+                             for r in s.rows(con)] for s in report_sections(suite)}
+        checks = [c.check(con) for c in mart_checks(suite)]
         cost = suite_cost(con, suite.name)
     judged = judged_suite(suite) and scope.judge is not None
     return SuiteReport(suite=suite.name, title=suite.title, scope=scope, sections=sections, checks=checks,
-                       notes={s.name: s.note for s in suite.sections if s.note},
-                       titles={s.name: s.title for s in suite.sections}, judged=judged, cost=cost,
+                       notes={s.name: s.note for s in report_sections(suite) if s.note},
+                       titles={s.name: s.title for s in report_sections(suite)}, judged=judged, cost=cost,
                        judge_validated=judge_status(sections[JUDGE_SECTION], scope.judge) if judged else None)
 
 
@@ -196,7 +197,7 @@ def render_suite_html(report: SuiteReport, suite: Suite, verdict: Verdict) -> st
     body = [render_verdict_html(verdict),
             section_html("scope", "Scope", "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in _scope_lines(report))
                          + "</ul>")]
-    for section in suite.sections:
+    for section in report_sections(suite):
         rows = report.sections.get(section.name, [])
         parts: list[str] = []
         if rows:

@@ -363,23 +363,8 @@ class Suite:
     # sections in its scope, or, with no scope of its own, a refusal naming where its results are
     reporting: Reporting | None = None
     # its headline figures as a series of audit rounds with change detection (`lhl monitor`, a trend section in its
-    # HTML report, the `no_change_detected` check on the mart): written once in `lhl_platform.monitoring`
+    # report and the `no_change_detected` check on the mart: `lhl_platform.monitoring`, `report/monitor.py`)
     monitor: Monitor | None = None
-
-    def __post_init__(self) -> None:
-        # A suite with a monitor and a report of sections gets the trend section after its own, from its declaration.
-        if self.monitor is not None and self.sections and not any(s.name == "trend" for s in self.sections):
-            from lhl_platform.monitoring.kit import trend_section
-
-            object.__setattr__(self, "sections", (*self.sections, trend_section(self)))
-
-    def mart_checks(self) -> tuple[MartCheck, ...]:
-        """Its checks on the marts, with the monitoring check where it declares a monitor."""
-        if self.monitor is None:
-            return self.checks
-        from lhl_platform.monitoring.kit import changes_check
-
-        return (*self.checks, changes_check(self))
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:

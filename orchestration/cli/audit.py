@@ -211,11 +211,12 @@ def _print_estimate(home: Home, suite: Suite, models: list[str], runs: list[int]
 def own_alerts(suite_name: str) -> contextlib.AbstractContextManager[None]:
     """While an audit runs, the terminal shows the failing checks of the suite audited, each once: the SQL models
     and checks after it are every suite's, whose other alerts still go to the hook and to Dagster."""
+    from lhl_platform.report.monitor import mart_checks
     from lhl_platform.suites import get_suite
     from resources.alerts import echo_alerts
 
     suite = get_suite(suite_name)
-    own = {(c.name, c.asset) for c in suite.mart_checks()} | {(c.name, s.name) for s in suite.stages for c in s.checks}
+    own = {(c.name, c.asset) for c in mart_checks(suite)} | {(c.name, s.name) for s in suite.stages for c in s.checks}
     return echo_alerts(lambda alert: (alert.check, alert.asset) in own)
 
 

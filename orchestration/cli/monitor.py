@@ -12,8 +12,8 @@ from orchestration.cli.suites import add_gold_option, add_suite_option, chosen_s
 
 def cmd_monitor(args: argparse.Namespace, home: Home) -> int:
     from lhl_platform.monitoring.detect import Settings
-    from lhl_platform.monitoring.kit import read_monitor_report
-    from lhl_platform.monitoring.render import render
+    from lhl_platform.report.monitor import read_monitor_report
+    from lhl_platform.report.monitor_render import render
 
     suite = chosen_suite(args)
     if suite.monitor is None:

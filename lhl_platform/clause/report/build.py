@@ -29,11 +29,11 @@ from lhl_platform.clause.report.rows import (
 )
 from lhl_platform.clause.report.stats import Statistics, provenance_from
 from lhl_platform.home import Home
-from lhl_platform.monitoring.kit import TrendRow, trend_rows
 from lhl_platform.monitoring.report import MonitorReport, monitor_report, newest_round_outcome
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import read_cost
 from lhl_platform.report.marts import rows_of
+from lhl_platform.report.monitor import TrendRow, trend_rows
 from lhl_platform.stats import nan_free
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, rdi_cluster_interval, rdi_intervals
 from lhl_platform.warehouse.build import read_warehouse

@@ -521,7 +521,7 @@ SECTIONS = (("verdict", "Verdict"),  # first in every report (docs/method.md, se
 
 def _trend(report: Report) -> str:
     from lhl_platform.clause.monitor import MONITOR
-    from lhl_platform.monitoring.kit import trend_html
+    from lhl_platform.report.monitor import trend_html
 
     return trend_html(report.trend, MONITOR, "Clause extraction (CUAD)")
 

@@ -22,8 +22,8 @@ from lhl_platform.clause.report.marts import (
     UsageRow,
 )
 from lhl_platform.clause.report.stats import Provenance, Statistics
-from lhl_platform.monitoring.kit import TrendRow
 from lhl_platform.report.cost import CostSection
+from lhl_platform.report.monitor import TrendRow
 from lhl_platform.warehouse.scope import Scope
 
 METRIC_COLUMNS = ("runs", "n", "tp", "fp", "fn", "tn", "supported", "contradicted", "n_missing_condition",

@@ -10,7 +10,7 @@ from html import escape
 from lhl_platform.monitoring.declaration import Monitor
 from lhl_platform.monitoring.report import MonitorReport, change_line
 from lhl_platform.monitoring.series import Point
-from lhl_platform.monitoring.trend import trend_svg
+from lhl_platform.report.trend import trend_svg
 
 FORMATS = ("table", "json", "csv", "md", "html")
 

@@ -1,5 +1,7 @@
-"""What a suite gets from declaring a monitor: the check on its mart (the alert of a round with a change) and its
-report, read in any scope."""
+"""What a suite gets from declaring a monitor (`Suite.monitor`): its monitoring report read in any scope, the check
+on its mart (the alert of a round with a change), the trend section of its report and the headline figures its
+mart's materializations carry. `mart_checks` and `report_sections` are a suite's checks and sections with these
+added: what every report, the Dagster definitions and the audit's alert echo read."""
 
 from __future__ import annotations
 
@@ -88,7 +90,7 @@ def trend_rows(report: MonitorReport) -> list[TrendRow]:
 def trend_svg_of(rows: Sequence[BaseModel], monitor: Monitor, title: str) -> str:
     """The trend figure of a report's trend rows: one panel per metric, one line per model."""
     from lhl_platform.monitoring.series import Point
-    from lhl_platform.monitoring.trend import trend_svg
+    from lhl_platform.report.trend import trend_svg
 
     trend = [r for r in rows if isinstance(r, TrendRow)]
     points = [Point(model=r.model, run=r.run, at=r.at, judge=None, gold_version=None, partial=r.partial,
@@ -134,7 +136,7 @@ TREND_NOTE = ("One point per model and audit round (run), the overall figure wit
 
 
 def trend_section(suite: Suite) -> Section:
-    """The trend section a suite with a monitor adds to its report (`Suite.report_sections`)."""
+    """The trend section a suite with a monitor adds to its report (`report_sections`)."""
     from lhl_platform.suites.contract import Section
 
     def rows(con: duckdb.DuckDBPyConnection) -> list[TrendRow]:
@@ -153,3 +155,15 @@ def headline_figures(report: MonitorReport) -> dict[str, float]:
             if key not in newest or p.run > newest[key][0]:
                 newest[key] = (p.run, p.value)
     return {f"{metric} · {model}": value for (metric, model), (_, value) in sorted(newest.items())}
+
+
+def mart_checks(suite: Suite) -> tuple[MartCheck, ...]:
+    """The suite's checks on its marts, with the monitoring check where it declares a monitor."""
+    return suite.checks if suite.monitor is None else (*suite.checks, changes_check(suite))
+
+
+def report_sections(suite: Suite) -> tuple[Section, ...]:
+    """The suite's report sections, with the trend section after them where it declares a monitor."""
+    if suite.monitor is None or not suite.sections:
+        return suite.sections
+    return (*suite.sections, trend_section(suite))
