@@ -218,7 +218,7 @@ def test_every_format_compare_and_publish(home: Home, capsys, tmp_path: Path) ->
     page = (tmp_path / "r.html").read_text()
     assert "LegalHalluLens: ContractScrub" in page and "recall per category" in page
     # the leaderboard's recall with its intervals, and the recall per category
-    assert page.count("<svg") == 2 and 'data-figure="leaderboard_intervals"' in page
+    assert page.count("<svg") == 3 and 'data-figure="leaderboard_intervals"' in page and 'data-figure="trend"' in page
     assert "<script" not in page
     capsys.readouterr()
     assert lhl(home, "compare", "omitter", "perfect", "--suite", "contractscrub", "--format", "json",
