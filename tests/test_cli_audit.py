@@ -36,7 +36,7 @@ def test_report_json_has_exactly_the_spec_shape(demo_home, capsys):
     assert set(report) == {"verdict", "suite", "scope", "leaderboard", "per_run", "typed_profiles", "gaps", "composite",
                            "usage", "rdi", "run_summary", "clause_profiles", "debate_effects", "debate_by_category",
                            "provenance", "statistics", "judge_validation", "coverage", "cost", "judge_heldout",
-                           "checks"}
+                           "checks", "trend"}
     assert set(report["scope"]) == {"corpus_id", "corpus_name", "subset", "runs", "judge", "models", "contracts",
                                     "matched_contracts"}
     assert {(u["model"], u["run"]) for u in report["usage"]} == {(r["model"], r["run"]) for r in report["per_run"]}

@@ -54,7 +54,7 @@ def test_lineage_runs_through_the_partitioned_profiles_to_the_marts_and_drift():
     assert "extractions" in parents("judge_verdicts")
     assert parents("model_profiles") == {"extractions", "judge_verdicts"}
     assert "model_profiles" in parents("stg_extractions") and "model_profiles" in parents("stg_verdicts")
-    assert "drift_cells" in parents("model_drift")
+    assert "clause_monitor" in parents("model_drift")
     for name in ("extractions", "judge_verdicts", "model_profiles"):
         assert graph.get(AssetKey(name)).partitions_def == defs.resolve_job_def("audit_partition").partitions_def
     for name in ("debate_outcomes", "debate_verdicts"):  # the models debated, not every model audited

@@ -95,7 +95,8 @@ def test_the_json_report_follows_the_contract_and_labels_the_self_built_set(home
     (item_set,) = report["item_set"]
     assert item_set["self_built"] is True and item_set["provenance"] == "self-built"
     assert {c["name"]: c["passed"] for c in report["checks"]} == {
-        "responses_complete": True, "judgments_complete": True, "comparable_scope": True, "judge_validated": False}
+        "responses_complete": True, "judgments_complete": True, "comparable_scope": True, "judge_validated": False,
+        "no_change_detected": True}
     # the cue judge passes the shipped set its rules were written from, and fails the held-out set: the gate
     (validation,) = report["judge_validation"]
     assert validation["judge"] == CUE_JUDGE and validation["validated"] and validation["passed"] is False

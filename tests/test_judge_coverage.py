@@ -125,10 +125,11 @@ def test_pooled_content_figures_rest_on_the_run_the_judge_labelled(half_judged):
     assert coverage_statement(coverage["b"].model_dump(), None).endswith(
         "its imported verdicts labelled all 40 true positives")
 
-    drift = next(c for c in checks if c.name == "no_drift")
-    assert "not comparable" in drift.summary and "a run 2" in drift.summary
-    assert drift.metadata["unjudged_runs"] == ["a run 2"]
-    assert "+0.000" not in drift.summary
+    change = next(c for c in checks if c.name == "no_change_detected")
+    assert "not compared, no figure in scope" in change.summary
+    assert "a run 2 (" in change.summary and "HalTP" in change.summary
+    assert change.metadata["not_compared"] == "a run 2"
+    assert "+0.000" not in change.summary
 
 
 def test_contract_resampling_draws_only_the_judged_cells(half_judged):
@@ -261,8 +262,8 @@ def test_a_second_judge_on_one_run_scopes_every_content_figure_to_that_run(demo_
     assert (coverage["judged_tp"], coverage["true_positives"], coverage["judged_runs"]) == (one["tp"], total, [1])
     code, table, _ = run(capsys, home, "report", "--judge", "surface", "--resamples", "50")
     assert f"judge surface labelled {one['tp']} of {total} true positives: run 1 of 1, 2" in table
-    drift = next(line for line in table.splitlines() if "no_drift" in line)
-    assert "lexical run 2" in drift and "not comparable" in drift and "+0.000" not in drift
+    change = next(line for line in table.splitlines() if "no_change_detected" in line)
+    assert "lexical run 2" in change and "no figure in scope" in change and "+0.000" not in change
 
     # nothing left for surface to judge on run 1
     code, dry, _ = run(capsys, home, "audit", "--models", "lexical", "--runs", "1", "--judge", "surface",

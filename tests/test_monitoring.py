@@ -1,5 +1,6 @@
-"""Drift: a model whose newest run no longer matches its earlier runs fails the no_drift check; a provider
-serving another model version is reported; failing checks reach the alert hook (log line or webhook)."""
+"""Monitoring the clause suite: a model whose newest round no longer matches its recent rounds fails the
+no_change_detected check (the shared detection, docs/method.md section 12); a provider serving another model
+version is reported; failing checks reach the alert hook (log line or webhook)."""
 
 import logging
 
@@ -8,20 +9,25 @@ import pytest
 from dagster import DagsterInstance
 
 from lhl_platform.clause.importer import import_outcomes
-from lhl_platform.clause.monitoring import drift, served_model_changes
+from lhl_platform.clause.monitoring import served_model_changes
+from lhl_platform.domain.taxonomy import CLAUSE_TYPES
 from lhl_platform.home import Home
-from lhl_platform.warehouse.build import read_warehouse
+from lhl_platform.report.monitor import read_monitor_report
+from lhl_platform.suites import get_suite
 from orchestration.definitions import defs
 from orchestration.launch import QUIET
 from resources import LhlHome
 from resources.alerts import Alert, LogHook, WebhookHook, hook_for
 from tests.helpers import outcome, write_outcomes
 
+CONTRACTS = 100
 
-def _rows(model, run, contradicted_share, extra_share):
+
+def _rows(model, run, contradicted_share, extra_share, contracts=CONTRACTS):
     rows = []
-    for i in range(300):
-        kind = i / 300
+    for i in range(contracts):
+        kind = i / contracts
+        rows += [outcome(model, run, f"c{i:03d}", t, "TN") for t in CLAUSE_TYPES if t != "Non-Compete"]
         if kind < contradicted_share:
             mismatch = "extra_condition" if kind < contradicted_share * extra_share else "missing_condition"
             rows.append(outcome(model, run, f"c{i:03d}", "Non-Compete", "TP", "contradicted", mismatch))
@@ -40,44 +46,46 @@ def _home(tmp_path):
     return home
 
 
-def test_newest_run_is_compared_with_the_earlier_runs(tmp_path):
-    with read_warehouse(_home(tmp_path)) as con:
-        rows = drift(con, resamples=500)
-    by = {(r.model, r.category, r.metric): r for r in rows}
-    shifted = by[("shifting", None, "hal_tp")]
-    assert (shifted.baseline_runs, shifted.newest_run) == (2, 3)
-    assert shifted.baseline == 0.3 and shifted.newest == 0.7 and shifted.drifted
-    assert by[("shifting", "obligation", "rdi")].drifted  # -0.6 -> +0.6
-    assert not any(r.drifted for r in rows if r.model == "steady")
+def test_the_newest_round_is_compared_with_the_recent_rounds(tmp_path):
+    report = read_monitor_report(_home(tmp_path), get_suite("clause"))
+    changed = {(c.model, c.category, c.metric): c for c in report.changes}
+    shifted = changed[("shifting", None, "hal_tp")]
+    assert (shifted.baseline_runs, shifted.run) == ([1, 2], 3)
+    assert shifted.from_value == 0.3 and shifted.to_value == 0.7 and shifted.p_adjusted < 0.01
+    assert ("shifting", "obligation", "rdi") in changed  # -0.6 -> +0.6
+    assert not any(c.model == "steady" for c in report.changes)
+    (alert,) = report.alerts
+    assert alert.run == 3 and "shifting" in alert.summary and "steady" not in alert.summary
 
 
-def test_a_handful_of_contradictions_is_never_called_drift(tmp_path):
-    # Three contradictions per side that flip from missing to extra: the intervals part, but the sample is tiny.
+def test_a_handful_of_contradictions_is_never_called_a_change(tmp_path):
+    # Three contradictions per round that flip from missing to extra: the sample is tiny.
     rows = []
     for run, mismatch in ((1, "missing_condition"), (2, "missing_condition"), (3, "extra_condition")):
-        rows += [outcome("tiny", run, f"c{i}", "Non-Compete", "TP", "contradicted", mismatch) for i in range(3)]
+        for i in range(3):
+            rows += [outcome("tiny", run, f"c{i}", t, "TN") for t in CLAUSE_TYPES if t != "Non-Compete"]
+            rows.append(outcome("tiny", run, f"c{i}", "Non-Compete", "TP", "contradicted", mismatch))
     home = Home.resolve(tmp_path / "h").ensure()
     import_outcomes(home, write_outcomes(tmp_path / "o.csv", rows))
-    with read_warehouse(home) as con:
-        rows_ = drift(con, resamples=200)
-    rdi = next(r for r in rows_ if r.metric == "rdi" and r.category is None)
-    assert (rdi.baseline, rdi.newest) == (-1.0, 1.0) and not rdi.drifted
+    report = read_monitor_report(home, get_suite("clause"))
+    rdi = next(c for c in report.comparisons if c.metric == "rdi" and c.category is None and c.run == 3)
+    assert (rdi.from_value, rdi.to_value) == (-1.0, 1.0) and rdi.untested == "few units" and not rdi.changed
 
 
-def test_drift_check_fails_in_dagster_and_reaches_the_webhook(tmp_path, receiver):
+def test_a_change_fails_the_check_in_dagster_and_reaches_the_webhook(tmp_path, receiver):
     url, bodies = receiver
     home = _home(tmp_path)
     with DagsterInstance.ephemeral() as instance:
         result = defs.resolve_job_def("metrics").execute_in_process(
             instance=instance, resources={"lhl": LhlHome(path=str(home.root), alerts=url)}, run_config=QUIET,
             raise_on_error=False)
-    (check,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "no_drift"]
+    (check,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "no_change_detected"
+                and e.asset_key.to_user_string() == "clause_monitor"]
     assert not check.passed and "shifting" in check.description and "steady" not in check.description
-    (sent,) = [b for b in bodies if b["check"] == "no_drift"]
-    assert sent["asset"] == "model_drift" and sent["partition"] is None and "shifting" in sent["summary"]
-    assert sent["figures"]["comparisons"] >= 1 and "shifting" in sent["figures"]["drifted"]
-    assert sent["severity"] == "ERROR"
-    assert {b["check"] for b in bodies} <= {"no_drift", "no_change_detected", "comparable_scope", "rows_complete",
+    (sent,) = [b for b in bodies if b["check"] == "no_change_detected" and b["asset"] == "clause_monitor"]
+    assert sent["partition"] is None and "shifting" in sent["summary"] and sent["figures"]["round"] == 3
+    assert sent["figures"]["changes"] >= 1 and sent["severity"] == "ERROR"
+    assert {b["check"] for b in bodies} <= {"no_change_detected", "comparable_scope", "rows_complete",
                                             "every_tp_judged", "labels_in_domain", "no_duplicate_instances",
                                             "great_expectations_suite"}
     (served,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "same_served_model"]
@@ -104,13 +112,14 @@ def test_a_failing_partition_check_names_its_partition_in_the_alert(tmp_path, re
 
 
 def test_the_default_hook_is_a_log_line_and_a_dead_webhook_never_breaks_the_run(caplog):
-    alert = Alert(check="no_drift", asset="model_drift", partition=None, summary="gpt drifted", figures={"n": 1})
+    alert = Alert(check="no_change_detected", asset="clause_monitor", partition=None, summary="gpt changed",
+                  figures={"n": 1})
     assert isinstance(hook_for(None), LogHook) and isinstance(hook_for("log"), LogHook)
     with caplog.at_level(logging.WARNING, logger="lhl.alerts"):
         hook_for("log").send(alert)
         WebhookHook("http://127.0.0.1:9/nothing-listens", timeout_s=1).send(alert)
     lines = [r.getMessage() for r in caplog.records]
-    assert lines[0] == "lhl alert: check no_drift failed on model_drift: gpt drifted"
+    assert lines[0] == "lhl alert: check no_change_detected failed on clause_monitor: gpt changed"
     assert any("could not deliver" in line for line in lines)
     assert hasattr(hook_for("resources.alerts:LogHook"), "send")  # a hook of your own, by module:attribute
     with pytest.raises(ValueError):

@@ -2,7 +2,7 @@
 events, one recorded call per (contract, category) through the call engine, resume without repeated calls, the
 JSON contract of docs/formats.md section 1, the marts equal to `scoring.py`, the offline models, every report format,
 `lhl compare`, `lhl publish`, imports validated whole and written atomically, an LLM's failures as missing calls
-(an unparseable answer, a contract past the context window), drift, and the Dagster assets."""
+(an unparseable answer, a contract past the context window), change across rounds, and the Dagster assets."""
 
 from __future__ import annotations
 
@@ -271,9 +271,9 @@ def test_findings_imported_whole_and_atomically_a_line_absent_is_a_missing_call(
     assert (items[0].contract_id, "defined_terms") not in missing and (items[3].contract_id, "defined_terms") in missing
 
 
-def test_the_newest_run_is_monitored_for_drift(home: Home, tmp_path: Path) -> None:
-    from lhl_platform.scrub.report import drift_rows, no_recall_drift
-    from lhl_platform.warehouse.build import read_warehouse
+def test_the_newest_run_is_monitored_for_change(home: Home, tmp_path: Path) -> None:
+    from lhl_platform.report.monitor import read_monitor_report
+    from lhl_platform.suites import get_suite
     from lhl_platform.warehouse.scope import ScopeRequest
 
     items = load_set(home).items
@@ -282,11 +282,14 @@ def test_the_newest_run_is_monitored_for_drift(home: Home, tmp_path: Path) -> No
     path = tmp_path / "drift.jsonl"
     path.write_text("\n".join(lines) + "\n")
     assert lhl(home, "import", "findings", str(path)) == 0
-    with read_warehouse(home, ScopeRequest(suite="contractscrub", models=("vendor-d",))) as con:
-        (row,) = drift_rows(con, min_contracts=4)
-        assert (row.newest_run, row.baseline_recall, row.newest_recall, row.drifted) == (2, 1.0, 0.0, True)
-        # With the report's threshold, 4 contracts are too few to call drift.
-        assert no_recall_drift(con).passed and not drift_rows(con)[0].drifted
+    report = read_monitor_report(home, get_suite("contractscrub"),
+                                 ScopeRequest(suite="contractscrub", models=("vendor-d",)))
+    recall = next(c for c in report.comparisons if (c.metric, c.category, c.run) == ("recall", None, 2))
+    assert (recall.from_value, recall.to_value, recall.changed, recall.started) == (1.0, 0.0, True, 2)
+    # a category of 4 contracts holds fewer than 20 gold tuples (and no prediction is no precision): reported,
+    # never called a change
+    by_category = [c for c in report.comparisons if c.category is not None and c.run == 2]
+    assert by_category and all(c.untested in ("few units", "no figure") and not c.changed for c in by_category)
 
 
 def test_an_llms_failures_are_recorded_failures_and_missing_calls(tmp_path: Path, monkeypatch, capsys) -> None:

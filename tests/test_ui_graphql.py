@@ -91,7 +91,7 @@ def test_graphql_shows_every_asset_the_lineage_the_partitions_and_the_checks(web
     assert "extractions" in deps("judge_verdicts")
     assert {"extractions", "judge_verdicts"} <= deps("model_profiles")
     assert "model_profiles" in deps("stg_extractions")
-    assert "metric_cube" in deps("leaderboard") and "drift_cells" in deps("model_drift")
+    assert "metric_cube" in deps("leaderboard") and "clause_monitor" in deps("model_drift")
     assert "extractions" in deps("debate_outcomes") and "debate_outcomes" in deps("debate_verdicts")
 
     def dims(name):
@@ -116,7 +116,7 @@ def test_graphql_shows_every_asset_the_lineage_the_partitions_and_the_checks(web
             "great_expectations_suite", "comparable_scope"} <= set(outcome_checks)
     for name in ("rows_complete", "every_tp_judged", "no_duplicate_instances", "labels_in_domain"):
         assert outcome_checks[name]["status"] == "SUCCEEDED" and outcome_checks[name]["evaluation"]["success"]
-    assert checks("model_drift")["no_drift"]["status"] in ("SUCCEEDED", "FAILED")
+    assert checks("model_drift")["same_served_model"]["status"] in ("SUCCEEDED", "FAILED")
 
 
 def test_partition_materializations_of_the_profiles_are_visible(webserver):

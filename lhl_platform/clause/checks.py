@@ -1,17 +1,15 @@
 """The clause suite's data-quality checks over its warehouse tables (whole audit, or one partition's in-memory
 view): every row present, labels in the judge's vocabulary, every TP judged, no duplicate, a comparable scope, a
-validated judge, and no drift. The same functions back the Dagster asset checks and the checks section of
-`lhl report`.
+validated judge (change across rounds is `no_change_detected`, docs/method.md section 12). The same functions back
+the Dagster asset checks and the checks section of `lhl report`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import duckdb
 
-from lhl_platform.clause.monitoring import DriftRow, UnjudgedRun
 from lhl_platform.domain.models import MismatchType, VerdictLabel
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.warehouse.scope import coverage_statement
@@ -221,24 +219,3 @@ def _share(value: float | None) -> str:
 def all_checks(con: duckdb.DuckDBPyConnection, model: str | None = None, run: int | None = None) -> list[CheckOutcome]:
     return [check(con, model, run) for check in (completeness, labels_in_domain, every_tp_judged,
                                                  no_duplicate_instances, comparable_scope, judge_validated)]
-
-
-def drift_outcome(rows: list[DriftRow], unjudged: Sequence[UnjudgedRun] = ()) -> CheckOutcome:
-    """Fails when any model's newest run no longer overlaps its earlier runs on HalTP or RDI. A comparison with a
-    null side, and a run the judge labelled none of, is named as not comparable: never compared, never drift."""
-    drifted = [r for r in rows if r.drifted]
-    compared = [r for r in rows if r.comparable]
-    named = [f"{r.model} {r.category or 'overall'} {r.metric}: run {r.newest_run} {r.newest:+.3f} vs earlier "
-             f"{r.baseline:+.3f}" for r in drifted if r.newest is not None and r.baseline is not None]
-    by_model: dict[str, list[str]] = {}
-    for u in unjudged:
-        by_model.setdefault(u.model, []).append(str(u.run))
-    skipped = [f"{m} run{'s' if len(r) > 1 else ''} {', '.join(r)}" for m, r in by_model.items()]
-    note = (f"; not comparable (judge {unjudged[0].judge} labelled none of their TPs): "
-            f"{'; '.join(skipped[:MAX_NAMED])}" if skipped else "")
-    return CheckOutcome(name="no_drift", passed=not drifted,
-                        metadata={"comparisons": len(compared), "drifted": named,
-                                  "not_comparable": len(rows) - len(compared), "unjudged_runs": skipped},
-                        description="newest run's HalTP and RDI intervals overlap the earlier runs'",
-                        summary=(f"no drift in {len(compared)} comparisons" if not drifted
-                                 else f"{len(drifted)} drifted: " + "; ".join(named[:3])) + note)

@@ -1,12 +1,6 @@
-"""Post-deployment drift: does a model's newest audit round still look like its earlier ones?
-
-For every model with at least two runs the scope's judge labelled, the newest such run is compared with the
-earlier ones pooled (the baseline), overall and per category, on HalTP and on RDI, over the TPs the judge
-labelled. Each side gets a 95% bootstrap interval (HalTP: binomial resampling of its judged TPs; RDI:
-multinomial resampling of its contradictions); the metric has drifted when the two intervals do not overlap and
-each side holds at least MIN_UNITS units. A run whose TPs the judge labelled none of has no content figure: it is
-named as not comparable, never compared as 0; so is a comparison with a null side.
-"""
+"""What the clause suite watches beside the headline series (`lhl_platform.monitoring`, `clause/monitor.py`): the
+runs whose TPs the scope's judge labelled none of (no content figure: named, never compared as 0), and the model
+versions a provider said it served, which change under a model's name without notice."""
 
 from __future__ import annotations
 
@@ -14,24 +8,6 @@ from typing import Any
 
 import duckdb
 from pydantic import BaseModel
-
-from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, proportion_interval, rdi_interval
-
-
-class DriftRow(BaseModel):
-    model: str
-    category: str | None
-    metric: str
-    baseline_runs: int
-    newest_run: int
-    baseline: float | None
-    baseline_low: float | None
-    baseline_high: float | None
-    newest: float | None
-    newest_low: float | None
-    newest_high: float | None
-    drifted: bool
-    comparable: bool = True  # both sides have a value: a null side is reported, never compared
 
 
 class UnjudgedRun(BaseModel):
@@ -43,61 +19,8 @@ class UnjudgedRun(BaseModel):
     tp: int
 
 
-def _side(values: dict[str, Any], metric: str, resamples: int, seed: int, key: str
-          ) -> tuple[float | None, float | None, float | None]:
-    if metric == "hal_tp":
-        n, k = int(values["judged"]), int(values["contradicted"])
-        low, high = proportion_interval(k, n, resamples=resamples, seed=seed, key=key)
-        return (k / n if n else None), low, high
-    n = int(values["contradicted"])
-    low, high = rdi_interval(int(values["extra"]), int(values["missing"]), n, resamples=resamples, seed=seed, key=key)
-    return ((int(values["extra"]) - int(values["missing"])) / n if n else None), low, high
-
-
-# Fewer units than this on either side (TPs for HalTP, contradictions for RDI) and the intervals say more about
-# the sample than about the model: such a comparison is reported but never called drift.
-MIN_UNITS = 20
-
-
-def _units(values: dict[str, Any], metric: str) -> int:
-    return int(values["judged"] if metric == "hal_tp" else values["contradicted"])
-
-
-def _apart(a_low: float | None, a_high: float | None, b_low: float | None, b_high: float | None) -> bool:
-    """Two intervals that both exist and do not overlap."""
-    if a_low is None or a_high is None or b_low is None or b_high is None:
-        return False
-    return b_low > a_high or b_high < a_low
-
-
-def drift(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> list[DriftRow]:
-    cursor = con.execute("select * from drift_cells")
-    names = [d[0] for d in cursor.description]
-    cells = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-    grouped: dict[tuple[str, str | None], dict[bool, dict[str, Any]]] = {}
-    for cell in cells:
-        grouped.setdefault((cell["model"], cell["category"]), {})[bool(cell["is_newest"])] = cell
-    out = []
-    for (model, category), sides in grouped.items():
-        if True not in sides or False not in sides:
-            continue
-        for metric in ("hal_tp", "rdi"):
-            key = f"{model}|{category}|{metric}"
-            base = _side(sides[False], metric, resamples, seed, key + "|baseline")
-            new = _side(sides[True], metric, resamples, seed, key + "|newest")
-            comparable = base[0] is not None and new[0] is not None
-            enough = min(_units(sides[False], metric), _units(sides[True], metric)) >= MIN_UNITS
-            separated = comparable and enough and _apart(base[1], base[2], new[1], new[2])
-            out.append(DriftRow(model=model, category=category, metric=metric,
-                                baseline_runs=int(sides[True]["n_runs"]) - 1, newest_run=int(sides[True]["newest"]),
-                                baseline=base[0], baseline_low=base[1], baseline_high=base[2],
-                                newest=new[0], newest_low=new[1], newest_high=new[2], drifted=separated,
-                                comparable=comparable))
-    return out
-
-
 def unjudged_runs(con: duckdb.DuckDBPyConnection) -> list[UnjudgedRun]:
-    """The runs drift leaves out: TPs in scope, none labelled by the scope's judge (`drift_cells` skips them)."""
+    """The runs without a content figure: TPs in scope, none labelled by the scope's judge."""
     rows = con.execute("""select model, run, (select judge from scope), tp from metric_cube
                           where level = 'run' and tp > 0 and judged = 0 order by model, run""").fetchall()
     return [UnjudgedRun(model=m, run=int(r), judge=str(j), tp=int(t)) for m, r, j, t in rows]

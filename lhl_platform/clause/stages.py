@@ -6,7 +6,7 @@
   events); each reports the partition's own checks, computed from its own streams;
 - the debate (mitigation): `debate_calibration` per backbone, `debate_outcomes` and `debate_verdicts` per
   (backbone, run);
-- derived: `model_drift` (each model's newest run against its earlier runs) and `judge_agreement`.
+- derived: `model_drift` (the newest round's changes and the model version served) and `judge_agreement`.
 
 Each resolves what it needs once (the model's spec, the active corpus, the contracts in scope) from the home,
 the partition and its run config; the run config leaves open what the model's registered audit settings decide.
@@ -26,7 +26,6 @@ from lhl_platform.calls.budget import round_limit
 from lhl_platform.clause.audit import resolve, run_extraction, run_judging
 from lhl_platform.clause.checks import (
     completeness,
-    drift_outcome,
     every_tp_judged,
     labels_in_domain,
     no_duplicate_instances,
@@ -38,7 +37,7 @@ from lhl_platform.clause.extraction.definitions import DEFINITIONS
 from lhl_platform.clause.extraction.engine import extraction_stream
 from lhl_platform.clause.extraction.events import ExtractionEvent
 from lhl_platform.clause.judging import verdict_stream
-from lhl_platform.clause.monitoring import drift, served_model_changes, unjudged_runs
+from lhl_platform.clause.monitoring import served_model_changes, unjudged_runs
 from lhl_platform.corpus.cuad import load_master_layout
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.corpus.store import CORPUS_STREAM, active_corpus_id, load_corpus, save_corpus
@@ -402,24 +401,18 @@ def debate_verdicts(ctx: StageContext) -> StageResult:
 
 # Derived figures --------------------------------------------------------------------------------------
 
-_DRIFT_HEADER = "| model | category | metric | earlier runs | newest run | drifted |\n|---|---|---|---|---|---|\n"
-
-
-def _interval(value: float | None, low: float | None, high: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:+.3f} [{low:+.3f}, {high:+.3f}]" if low is not None and high is not None else f"{value:+.3f}"
-
-
 def model_drift(ctx: StageContext) -> StageResult:
+    """The newest round's changes (the monitoring series' detection, docs/method.md section 12), the runs without a
+    content figure, and whether the provider served the newest run another model version."""
+    from lhl_platform.clause.monitor import MONITOR
+    from lhl_platform.monitoring.report import change_line, monitor_report
+
     with read_warehouse(ctx.home) as con:
-        rows, unjudged = drift(con), unjudged_runs(con)
+        monitored, unjudged = monitor_report(con, "clause", "Clause extraction (CUAD)", MONITOR), unjudged_runs(con)
         recorded, changes = served_model_changes(con)
-    table = _DRIFT_HEADER + "\n".join(
-        f"| {r.model} | {r.category or 'all'} | {r.metric} | {_interval(r.baseline, r.baseline_low, r.baseline_high)}"
-        f" | {_interval(r.newest, r.newest_low, r.newest_high)} (run {r.newest_run}) | "
-        f"{'YES' if r.drifted else '' if r.comparable else 'not comparable'} |"
-        for r in rows)
+    newest = monitored.rounds[-1] if monitored.rounds else None
+    found = [c for c in monitored.changes if c.run == newest]
+    table = "\n".join(f"- {change_line(MONITOR, c)}" for c in found) or "no change in the newest round"
     if not recorded:
         summary = "no model.call event records the served model version yet: nothing to compare"
     elif not changes:
@@ -433,10 +426,10 @@ def model_drift(ctx: StageContext) -> StageResult:
         metadata={"calls_recording_it": recorded, "models_changed": len(changes),
                   "changes": "; ".join(f"{c['model']}: {c['earlier']} -> {c['newest']}" for c in changes)})
     return StageResult(metadata={
-        "comparisons": sum(r.comparable for r in rows), "drifted": sum(r.drifted for r in rows),
-        "not_comparable": sum(not r.comparable for r in rows), "unjudged_runs": len(unjudged), "drift": Markdown(table),
+        "newest_round": newest or 0, "tests": sum(c.p is not None for c in monitored.comparisons if c.run == newest),
+        "changes": len(found), "unjudged_runs": len(unjudged), "newest_round_changes": Markdown(table),
         "served_model_calls": recorded, "served_model_changes": len(changes)},
-        checks=[drift_outcome(rows, unjudged), served])
+        checks=[served])
 
 
 def judge_agreement(ctx: StageContext) -> StageResult:

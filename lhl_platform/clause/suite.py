@@ -105,12 +105,12 @@ SUITE = Suite(
               checks=(CheckSpec("every_debated_tp_judged",
                                 "the evaluation judge labelled every true positive of the debated outputs"),),
               spends=True, group="debate", feeds=("debate.verdict", "debate.verdict_failed")),
-        Stage("model_drift", "HalTP and RDI, overall and per category, of each model's newest run vs its earlier "
-              "runs, with 95% bootstrap intervals; and the model version the provider reported serving.",
-              stages.model_drift, kind="derived", partitioning="none", after=("drift_cells", "per_run_metrics"),
-              checks=(CheckSpec("no_drift", "newest run's HalTP and RDI intervals overlap the earlier runs'"),
-                      CheckSpec("same_served_model", "the provider served the newest run the model version(s) it "
-                                                     "served the earlier runs (the response's model field)")),
+        Stage("model_drift", "The newest audit round's changes of the headline figures (the monitoring series, "
+              "Holm-controlled; the alert is `no_change_detected` on `clause_monitor`), the runs without a content "
+              "figure, and the model version the provider reported serving.",
+              stages.model_drift, kind="derived", partitioning="none", after=("clause_monitor", "per_run_metrics"),
+              checks=(CheckSpec("same_served_model", "the provider served the newest run the model version(s) it "
+                                                     "served the earlier runs (the response's model field)"),),
               group="monitoring"),
         Stage("judge_agreement", "Agreement of the primary judge with every other judge that labelled the same true "
               "positives: Cohen's kappa (binary and directional) and each model's RDI shift with a paired interval.",

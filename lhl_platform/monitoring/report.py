@@ -112,14 +112,24 @@ def newest_round_outcome(report: MonitorReport, monitor: Monitor) -> CheckOutcom
     newest = report.rounds[-1]
     tested = [c for c in report.comparisons if c.run == newest and c.p is not None]
     alert = next((a for a in report.alerts if a.run == newest), None)
+    # An overall figure the round has no value for (a judge that labelled none of its TPs, say): named, never
+    # compared as 0.
+    blank: dict[str, list[str]] = {}
+    for c in report.comparisons:
+        if c.run == newest and c.category is None and c.untested == "no figure":
+            blank.setdefault(c.model, []).append(monitor.metric(c.metric).label)
+    note = ("; not compared, no figure in scope: " + "; ".join(f"{m} run {newest} ({', '.join(labels)})"
+                                                              for m, labels in sorted(blank.items()))
+            if blank else "")
     metadata: dict[str, int | float | str | bool] = {
         "suite": report.suite, "round": newest, "tested": len(tested), "alpha": report.settings.alpha,
         "window": report.settings.window, "changes": 0 if alert is None else len(alert.changes),
-        "report": report_command(report.suite)}
+        "not_compared": "; ".join(f"{m} run {newest}" for m in sorted(blank)), "report": report_command(report.suite)}
     if alert is None:
         summary = (f"no change in round {newest} ({len(tested)} tests)" if tested else
                    f"round {newest}: nothing to test yet (no earlier complete round with {report.settings.min_units} "
                    "units or more)")
-        return CheckOutcome(name=CHECK, passed=True, description=description, summary=summary, metadata=metadata)
-    return CheckOutcome(name=CHECK, passed=False, description=description, summary=alert.summary,
+        return CheckOutcome(name=CHECK, passed=True, description=description, summary=summary + note,
+                            metadata=metadata)
+    return CheckOutcome(name=CHECK, passed=False, description=description, summary=alert.summary + note,
                         metadata=metadata)

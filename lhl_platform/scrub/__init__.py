@@ -23,7 +23,7 @@ The suite as the platform runs it (`suite.SUITE`, registered in `lhl_platform.ca
 - `stages`: the items, findings (one call per contract and category through the call engine) and scores stages;
 - `models`: the offline models the factory builds (`scrub-rules`, `scrub-calibrated:<profile>`);
 - `report`: the report's rows (a model's coverage; overall figures and a rank only when complete), the recall
-  figure, the checks, the compare metrics (refusing an incomplete model) and drift;
+  figure, the checks, the compare metrics (refusing an incomplete model);
 - `commands`: `lhl scrub build`, `lhl scrub export`, `lhl ingest contractscrub`, `lhl import findings`;
 - `suite`: the `Suite` description; its SQL is `sql/scrub/`.
 """

@@ -1,7 +1,7 @@
 """The suite's report: typed rows read from its marts (plain Pydantic; `lhl publish` makes a table class of each), the
 contract-cluster recall intervals computed here from the per-call counts (`scoring.cluster_recall_intervals`,
 the same code `scoring.score` uses), the per-category recall figure, the checks on the marts, the metrics
-`lhl compare` pairs, and the drift of a model's newest run (monitoring).
+`lhl compare` pairs.
 
 The leaderboard, coverage and per-category rows carry exactly the fields of docs/formats.md section 1; a model
 with a missing call is incomplete (`scrub_coverage`): no overall figure, interval or rank, its per-category rows
@@ -159,21 +159,6 @@ class ScrubGoldRow(BaseModel):
     gold_source: str
 
 
-class ScrubDriftRow(BaseModel):
-    """A model's newest run against its earlier runs: overall recall, each side with its interval."""
-
-    model: str
-    newest_run: int
-    baseline_runs: int
-    baseline_recall: float | None
-    baseline_low: float | None
-    baseline_high: float | None
-    newest_recall: float | None
-    newest_low: float | None
-    newest_high: float | None
-    drifted: bool
-
-
 class ScrubMissingRow(BaseModel):
     """`scrub_missing`: a (model, run, contract, category) without an answer, and why."""
 
@@ -270,43 +255,6 @@ def missing_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubMissingRow]:
     return [ScrubMissingRow(**_pick(ScrubMissingRow, r)) for r in _rows(con, "select * from scrub_missing")]
 
 
-# Monitoring: the newest run against the earlier ones ----------------------------------------------------
-
-MIN_CONTRACTS = 10  # fewer contracts on a side and the intervals speak of the sample, not of the model
-
-
-def _macro_recall(con: duckdb.DuckDBPyConnection, model: str, runs: Sequence[int]) -> float | None:
-    rows = con.execute(f"select category, gold, predicted, tp from scrub_units where model = ?{_runs(runs)}",
-                       [model]).fetchall()
-    gaps = [r[0] for r in con.execute(f"select category from scrub_missing where model = ?{_runs(runs)}",
-                                      [model]).fetchall()]
-    return overall(pooled([(str(c), int(g), int(p), int(t)) for c, g, p, t in rows],
-                          [c.key for c in CATEGORIES]), gaps).recall
-
-
-def drift_rows(con: duckdb.DuckDBPyConnection, min_contracts: int = MIN_CONTRACTS) -> list[ScrubDriftRow]:
-    """Per model with two runs or more in scope: overall recall of the newest run and of the earlier runs pooled,
-    each with its contract-cluster interval; drifted when both sides hold `min_contracts` contracts and the
-    intervals do not overlap."""
-    out = []
-    for model, runs in con.execute("select model, list(distinct run order by run) from scrub_units group by model "
-                                   "order by model").fetchall():
-        if len(runs) < 2:
-            continue
-        newest, baseline = runs[-1], runs[:-1]
-        new_i, base_i = _intervals(con, model, [newest])[None], _intervals(con, model, baseline)[None]
-        sizes = [con.execute(f"select count(distinct unit) from scrub_units where model = ? and run in "
-                             f"({', '.join(map(str, side))})", [model]).fetchone() for side in ([newest], baseline)]
-        enough = all(s is not None and s[0] >= min_contracts for s in sizes)
-        apart = (None not in (new_i.low, new_i.high, base_i.low, base_i.high)
-                 and (new_i.low > base_i.high or new_i.high < base_i.low))  # type: ignore[operator]
-        out.append(ScrubDriftRow(model=model, newest_run=newest, baseline_runs=len(baseline),
-                                 baseline_recall=_macro_recall(con, model, baseline), baseline_low=base_i.low,
-                                 baseline_high=base_i.high, newest_recall=_macro_recall(con, model, [newest]),
-                                 newest_low=new_i.low, newest_high=new_i.high, drifted=bool(enough and apart)))
-    return out
-
-
 # The figure ---------------------------------------------------------------------------------------------
 
 def recall_figure(rows: Sequence[BaseModel]) -> str:
@@ -388,20 +336,6 @@ def gold_scores_itself(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
                     "calibration model in scope scores 1.0 through the marts)",
         summary=summary,
         metadata={"contracts": len(items), "categories_with_gold": with_gold, "perfect_models": len(perfect)})
-
-
-def no_recall_drift(con: duckdb.DuckDBPyConnection) -> CheckOutcome:
-    rows = drift_rows(con)
-    drifted = [r for r in rows if r.drifted]
-    return CheckOutcome(
-        name="no_recall_drift", passed=not drifted,
-        description="each model's newest run keeps the overall recall of its earlier runs (contract-cluster "
-                    "intervals overlap)",
-        summary=("no model drifted" + (f" ({len(rows)} with earlier runs)" if rows else " (no model has two runs)")
-                 if not drifted else "; ".join(f"{r.model} run {r.newest_run}: recall {r.newest_recall:.3f} vs "
-                                               f"{r.baseline_recall:.3f}" for r in drifted
-                                               if r.newest_recall is not None and r.baseline_recall is not None)),
-        metadata={"drifted": len(drifted), "compared": len(rows)})
 
 
 # Paired compare ----------------------------------------------------------------------------------------

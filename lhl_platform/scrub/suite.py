@@ -127,10 +127,6 @@ SUITE = Suite(
         Section("gold", "Gold per category", report.ScrubGoldRow, report.gold_rows,
                 note="Injected gold was written at injection time and kept only where the verifier found the defect "
                      "holds; derived gold is what the documented definition parser reads."),
-        Section("drift", "Drift of the newest run", report.ScrubDriftRow, report.drift_rows,
-                note=f"Overall recall of each model's newest run against its earlier runs, 95% contract-cluster "
-                     f"intervals; drifted when they do not overlap and each side holds {report.MIN_CONTRACTS} "
-                     "contracts or more."),
         Section("missing", "Missing calls", report.ScrubMissingRow, report.missing_rows,
                 note="Calls without an answer (failed, unparseable, past the context window, or absent from an "
                      "import): left out of every figure."),
@@ -141,8 +137,6 @@ SUITE = Suite(
         MartCheck("gold_scores_itself", "scrub_by_category", "the scope's gold scored against itself is 1.0 in every "
                   "category (and a perfect calibration model in scope scores 1.0 through the marts)",
                   report.gold_scores_itself),
-        MartCheck("no_recall_drift", "scrub_units", "each model's newest run keeps the overall recall of its earlier "
-                  "runs", report.no_recall_drift),
     ),
     commands=lazy("lhl_platform.scrub.commands").COMMANDS,
     item_sets=_item_sets,

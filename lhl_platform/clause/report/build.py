@@ -7,9 +7,8 @@ from typing import Any
 
 import duckdb
 
-from lhl_platform.clause.checks import all_checks, drift_outcome
+from lhl_platform.clause.checks import all_checks
 from lhl_platform.clause.monitor import MONITOR
-from lhl_platform.clause.monitoring import drift, unjudged_runs
 from lhl_platform.clause.report.rows import (
     CategoryRow,
     ClauseRow,
@@ -166,7 +165,7 @@ def build_report_with_checks(home: Home, request: ScopeRequest | None = None, *,
     with read_warehouse(home, request) as con:
         def compute() -> tuple[Report, list[CheckOutcome]]:
             report = report_from(con, resamples=resamples, seed=seed, cluster=cluster)
-            return report, [*all_checks(con), drift_outcome(drift(con), unjudged_runs(con)), *monitor_checks(con)]
+            return report, [*all_checks(con), *monitor_checks(con)]
 
         return report_with_checks(home, con, request, resamples=resamples, seed=seed, cluster=cluster,
                                   compute=compute)

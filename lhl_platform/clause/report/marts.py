@@ -432,18 +432,21 @@ class RdiUnitRow(Row):
     n_missing: int
 
 
-class DriftCellRow(Row):
-    """`drift_cells`: a model's newest judged run against its earlier judged runs pooled, overall and per category."""
+class ClauseMonitorRow(Row):
+    """`clause_monitor`: one headline metric of one (model, run, category) as units and sums (the monitoring
+    series' statistics, `lhl_platform.monitoring`), with the round's date, judge and whether it is partial."""
 
     model: str
+    run: int
+    at: str | None
+    judge: str | None
+    gold_version: int | None
+    partial: bool
     category: str | None
-    is_newest: bool
-    newest: int
-    n_runs: int
-    judged: int
-    contradicted: int
-    extra: int
-    missing: int
+    metric: str
+    n: int
+    s1: float
+    s2: float
 
 
 class DebateInstanceRow(Row):
@@ -580,7 +583,7 @@ MARTS: dict[str, type[Row]] = {
     "debate_by_category": DebateCategoryRow,
     "debate_effects": DebateEffectRow,
     "debate_instances": DebateInstanceRow,
-    "drift_cells": DriftCellRow,
+    "clause_monitor": ClauseMonitorRow,
     "instance_outcomes": InstanceOutcomeRow,
     "instance_rows": InstanceRow,
     "judge_heldout_families": JudgeHeldOutFamilyRow,
