@@ -28,6 +28,7 @@ from lhl_platform.scrub.categories import CATEGORY_KEYS
 from lhl_platform.scrub.items import ScrubItem
 from lhl_platform.scrub.offline import PROFILES, CalibrationTool, rules_answer
 from lhl_platform.scrub.parties import annotated_parties
+from lhl_platform.scrub.preexisting import PRE_EXISTING_CATEGORIES, pre_existing_fp
 from lhl_platform.scrub.scoring import Answers, ScrubScore, recall_intervals, score
 from lhl_platform.scrub.task import findings_of, scrub_task
 
@@ -79,6 +80,19 @@ def rules_baseline(label: str, items: Sequence[ScrubItem]) -> None:
     result = score(items, answers)
     intervals = {i.category: (i.low, i.high) for i in recall_intervals(items, answers, key="scrub-rules")}
     show_score(f"{label}: the rule-based scrubber ({seconds:.1f} s for {len(answers)} calls)", result, intervals)
+    show_pre_existing(items, answers, result)
+
+
+def show_pre_existing(items: Sequence[ScrubItem], answers: Answers, result: ScrubScore) -> None:
+    """False positives that name a defect the source contract already had (`scrub.preexisting`): counted apart,
+    precision itself unchanged."""
+    pre = pre_existing_fp(items, answers)
+    rows = {row.category: row for row in result.by_category}
+    for category in PRE_EXISTING_CATEGORIES:
+        row = rows[category]
+        kept = row.predicted - pre[category]
+        print(f"pre-existing in source, {category}: {pre[category]} of {row.fp} false positives (precision "
+              f"{fmt(row.precision)}, {fmt(row.tp / kept if kept else None)} without them)")
 
 
 def calibration_recovery(items: Sequence[ScrubItem], runs: Sequence[int] = (1, 2, 3)) -> None:

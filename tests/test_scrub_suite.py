@@ -301,8 +301,8 @@ def test_an_llms_failures_are_recorded_failures_and_missing_calls(tmp_path: Path
     by_text = {i.text: i for i in items}
     category_of = {schema.__name__: c for c, schema in OUTPUTS.items()}
     # A context window that holds every contract's prompt but the longest one's (with 1,000 output tokens).
-    sizes = sorted((sum(len(m.content) for m in scrub_messages(scrub_task(c, i.contract_id, i.text))) // 4, i)
-                   for i in items for c in CATEGORY_KEYS)
+    sizes = sorted(((sum(len(m.content) for m in scrub_messages(scrub_task(c, i.contract_id, i.text))) // 4, i)
+                    for i in items for c in CATEGORY_KEYS), key=lambda p: p[0])  # prompts may tie in size
     longest = sizes[-1][1]
     fits = max(n for n, i in sizes if i is not longest)
     window = max(fits + 1000, 1024)

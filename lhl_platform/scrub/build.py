@@ -7,9 +7,9 @@
    that order until `n` items are built. A contract that takes fewer than `min_categories` error
    categories is skipped (and the report says so).
 3. **Injection and verification.** Candidates of each category come from `inject` in an order seeded by
-   (seed, contract); the first ones that do not overlap an accepted edit are taken up to the contract's
-   targets, the item is assembled and verified (`verify`), rejected edits are dropped and replaced by the next
-   candidates, for up to `rounds` rounds; a last verification leaves only edits that hold.
+   (seed, contract); the first ones at least `MIN_GAP` (150) characters from every accepted edit are taken up to
+   the contract's targets, the item is assembled and verified (`verify`), rejected edits are dropped and replaced by
+   the next candidates, for up to `rounds` rounds; a last verification leaves only edits that hold.
 4. **Gold.** Each kept edit's gold tuple, with its edit and (section references) its distance measured in the
    finished text, and the `defined_terms` gold derived from the finished text by the definition parser.
 
@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from lhl_platform.domain.models import Contract
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.document import ParsedContract, parse_contract
-from lhl_platform.scrub.inject import INJECTOR_VERSION, Injection, apply, candidates, targets
+from lhl_platform.scrub.inject import INJECTOR_VERSION, MIN_GAP, Injection, apply, candidates, targets
 from lhl_platform.scrub.items import Edit, GoldFinding, ScrubItem, Source
 from lhl_platform.scrub.parties import AnnotatedParties
 from lhl_platform.scrub.records import BuildConfig, SkippedContract, VerifierReport  # payload fields: with the events
 from lhl_platform.scrub.style import drafting_style
 from lhl_platform.scrub.verify import VERIFIER_VERSION, Rejection, report, verify_item
 
-BUILDER_VERSION = f"scrub-build-v2+{INJECTOR_VERSION}+{VERIFIER_VERSION}"
+BUILDER_VERSION = f"scrub-build-v3+{INJECTOR_VERSION}+{VERIFIER_VERSION}"
 # Which contracts a seed picks is drawn as builder v2 drew it: a later injector or verifier changes the items, not the
 # choice of contracts, so two versions' sets of one seed compare contract by contract.
 SELECTION_KEY = "scrub-build-v2+scrub-inject-v2+scrub-verify-v1"
@@ -125,7 +125,7 @@ def inject_contract(contract: Contract, corpus: str, seed: int, config: BuildCon
                 if candidate is None:
                     break
                 taken = candidate.subject is not None and any(a.subject == candidate.subject for a in accepted)
-                if not taken and not any(candidate.overlaps(a) for a in accepted):
+                if not taken and not any(candidate.overlaps(a, margin=MIN_GAP) for a in accepted):
                     accepted.append(candidate)
         item = _assemble(contract, corpus, accepted)
         found = verify_item(item, contract.text)

@@ -100,6 +100,7 @@ _SECTION_LINE = re.compile(
 _SECTION_INLINE = re.compile(
     r"(?<=[ \t])(?:"
     r"(?P<art>ARTICLE)[ \t]+(?P<artno>[IVXLC]{1,6}|\d{1,2})\b"
+    r"|(?:SECTION|Section)[ \t]+(?P<secno>\d{1,2})(?=[ \t]+[A-Z][a-z])"
     r"|(?P<num>\d{1,2}(?:\.\d{1,3}){1,3})\.?(?=[ \t]+[\"“A-Z(]|[\"“][A-Z])"
     r"|(?P<top>\d{1,2})\.(?=[ \t]+[\"“A-Z])"
     r"|\((?P<para>[a-z])\)(?=[ \t]+\S)"
@@ -214,6 +215,7 @@ _ENTITY = re.compile(r"\b(?:Inc|Incorporated|LLC|L\.L\.C|Ltd|Limited|Corp|Corpor
                      r"an individual|Trust|Bank|University|Co\.)\b")
 _DOCUMENT_WORDS = {"agreement", "contract", "date", "amendment", "act", "code", "term", "period", "letter", "lease",
                    "license", "plan", "policy", "program", "project", "transaction", "merger", "acquisition"}
+_GENERIC_WORDS = {"applicable", "other", "similar", "any", "all", "such", "relevant", "related"}
 _NOT_PARTIES = {"agreement", "party", "parties", "effective date", "execution date", "commencement date",
                 "closing date", "term", "territory"}
 
@@ -358,6 +360,17 @@ class ParsedContract:
         return any(d.style == "means" and re.match(r"(?:any|all|each|every)\b", d.body.lower())
                    for d in self.terms.get(term, ()))
 
+    def names_a_class(self, term: str) -> bool:
+        """Whether the term's definition is broad enough that "similar" or "third" things of the kind are still
+        within it: a plural term ("Rights", "Applicable Laws"), a term that is itself generic ("Applicable Law"),
+        or one defined as any thing of a kind or by a list ("means the applicable laws, rules, regulations ...",
+        "natural persons, corporations, ..."). A lawyer would not call such a capital wrong."""
+        words = term.lower().split()
+        if term.endswith("s") and not term.endswith("ss") or set(words) & _GENERIC_WORDS:
+            return True
+        return self.names_any(term) or any(d.style == "means" and re.search(r",|and/or", d.body[:80])
+                                           for d in self.terms.get(term, ()))
+
     def means_something_else(self, term: str, start: int) -> str | None:
         """The word before a lowercase or capitalised occurrence of `term` at `start` that shows the defined term
         is not meant there ("third party", "similar services", "any other agreement"), or None."""
@@ -425,6 +438,9 @@ def _sections(text: str, stop: int) -> list[Section]:
             continue
         if inline and _REFERRING_WORD.search(text, max(0, m.start() - 16), m.start()):
             continue
+        after_sentence = text[max(0, m.start() - 200):m.start()].rstrip()[-1:] in (".", "]", "")
+        if inline and (m.group("para") or m.groupdict().get("secno")) and not after_sentence:
+            continue  # "means (a) ... and (b) ...", "pursuant to Section 4 Exclusivity": within a sentence
         line_end = text.find("\n", m.end())
         heading = text[m.end():line_end if line_end >= 0 else len(text)].strip()[:120]
         if m.group("para"):
@@ -466,7 +482,10 @@ def _sections(text: str, stop: int) -> list[Section]:
             if len(parts) > 2 and parent_number not in seen:
                 continue
             previous = children.get(parent_number, 0)
-            if inline and not (last == previous + 1 or previous == 0 and last in (0, 1)):
+            # Run-together text: the next number, or (a redacted or reserved section between) up to three past it
+            # where it starts a sentence ("... [***].   3.4 Use of ...").
+            if inline and not (last == previous + 1 or previous == 0 and last in (0, 1)
+                               or after_sentence and previous < last <= previous + 3):
                 continue
             if last > previous + 3 and not (last in (1, 10, 100) or parts[-1].startswith("0")):
                 continue

@@ -7,7 +7,8 @@ come in a seeded order; which of them survive is decided by the verifier (`verif
 not here: this module only proposes edits that are structurally possible.
 
 - `undefined_capitalized_terms`: capitalise a lowercase noun phrase the contract never defines
-  (`marketing materials` -> `Marketing Materials`); gold: the term and where it occurs.
+  (`marketing materials` -> `Marketing Materials`), never a verb and its object (`to hire personnel`) or a phrase
+  with a token that is no word of the contract (`usesuch information`; `phrases`); gold: the term and where it occurs.
 - `uncapitalized_defined_terms`: lower-case one usage of a defined term (`Licensed Products` ->
   `licensed products`); gold: the term and where it occurs.
 - `unused_defined_terms`: define, among the contract's definitions (in alphabetical place, never after a filing
@@ -15,8 +16,10 @@ not here: this module only proposes edits that are structurally possible.
   of termination referred to in Section 12.2.`); failing such a phrase, a term named for an article's subject and a
   noun its section uses; gold: the term and where it is defined.
 - `incorrect_section_references`: renumber a resolved cross-reference to an existing sibling section
-  (`Section 8.2` -> `Section 8.3`); gold: wrong, correct, where the reference is, and its distance in characters
-  to the start of the correct section.
+  (`Section 8.2` -> `Section 8.3`); in a list of references (`Sections 4, 7, 9 and 12`) at most one, and only
+  to a number that keeps an ascending list ascending (`reflists`: an out-of-order number is a giveaway, and a list
+  not in order to begin with is left alone); gold: wrong, correct, where the reference is, and its distance in
+  characters to the start of the correct section.
 - `incorrect_party_references`: name another party as the actor of a provision (`Licensee shall pay` ->
   `Licensor shall pay`), never another name of the same party (`parties`: CUAD's annotation and the contract's
   own definitions); gold: wrong, correct and where.
@@ -59,6 +62,9 @@ from lhl_platform.scrub.document import (
 from lhl_platform.scrub.figures import defined_figure, parenthetical_value, restatements
 from lhl_platform.scrub.items import distance_bucket
 from lhl_platform.scrub.parties import AnnotatedParties, party_entities
+from lhl_platform.scrub.phrases import not_words, verb_phrase
+from lhl_platform.scrub.records import MIN_GAP as MIN_GAP  # the builder's spacing of edits
+from lhl_platform.scrub.reflists import in_order, reference_lists
 from lhl_platform.scrub.style import (
     DraftingStyle,
     in_heading,
@@ -77,7 +83,7 @@ from lhl_platform.scrub.vocabulary import (
     PARTY_VERBS,
 )
 
-INJECTOR_VERSION = "scrub-inject-v3"
+INJECTOR_VERSION = "scrub-inject-v4"
 PAPER_CONTRACTS = 44
 REFERENCE_CHARS = 30_000  # the length of a 10-15 page contract in plain text, roughly
 
@@ -202,6 +208,8 @@ def undefined_capitalized(doc: ParsedContract, style: DraftingStyle, rng: random
             continue
         if not _editable(doc, start, m.end()) or starts_sentence(text, start):
             continue
+        if verb_phrase(text, start) or not_words(text, phrase):
+            continue  # "to hire personnel" is a verb and its object; "usesuch information" a typo of the source
         phrases.setdefault(phrase, []).append((start, m.end()))
     out = []
     names = sorted(phrases, key=lambda p: (-len(p.split()), p))
@@ -296,6 +304,8 @@ def unused_defined(doc: ParsedContract, style: DraftingStyle, rng: random.Random
         head, _, mod = phrase.split()
         singular = _singular(head)
         term = title_case(f"{_singular(mod)} {singular}")  # "schedule of payments" -> "Payment Schedule"
+        if not_words(text, term, least=1):
+            continue  # a word the contract never writes (a typo run together)
         if any(re.search(rf"(?<![\w\-]){term_pattern(f.lower())}(?![\w\-])", lowered) for f in term_forms(term)):
             continue
         where = {doc.location(at) for at in phrases[phrase]}
@@ -367,6 +377,7 @@ def _siblings(doc: ParsedContract, target: Section) -> list[Section]:
 def section_references(doc: ParsedContract, style: DraftingStyle, rng: random.Random,
                        entities: Mapping[str, int]) -> list[Injection]:
     by_bucket: dict[str, list[Injection]] = {}
+    lists = reference_lists(doc)
     for ref in doc.references:
         target = ref.target
         if target is None or "(" in ref.label or not _editable(doc, ref.start, ref.end):
@@ -379,6 +390,9 @@ def section_references(doc: ParsedContract, style: DraftingStyle, rng: random.Ra
             continue
         listed = {r.label for r in doc.references if abs(r.start - ref.start) < 60}
         siblings = [x for x in siblings if x.number not in listed]  # not "Sections 2.2 and 2.2"
+        group = lists.get(ref.start)
+        if group is not None:  # one of a list ("Sections 7, 9, 11 and 12"): the wrong number keeps its order
+            siblings = in_order(group, ref, siblings)
         if not siblings:
             continue
         wrong = siblings[min(len(siblings) - 1, rng.randrange(2))]
@@ -390,7 +404,8 @@ def section_references(doc: ParsedContract, style: DraftingStyle, rng: random.Ra
         distance = abs(target.start - ref.start)
         injection = Injection("incorrect_section_references", ref.start, ref.end, label,
                               {"wrong": label, "correct": ref.label, "location": doc.location(ref.start)},
-                              distance=distance)
+                              distance=distance,
+                              subject=f"list:{group[0].start}" if group is not None else None)  # one per list
         by_bucket.setdefault(distance_bucket(distance), []).append(injection)
     # Round-robin over distance buckets, so the distances span short and long references alike.
     for candidates in by_bucket.values():
@@ -450,7 +465,8 @@ def incorrectly_capitalized(doc: ParsedContract, style: DraftingStyle, rng: rand
                 continue
             if any(d.body_start <= start < d.body_end for d in doc.terms[term]):
                 continue  # inside the term's own definition
-            if doc.means_something_else(term, start) is not None:
+            if doc.means_something_else(term, start) is not None and (term == "Agreement"
+                                                                        or not doc.names_a_class(term)):
                 out.append(Injection("incorrectly_capitalized_terms", start, end, _respace(text[start:end], written),
                                      {"term": written, "location": doc.location(start)}))
     rng.shuffle(out)

@@ -10,8 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from lhl_platform.domain.models import Frozen as _Frozen  # the one frozen base
 from lhl_platform.scrub.categories import CategoryKey
 
-VERIFIER_VERSION = "scrub-verify-v2"
+VERIFIER_VERSION = "scrub-verify-v3"
 LONG_DISTANCE = 10_000  # the paper's threshold (about 5-6 pages): recall drops most past it
+# Characters of untouched text between two injected edits (about two lines of a page): a reviewer judges each edit
+# in clean context, never one defect through another. The builder keeps edits this far apart; the verifier rejects
+# the later of two that are closer.
+MIN_GAP = 150
 
 
 class BuildConfig(BaseModel):

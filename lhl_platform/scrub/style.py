@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lhl_platform.scrub.amounts import spelled_before
+
 # --- number words ------------------------------------------------------------------------------------------
 
 _UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
@@ -105,6 +107,8 @@ def shift_quantity(text: str, start: int, end: int, pick: int) -> str | None:
         return f"{match_case(m.group('words'), number_words(new))}{m.group('percent') or ''} ({new}{m.group('pct')})"
     if m.group("n2") is not None:
         return str(shifted_number(int(m.group("n2")), pick))
+    if spelled_before(text, start):
+        return None  # "One Million Dollars ($1,000,000)": a new figure would disagree with the words
     amount = int(m.group("money").replace(",", ""))
     new = shifted_number(amount, pick)
     spelled = f"{new:,}" if "," in m.group("money") or new >= 10_000 else str(new)

@@ -11,19 +11,26 @@ The item as a whole:
 - derived terms: the `defined_terms` gold is what the definition parser reads in the text
   (`defined_terms_not_derived`).
 
-Every injected tuple: its location is where its edit sits (`location_mismatch`), its edit reads as a lawyer's
-draft (below), and its category's defect holds:
-- `unused_defined_terms`: the term is parsed as defined in the added text (`unused_term_not_defined`) and occurs
-  exactly once, in any case or form (`unused_term_occurs_elsewhere`);
+Every injected tuple: at least `MIN_GAP` (150) characters after the edit before it (`edits_too_close`), so a
+reviewer reads each in clean context; its location is where its edit sits (`location_mismatch`), and no later
+section's heading, read by a simpler rule than the parser's (`headings`), stands between the start of that
+section and the edit (`location_not_containing`: the parser misread the numbering, so the location would be
+wrong); its edit reads as a lawyer's draft (below), and its category's defect holds:
+- `unused_defined_terms`: the term is parsed as defined in the added text (`unused_term_not_defined`), its words
+  are words of the source (`term_not_words`) and it occurs exactly once, in any case or form
+  (`unused_term_occurs_elsewhere`);
 - `undefined_capitalized_terms`: the edit capitalises the phrase (`not_a_capitalisation`); the term is not
   defined, quoted or said to be defined anywhere (`undefined_term_is_defined`) and is not written with capitals
-  anywhere else (`undefined_term_used_elsewhere`);
+  anywhere else (`undefined_term_used_elsewhere`); it is no verb and its object (`to Hire Personnel`:
+  `undefined_term_is_verb_phrase`) and every word of it is written elsewhere in the source (`term_not_words`: not
+  CUAD's run-together "Usesuch");
 - `uncapitalized_defined_terms`: the term is defined (`term_not_defined`), the edit lower-cases it
   (`not_a_lower_casing`), and a capitalised usage is left (`last_capitalised_usage`: otherwise it would also be
   an unused term nobody annotated);
 - `incorrectly_capitalized_terms`: the term is a form of a defined term (`term_not_defined`), the edit
   capitalises it (`not_a_capitalisation`), and the word before it shows another thing is meant, outside the
-  term's own definition (`no_contrast_context`);
+  term's own definition (`no_contrast_context`), and the term is not defined broadly enough to cover it
+  ("similar Applicable Laws", "similar Rights": `definition_covers_it`, `document.names_a_class`);
 - `incorrect_section_references`: the reference is read as the wrong number (`reference_not_parsed`); both the
   written and the correct section exist (`reference_target_missing`), differ and do not contain each other
   (`reference_points_to_related_section`); the wrong number is not cited right next to it already
@@ -39,10 +46,11 @@ draft (below), and its category's defect holds:
   the term, with another (`no_contradicting_passage`).
 
 A lawyer's draft: no quote, dash or symbol the contract never uses (`style_foreign_character`); balanced quotes
-and parentheses (`style_unbalanced`); no doubled spaces or punctuation at the seams (`style_spacing`); no
-lowercase sentence start (`style_sentence_start`); an added sentence starts with a capital, ends with a full stop,
-follows a full stop and has a verb (`style_sentence`; a defined term's figure restated beside a use of the term is
-a phrase, `of two (2) years`); a change of case keeps the number of words
+and parentheses (`style_unbalanced`); an amount the edit touches written in words and figures that agree
+(`style_amount_mismatch`: not "One Million Dollars ($1,500,000)"); no doubled spaces or punctuation at the seams
+(`style_spacing`); no lowercase sentence start (`style_sentence_start`); an added sentence starts with a capital,
+ends with a full stop, follows a full stop and has a verb (`style_sentence`; a defined term's figure restated
+beside a use of the term is a phrase, `of two (2) years`); a change of case keeps the number of words
 (`style_word_count`) and a capitalised phrase is in title case (`style_casing`); the words the injector wrote
 itself are neither a defined term in lowercase nor capitalised and undefined (`style_creates_defect`).
 
@@ -59,13 +67,16 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
+from lhl_platform.scrub.amounts import mismatches
 from lhl_platform.scrub.categories import CATEGORY_KEYS, CategoryKey
 from lhl_platform.scrub.document import ParsedContract, parse_contract, term_forms, term_pattern
 from lhl_platform.scrub.figures import against_definition, defined_figure, restatements
+from lhl_platform.scrub.headings import later_heading
 from lhl_platform.scrub.items import GoldFinding, ScrubItem, bucket_names, distance_bucket, undo_edits
+from lhl_platform.scrub.phrases import not_words, verb_phrase
 from lhl_platform.scrub.records import LONG_DISTANCE as LONG_DISTANCE  # with the payload fields that use them
+from lhl_platform.scrub.records import MIN_GAP, ReasonCount, VerifierReport
 from lhl_platform.scrub.records import VERIFIER_VERSION as VERIFIER_VERSION
-from lhl_platform.scrub.records import ReasonCount, VerifierReport
 from lhl_platform.scrub.style import quantities, sentence_bounds, starts_sentence
 
 
@@ -115,8 +126,10 @@ def _defined(doc: ParsedContract, term: str) -> bool:
     return any(f.lower() in doc.lower_forms for f in term_forms(term))
 
 
-def _unused(g: GoldFinding, start: int, end: int, doc: ParsedContract) -> list[Problem]:
+def _unused(g: GoldFinding, start: int, end: int, doc: ParsedContract, source: str) -> list[Problem]:
     term = str(g.term)
+    if not_words(source, term, least=1):
+        return [("term_not_words", f"{', '.join(not_words(source, term, least=1))!r} is nowhere in the source")]
     if not any(d.term == term and start <= d.start < end for d in doc.definitions):
         return [("unused_term_not_defined", f"{term!r} is not parsed as defined in the added text")]
     count = _count_anywhere(doc.text, term)
@@ -136,7 +149,7 @@ def _capitalised_use(text: str, term: str) -> tuple[bool, tuple[int, ...]]:
 
 
 def _undefined_capitalised(g: GoldFinding, start: int, end: int, original: str, doc: ParsedContract,
-                           injected_at: set[int]) -> list[Problem]:
+                           injected_at: set[int], undo_text: str) -> list[Problem]:
     term = str(g.term)
     written = " ".join(doc.text[start:end].split())
     if written != term or " ".join(original.split()).lower() != term.lower() or original == doc.text[start:end]:
@@ -147,6 +160,10 @@ def _undefined_capitalised(g: GoldFinding, start: int, end: int, original: str, 
     elsewhere = [at for at in uses if at not in injected_at]
     if elsewhere:
         return [("undefined_term_used_elsewhere", f"{term!r} is written with capitals at {elsewhere[0]}")]
+    if verb_phrase(doc.text, start):
+        return [("undefined_term_is_verb_phrase", f"{term!r} follows a verb's 'to' or a modal")]
+    if not_words(undo_text, term):
+        return [("term_not_words", f"{', '.join(not_words(undo_text, term))!r} is written nowhere else")]
     return []
 
 
@@ -173,6 +190,8 @@ def _capitalised_in_context(g: GoldFinding, start: int, end: int, original: str,
         return [("no_contrast_context", f"{word[0]!r} before {term!r} does not make it another thing")]
     if any(d.body_start <= start < d.body_end for d in doc.terms[defined]):
         return [("no_contrast_context", f"{term!r} sits in its own definition")]
+    if defined != "Agreement" and doc.names_a_class(defined):
+        return [("definition_covers_it", f"the definition of {defined!r} is broad enough to mean it")]
     return []
 
 
@@ -286,6 +305,9 @@ def _style(final: str, source_chars: set[str], start: int, end: int, original: s
     if injected.count("(") != injected.count(")") or injected.count('"') % 2 or injected.count("“") != injected.count(
             "”"):
         return [("style_unbalanced", f"unbalanced quotes or parentheses in {injected[:60]!r}")]
+    disagreeing = mismatches(final, start, end)
+    if disagreeing:  # "One Million Dollars ($1,500,000)"
+        return [("style_amount_mismatch", f"words and figures disagree in {disagreeing[0][1]!r}")]
     seams = final[max(0, start - 1):end + 1]
     if re.search(r"[ \t]{2}|\s[,.;:](?!\d)|[,;:]{2}|,\.|\.\.(?!\.)|\(\s|\s\)", seams) and not re.search(
             r"[ \t]{2}|\s[,.;:]|[,;:]{2}", original):
@@ -351,30 +373,37 @@ def verify_item(item: ScrubItem, source_text: str) -> list[Rejection]:
     source_chars = set(source_text)
     injected_at = {g.edit.start for g in item.gold
                    if g.edit is not None and g.category == "undefined_capitalized_terms"}
+    spans = sorted((g.edit.start, g.edit.end) for g in item.gold if g.edit is not None)
     for index, g in enumerate(item.gold):
         if g.edit is None:
             continue
         start, end, original = g.edit.start, g.edit.end, g.edit.original
         found = _style(item.text, source_chars, start, end, original, g, doc)
+        before = [e for s, e in spans if (s, e) < (start, end) and start - e < MIN_GAP]
+        if not found and before:
+            found = [("edits_too_close", f"{start - before[-1]} characters after another edit (at least {MIN_GAP})")]
         if not found:
             at = start + len(item.text[start:end]) - len(item.text[start:end].lstrip())
             if g.category != "terms_defined_multiple_times" and doc.location(at) != g.location:
                 found = [("location_mismatch", f"gold says {g.location}, the edit is at {doc.location(at)}")]
             elif g.category == "terms_defined_multiple_times" and doc.location(at) not in (g.location, g.location_2):
                 found = [("location_mismatch", f"the added definition is at {doc.location(at)}")]
+            elif (later := later_heading(doc, doc.location(at), at)) is not None:
+                found = [("location_not_containing", f"a heading {later} stands between the start of "
+                                                     f"{doc.location(at)} and the edit")]
         if not found:
-            found = _category_check(g, start, end, original, doc, injected_at)
+            found = _category_check(g, start, end, original, doc, injected_at, source_text)
         problems += [Rejection(contract_id=item.contract_id, category=g.category, reason=reason, detail=detail,
                                gold_index=index) for reason, detail in found]
     return problems
 
 
 def _category_check(g: GoldFinding, start: int, end: int, original: str, doc: ParsedContract,
-                    injected_at: set[int]) -> list[Problem]:
+                    injected_at: set[int], source: str) -> list[Problem]:
     if g.category == "unused_defined_terms":
-        return _unused(g, start, end, doc)
+        return _unused(g, start, end, doc, source)
     if g.category == "undefined_capitalized_terms":
-        return _undefined_capitalised(g, start, end, original, doc, injected_at)
+        return _undefined_capitalised(g, start, end, original, doc, injected_at, source)
     if g.category == "uncapitalized_defined_terms":
         return _uncapitalised(g, start, end, original, doc)
     if g.category == "incorrectly_capitalized_terms":
