@@ -313,9 +313,8 @@ QUERIES = [
 IDENTIFIED = {"q1": [], "q1a": ["state", "move_out_date"], "q1b": [], "q2": [], "q2a": ["employment_status"]}
 
 
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    root = tmp_path_factory.mktemp("review-insufficiency")
+def _bench_home(root: Path) -> tuple[Home, Path]:
+    """The three queries ingested, m1's responses and ext-judge's judgments imported, the sheet exported."""
     home = Home.resolve(root / "home").ensure()
     items = root / "items.jsonl"
     items.write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
@@ -333,7 +332,13 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> dict:
     assert lhl(home, "import", "responses", str(responses)) == 0
     assert lhl(home, "import", "judgments", str(judgments)) == 0
     assert lhl(home, "review", "export", "--suite", "insufficiency", "--out", str(root / "sheet")) == 0
-    return {"home": home, "root": root, "sheet": root / "sheet"}
+    return home, root / "sheet"
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    home, sheet = _bench_home(tmp_path_factory.mktemp("review-insufficiency"))
+    return {"home": home, "root": sheet.parent, "sheet": sheet}
 
 
 def _board(home: Home, capsys, *args: str) -> tuple[dict, dict]:
@@ -766,16 +771,6 @@ def test_a_sheet_exported_before_an_audit_is_refused_after_it(tmp_path: Path, ca
     assert lhl(home, "review", "import", str(write_csv(tmp_path / "again.csv", again)), "--reviewer", "ann") == 0
 
 
-def _bench_home(root: Path) -> tuple[Home, Path]:
-    """The `bench` fixture's items in a fresh home, its sheet exported."""
-    home = Home.resolve(root / "home").ensure()
-    items = root / "items.jsonl"
-    items.write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
-    assert lhl(home, "ingest", "insufficiency", str(items), "--name", "review-test") == 0
-    assert lhl(home, "review", "export", "--suite", "insufficiency", "--out", str(root / "sheet")) == 0
-    return home, root / "sheet"
-
-
 def test_each_base_query_is_a_row_and_an_incomplete_one_leaves_the_gold_with_its_variants(tmp_path: Path,
                                                                                          capsys) -> None:
     home, sheet = _bench_home(tmp_path)
@@ -790,3 +785,8 @@ def test_each_base_query_is_a_row_and_an_incomplete_one_leaves_the_gold_with_its
     capsys.readouterr()
     assert lhl(home, "insufficiency", "export", str(tmp_path / "v2.jsonl"), "--gold-version", "2") == 0
     assert [q["item_id"] for q in _lines(tmp_path / "v2.jsonl")] == ["q1", "q1a", "q1b"]
+    # Scored at version 2 on q1 and its variants only: F2 (1 + 0) / 2, recall (1 + 0) / 2.
+    board, m1 = _board(home, capsys)
+    assert board["scope"]["gold_version"] == 2
+    assert (m1["variants"], m1["base_items"], m1["f2"], m1["recall"]) == (2, 1, pytest.approx(0.5),
+                                                                          pytest.approx(0.5))
