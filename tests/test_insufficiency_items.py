@@ -143,7 +143,9 @@ def test_the_self_built_set_meets_the_issue_counts():
     assert categories == set(Category)  # all eight, procedural_posture and parties_and_status included
     for v in variants:
         for element in v.missing_elements:
-            assert element.required is True  # a variant's missing set holds required elements (seed 3.1)
+            # a variant's missing set holds required elements (seed 3.1), but for the one element a review found
+            # not required (q11c's investigation status, issue 42): recorded, never gold
+            assert element.required is True or (v.item_id, element.sub_tag) == ("q11c", "investigation_status")
             assert len(element.explanation.split()) >= 12  # a reference explanation, not a label
 
 
@@ -185,6 +187,8 @@ def _source_with(change) -> SelfBuiltSource:
     (lambda b: b["variants"][2].update(missing=["jurisdiction"]), "none of its sentences was touched"),
     (lambda b: b["variants"][1].update(missing=["no_such_element"]), "is not an element of q01"),
     (lambda b: b["variants"][0].update(remove=[], revise=[]), "does not change its base query"),
+    (lambda b: b["variants"][2].update(revise=[{"sentence": 4, "text": "What can I do?"}]),
+     r"revises sentence\(s\) \[4\], which supply none of its recorded missing elements"),
 ])
 def test_building_the_set_rejects_a_variant_that_breaks_the_protocol(change, message):
     with pytest.raises(SelfBuiltError, match=message):
@@ -207,7 +211,7 @@ def test_the_variants_a_careful_read_rejected_are_fixed_or_dropped_in_version_2(
     no charge was brought) are dropped; q05c, q08a and q08c (and q08d, which had both q08 flaws) are revised."""
     items = self_built_items()
     by_id = items.by_id()
-    assert items.name.endswith("@self-built-v2")
+    assert items.name.endswith("@self-built-v3")  # v3 (issue 42) changed no id and no count
     assert len(items.bases()) == 13 and len(items.variants()) == 40  # 43 in v1, three dropped
     assert not {"q04b", "q04d", "q10c"} & set(by_id)
     assert by_id["q05c"].gold == ("jurisdiction",) and "Texas" not in by_id["q05c"].query
@@ -217,3 +221,60 @@ def test_the_variants_a_careful_read_rejected_are_fixed_or_dropped_in_version_2(
     for variant in ("q08c", "q08d"):
         assert "Today is March 1." in by_id[variant].query and "filed" not in by_id[variant].query
         assert "claim_status" in by_id[variant].gold and "incident_date" not in by_id[variant].gold
+
+
+def _sentences_taken(base_sentences: tuple[str, ...], variant_query: str) -> set[int]:
+    """The base sentences a variant no longer has word for word: the ones it removed or revised."""
+    return {i for i, sentence in enumerate(base_sentences) if sentence not in variant_query}
+
+
+def test_every_variant_takes_from_its_base_exactly_the_sentences_of_its_recorded_missing_elements():
+    """Read off the built queries, not the variant specs: a sentence a variant removes or rewrites supplies one of
+    its recorded missing elements, and an element whose every sentence is removed is recorded missing."""
+    items = self_built_items().by_id()
+    for base in self_built_source().bases:
+        annotated = {e.sub_tag: set(e.sentences) for e in base.elements}
+        for spec in base.variants:
+            variant = items[f"{base.base_id}{spec.suffix}"]
+            taken = _sentences_taken(base.sentences, variant.query)
+            recorded = {e.sub_tag for e in variant.missing_elements}
+            covered = set().union(*(annotated[t] for t in recorded))
+            assert taken <= covered, (variant.item_id, sorted(taken - covered))
+            assert all(annotated[t] & taken for t in recorded), variant.item_id
+            assert {t for t, at in annotated.items() if at <= set(spec.remove)} <= recorded, variant.item_id
+
+
+# Issue 42, a reviewer's read of version 2: the fixes of version 3.
+
+def test_q09_base_says_what_decides_suing_for_more_than_the_policy_limit():
+    base = self_built_items().by_id()["q09"]
+    assert "$100,000 of underinsured motorist coverage" in base.query
+    assert "no other insurance and no significant assets" in base.query
+    elements = {e.sub_tag: e for e in next(b for b in self_built_source().bases if b.base_id == "q09").elements}
+    assert elements["um_coverage"].required and elements["driver_assets"].required
+
+
+def test_q09a_removes_the_permanent_injury_and_keeps_the_bills_and_the_pip_payment():
+    items = self_built_items().by_id()
+    base = next(b for b in self_built_source().bases if b.base_id == "q09")
+    variant = items["q09a"]
+    assert [base.sentences[i] for i in _sentences_taken(base.sentences, variant.query)] == [
+        "My orthopedist says the herniated disc in my neck is a permanent injury."]
+    assert "My medical bills are $38,000, of which my own PIP coverage paid $10,000." in variant.query
+    assert variant.gold == ("permanent_injury",)
+
+
+def test_q11c_records_the_investigation_status_missing_but_not_required():
+    variant = self_built_items().by_id()["q11c"]
+    assert variant.gold == ("other_party_location",) and variant.non_required == ("investigation_status",)
+
+
+def test_q12c_drops_who_sent_the_email_but_not_that_it_was_signed():
+    variant = self_built_items().by_id()["q12c"]
+    assert "In a signed email, the company promised" in variant.query and "her name and title" not in variant.query
+    assert variant.gold == ("jurisdiction", "manager_authority")
+
+
+def test_q13c_no_longer_says_the_seller_is_a_dealer():
+    variant = self_built_items().by_id()["q13c"]
+    assert "dealer" not in variant.query.lower() and "seller_status" in variant.gold

@@ -18,7 +18,7 @@ from lhl_platform.home import Home
 from lhl_platform.review.agreement import cohen_kappa
 from lhl_platform.scrub.categories import CATEGORY_KEYS
 from lhl_platform.scrub.document import parse_contract
-from lhl_platform.scrub.items import Edit, GoldFinding, ScrubItem, Source, export_items
+from lhl_platform.scrub.items import Edit, Finding, GoldFinding, ScrubItem, Source, export_items
 from orchestration.cli import main
 from tests.scrub_fixtures import CONTRACT
 
@@ -139,8 +139,8 @@ def _by_kind(rows: list[dict[str, str]], kind: str) -> list[dict[str, str]]:
 def test_the_sheet_lists_every_edit_and_every_unmatched_finding_pooled_with_stable_refs(scrub: dict,
                                                                                      tmp_path: Path) -> None:
     rows = read_csv(scrub["sheet"] / "decisions.csv")
-    assert list(rows[0]) == ["ref", "suite", "item_set", "gold_version", "item_id", "kind", "category", "decision",
-                             "note"]
+    assert list(rows[0]) == ["ref", "suite", "item_set", "gold_version", "sheet_digest", "item_id", "kind",
+                             "category", "term", "location", "context", "decision", "corrected_location", "note"]
     edits = _by_kind(rows, "edit")
     assert sorted((r["item_id"], r["category"]) for r in edits) == sorted(
         (i.contract_id, g.category) for i in ITEMS for g in i.gold if g.edit is not None)
@@ -166,6 +166,8 @@ def _decide(rows: list[dict[str, str]]) -> list[dict[str, str]]:
         r = dict(r)
         if r["kind"] == "edit":
             r["decision"] = "reject" if r["category"] == IL and r["item_id"] in ("nw-a", "nw-b") else "accept"
+        elif r["kind"] == "term":
+            r["decision"] = "accept"
         elif r["category"] == "incorrect_party_references":
             r["decision"], r["note"] = "wrong", "4.3 names the right party"
         else:
@@ -177,9 +179,9 @@ def _decide(rows: list[dict[str, str]]) -> list[dict[str, str]]:
 @pytest.mark.parametrize(("change", "message"), [
     (lambda rows: rows[0].update(ref="0123456789abcdef"), "line 2: unknown ref '0123456789abcdef'"),
     (lambda rows: next(r for r in rows if r["kind"] == "edit").update(decision="pre_existing"),
-     "decision 'pre_existing' does not fit a edit (one of accept, reject)"),
+     "decision 'pre_existing' does not fit a edit (one of accept, reject, wrong_location)"),
     (lambda rows: next(r for r in rows if r["kind"] == "finding").update(decision="accept"),
-     "decision 'accept' does not fit a finding (one of pre_existing, wrong)"),
+     "decision 'accept' does not fit a finding (one of pre_existing, wrong_location, wrong)"),
     (lambda rows: [r.update(gold_version="2") for r in rows], "is of gold version 2 of item set"),
     (lambda rows: rows[1].update(gold_version="3"), "line 3: gold_version '3', but line 2 has '1'"),
 ])
@@ -264,7 +266,7 @@ def test_decisions_make_gold_version_2_and_version_1_stays_reportable(scrub: dic
     assert lhl(home, "review", "export", "--suite", "contractscrub", "--out", str(tmp_path / "v2")) == 0
     rows2 = read_csv(tmp_path / "v2" / "decisions.csv")
     assert {r["gold_version"] for r in rows2} == {"2"}
-    kept = {r["ref"] for r in rows if r["decision"] == "accept"}
+    kept = {r["ref"] for r in _by_kind(rows, "edit") if r["decision"] == "accept"}
     assert {r["ref"] for r in _by_kind(rows2, "edit")} == kept
     html = (tmp_path / "v2" / "review.html").read_text()
     assert "six percent (6%)" not in html and "seven percent (7%)" in html
@@ -311,9 +313,8 @@ QUERIES = [
 IDENTIFIED = {"q1": [], "q1a": ["state", "move_out_date"], "q1b": [], "q2": [], "q2a": ["employment_status"]}
 
 
-@pytest.fixture(scope="module")
-def bench(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    root = tmp_path_factory.mktemp("review-insufficiency")
+def _bench_home(root: Path) -> tuple[Home, Path]:
+    """The three queries ingested, m1's responses and ext-judge's judgments imported, the sheet exported."""
     home = Home.resolve(root / "home").ensure()
     items = root / "items.jsonl"
     items.write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
@@ -331,7 +332,13 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> dict:
     assert lhl(home, "import", "responses", str(responses)) == 0
     assert lhl(home, "import", "judgments", str(judgments)) == 0
     assert lhl(home, "review", "export", "--suite", "insufficiency", "--out", str(root / "sheet")) == 0
-    return {"home": home, "root": root, "sheet": root / "sheet"}
+    return home, root / "sheet"
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    home, sheet = _bench_home(tmp_path_factory.mktemp("review-insufficiency"))
+    return {"home": home, "root": sheet.parent, "sheet": sheet}
 
 
 def _board(home: Home, capsys, *args: str) -> tuple[dict, dict]:
@@ -356,7 +363,8 @@ def test_insufficiency_sheet_decisions_versions_and_agreement(bench: dict, tmp_p
     home = bench["home"]
     rows = read_csv(bench["sheet"] / "decisions.csv")
     assert sorted((r["kind"], r["item_id"]) for r in rows) == sorted(
-        [("variant", "q1a"), ("variant", "q1b"), ("variant", "q2a"), ("element", "q1a"), ("element", "q1a"),
+        [("base", "q1"), ("base", "q2"), ("variant", "q1a"), ("variant", "q1b"), ("variant", "q2a"),
+         ("element", "q1a"), ("element", "q1a"),
          ("element", "q1b"), ("element", "q2a"), ("element", "q2a")])
     html = (bench["sheet"] / "review.html").read_text()
     assert "kept <del>my $900 security deposit</del><ins>money</ins> after" in html  # q1b beside its base
@@ -406,10 +414,10 @@ def test_insufficiency_sheet_decisions_versions_and_agreement(bench: dict, tmp_p
     assert lhl(home, "review", "agreement", "--suite", "insufficiency", "--gold-version", "1", "--format",
                "json") == 0
     agreed = json.loads(capsys.readouterr().out)
-    # 8 refs, 7 alike; ann 6 accept, 1 reject, 1 not_required, bob 7 accept, 1 not_required: chance 43/64,
-    # kappa (56/64 - 43/64) / (21/64) = 13/21.
-    assert (agreed["refs"], agreed["agreed"]) == (8, 7)
-    assert agreed["kappa"] == pytest.approx(13 / 21)
+    # 10 refs (the two bases among them), 9 alike; ann 8 accept, 1 reject, 1 not_required, bob 9 accept,
+    # 1 not_required: chance (8*9 + 1*1)/100 = 73/100, kappa (90/100 - 73/100) / (27/100) = 17/27.
+    assert (agreed["refs"], agreed["agreed"]) == (10, 9)
+    assert agreed["kappa"] == pytest.approx(17 / 27)
     assert [(d["item_id"], d["kind"], d["first"], d["second"]) for d in agreed["disagreements"]] == [
         ("q1b", "variant", "reject", "accept")]
     capsys.readouterr()
@@ -584,3 +592,201 @@ def test_the_reviewed_insufficiency_gold_exports_without_the_rejected_variant(tm
         {**q, "missing_elements": q.get("missing_elements", [])} for q in QUERIES]
     other = Home.resolve(tmp_path / "other").ensure()
     assert lhl(other, "ingest", "insufficiency", str(tmp_path / "v2.jsonl"), "--name", "reviewed") == 0
+
+
+# --- A reviewer's read of the sheets (issue #42, item 4) ---------------------------------------------------------
+
+def _scrub_home(root: Path) -> tuple[Home, Path]:
+    """The `scrub` fixture's home, made afresh for a test that imports into it."""
+    home = Home.resolve(root / "home").ensure()
+    release = root / "set.jsonl"
+    release.write_bytes(export_items(ITEMS))
+    assert lhl(home, "ingest", "contractscrub", str(release)) == 0
+    assert lhl(home, "import", "findings", str(findings_file(root / "findings.jsonl"))) == 0
+    assert lhl(home, "review", "export", "--suite", "contractscrub", "--out", str(root / "sheet")) == 0
+    return home, root / "sheet"
+
+
+def _header(html: str) -> str:
+    return html[:html.index('<div class="row"')]
+
+
+def test_every_derived_defined_term_is_a_row_marked_derived(scrub: dict) -> None:
+    rows = read_csv(scrub["sheet"] / "decisions.csv")
+    terms = _by_kind(rows, "term")
+    assert sorted((r["item_id"], r["term"], r["location"]) for r in terms) == sorted(
+        (i.contract_id, g.term, g.location) for i in ITEMS for g in i.gold if g.category == "defined_terms")
+    assert {r["category"] for r in terms} == {"defined_terms"}
+    html = (scrub["sheet"] / "review.html").read_text()
+    assert html.count("<b>term</b> (derived from the text, not injected)") == len(terms)
+    # The term is shown where the contract defines it: "Net Sales" in 1.4, not at an earlier mention.
+    net_sales = next(r for r in terms if r["item_id"] == "nw-c" and r["term"] == "Net Sales")
+    assert '{+Net Sales+}" means' in net_sales["context"]
+
+
+def test_the_sheet_header_explains_the_decision_column_and_each_decision_of_its_suite(scrub: dict,
+                                                                                    bench: dict) -> None:
+    scrub_header = _header((scrub["sheet"] / "review.html").read_text())
+    bench_header = _header((bench["sheet"] / "review.html").read_text())
+    assert scrub_header != bench_header
+    for header in (scrub_header, bench_header):
+        assert "write one value in the decision column" in header and "a blank decision is a row not reviewed" in header
+    assert ("<td><code>finding</code></td><td><code>pre_existing</code></td><td>a real defect already in the source "
+            "contract, at the location the model gives: it joins the gold</td>") in scrub_header
+    assert "<td><code>edit</code></td><td><code>reject</code></td><td>not a defect" in scrub_header
+    assert "<td><code>term</code></td><td><code>wrong_location</code></td>" in scrub_header
+    assert "<td><code>base</code></td><td><code>incomplete</code></td>" in bench_header
+    assert "<td><code>element</code></td><td><code>not_required</code></td>" in bench_header
+    assert "pre_existing" not in bench_header and "incomplete" not in scrub_header
+
+
+def test_wrong_location_keeps_the_tuple_at_the_corrected_location(tmp_path: Path, capsys) -> None:
+    """nw-a's section reference is real but the reviewer puts it in 5.4; nw-a's "Marketing Plan" is a real
+    pre-existing defect, but in 4.1: both stand in gold version 2 at the corrected location, so vendor-x's 5.3 and
+    4.2 no longer match them. Everything else left blank (not reviewed)."""
+    home, sheet = _scrub_home(tmp_path)
+    rows = read_csv(sheet / "decisions.csv")
+    section = next(r for r in _by_kind(rows, "edit") if r["item_id"] == "nw-a"
+                   and r["category"] == "incorrect_section_references")
+    plan = next(r for r in _by_kind(rows, "finding") if r["item_id"] == "nw-a"
+                and r["category"] == "undefined_capitalized_terms")
+    section.update(decision="wrong_location", corrected_location="5.4")
+    plan.update(decision="wrong_location", corrected_location="4.1")
+    assert lhl(home, "review", "import", str(write_csv(tmp_path / "ann.csv", rows)), "--reviewer", "ann") == 0
+    board = report(home, capsys, "--suite", "contractscrub")
+    assert board["scope"]["gold_version"] == 2
+    x = _category(board, "vendor-x")
+    refs, undefined = x["incorrect_section_references"], x["undefined_capitalized_terms"]
+    assert (refs["gold"], refs["tp"], refs["fp"], refs["fn"]) == (1, 0, 1, 1)
+    assert (undefined["gold"], undefined["tp"], undefined["fp"], undefined["fn"]) == (1, 0, 2, 1)
+    assert lhl(home, "review", "export", "--suite", "contractscrub", "--out", str(tmp_path / "v2")) == 0
+    rows2 = read_csv(tmp_path / "v2" / "decisions.csv")
+    assert [r["location"] for r in _by_kind(rows2, "edit") if r["category"] == "incorrect_section_references"
+            and r["item_id"] == "nw-a"] == ["5.4"]
+
+
+def test_a_term_rejected_leaves_the_gold_and_one_relocated_moves(tmp_path: Path, capsys) -> None:
+    home, sheet = _scrub_home(tmp_path)
+    rows = read_csv(sheet / "decisions.csv")
+    before = {r["category"]: r["gold"] for r in report(home, capsys, "--suite", "contractscrub")["gold"]}
+    party = next(r for r in _by_kind(rows, "term") if r["item_id"] == "nw-b" and r["term"] == "Party")
+    territory = next(r for r in _by_kind(rows, "term") if r["item_id"] == "nw-b" and r["term"] == "Territory")
+    party["decision"], territory["decision"], territory["corrected_location"] = "reject", "wrong_location", "1.3"
+    assert lhl(home, "review", "import", str(write_csv(tmp_path / "ann.csv", rows)), "--reviewer", "ann") == 0
+    after = {r["category"]: r["gold"] for r in report(home, capsys, "--suite", "contractscrub")["gold"]}
+    assert after == {**before, "defined_terms": before["defined_terms"] - 1}
+    assert lhl(home, "review", "export", "--suite", "contractscrub", "--out", str(tmp_path / "v2")) == 0
+    terms2 = {(r["term"], r["location"]) for r in _by_kind(read_csv(tmp_path / "v2" / "decisions.csv"), "term")
+              if r["item_id"] == "nw-b"}
+    assert ("Territory", "1.3") in terms2 and ("Territory", "1.2") not in terms2
+    assert not any(t == "Party" for t, _ in terms2)
+
+
+def test_other_injected_edits_in_a_row_s_context_are_marked_apart_from_its_own() -> None:
+    from lhl_platform.review.scrub_sheet import edit_rows
+    from lhl_platform.review.sheet import review_html
+
+    item = planted("nw-d", [(IL, ROYALTY, "five percent (5%)", "six percent (6%)", {"location": "6.2",
+                                                                                   "location_2": "3.1"}),
+                            (IL, ROYALTY, "thirty (30) days", "forty-five (45) days", {"location": "6.2",
+                                                                                      "location_2": "3.1"})])
+    first, second = edit_rows("s", 1, [item])
+    assert [first.after[s:e] for s, e in first.after_marks] == ["forty-five (45) days"]
+    assert [second.before[s:e] for s, e in second.before_marks] == ["six percent (6%)"]
+    assert "[-five percent (5%)-]{+six percent (6%)+}" in first.context()
+    assert "«forty-five (45) days»" in first.context() and "«six percent (6%)»" in second.context()
+    html = review_html("contractscrub", [first], "t")
+    assert '<mark class="other" title="another injected edit">forty-five (45) days</mark>' in html
+    assert "<ins>six percent (6%)</ins>" in html
+
+
+def test_a_finding_is_shown_inside_the_location_it_names_else_at_its_first_occurrence_and_the_row_says_so() -> None:
+    from lhl_platform.review.scrub_sheet import finding_rows
+
+    item = ITEMS[2]
+    calls = {("vendor-w", 1, item.contract_id, "undefined_capitalized_terms"): (
+        (Finding(category="undefined_capitalized_terms", term="Net Sales", location="6.2"),
+         Finding(category="undefined_capitalized_terms", term="Territory", location="9")), "k", "imported")}
+    rows = {r.term: r for r in finding_rows("s", 1, [item], calls)}
+    net_sales = rows["Net Sales"]
+    at = len(net_sales.before)
+    assert parse_contract(item.text).location(item.text.index(net_sales.before + "Net Sales") + at) == "6.2"
+    assert net_sales.shown_at == "shown in 6.2, the location it names"
+    assert rows["Territory"].shown_at == ("not found in 9: shown at its first occurrence in the contract (1.2)")
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda rows: rows.append(dict(rows[-1])), "again (first on line"),
+    (lambda rows: [r.update(decision="") for r in rows], "no row has a decision"),
+    (lambda rows: rows[0].update(decision="maybe"), "decision 'maybe' does not fit"),
+    (lambda rows: next(r for r in rows if r["kind"] == "edit").update(decision="wrong_location"),
+     "wrong_location needs the right location in corrected_location"),
+    (lambda rows: next(r for r in rows if r["decision"] == "accept").update(corrected_location="4.4"),
+     "corrected_location '4.4' goes with wrong_location only, not accept"),
+])
+def test_the_filled_sheet_is_still_validated_whole(scrub: dict, tmp_path: Path, capsys, change, message) -> None:
+    home = scrub["home"]
+    rows = _decide(read_csv(scrub["sheet"] / "decisions.csv"))
+    change(rows)
+    before = verify_events(home, capsys)
+    assert lhl(home, "review", "import", str(write_csv(tmp_path / "bad.csv", rows)), "--reviewer", "ann") == 1
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1, err
+    assert verify_events(home, capsys) == before
+
+
+def test_the_csv_carries_term_location_and_context_which_the_importer_only_reads(tmp_path: Path, capsys) -> None:
+    home, sheet = _scrub_home(tmp_path)
+    rows = read_csv(sheet / "decisions.csv")
+    section = next(r for r in _by_kind(rows, "edit") if r["category"] == "incorrect_section_references")
+    assert (section["term"], section["location"]) == ("5.1 (should be 5.2)", "5.3")
+    assert "Upon termination under Section [-5.2-]{+5.1+}" in section["context"]
+    plan = next(r for r in _by_kind(rows, "finding") if r["item_id"] == "nw-b")
+    assert (plan["term"], plan["location"]) == ("Marketing Plan", "4.2") and "{+Marketing Plan+}" in plan["context"]
+    filled = [dict(r, decision="accept" if r["kind"] in ("edit", "term") else "wrong", term="x", location="y",
+                   context="edited in a spreadsheet") for r in rows]
+    assert lhl(home, "review", "import", str(write_csv(tmp_path / "ann.csv", filled)), "--reviewer", "ann") == 0
+    assert f"{len(rows)} of {len(rows)} reviewed" in capsys.readouterr().out
+
+
+def test_a_sheet_exported_before_an_audit_is_refused_after_it(tmp_path: Path, capsys) -> None:
+    """vendor-w's audit adds a finding row the filled sheet never showed: the import names the cause in one line and
+    writes nothing (coverage is never counted against rows nobody saw)."""
+    home, sheet = _scrub_home(tmp_path)
+    rows = _decide(read_csv(sheet / "decisions.csv"))
+    audit = tmp_path / "w.jsonl"
+    audit.write_text(json.dumps({"model": "vendor-w", "run": 1, "contract_id": "nw-c",
+                                 "category": "unused_defined_terms",
+                                 "findings": [{"term": "Quarterly Report", "location": "1.6"}]}) + "\n")
+    assert lhl(home, "import", "findings", str(audit)) == 0
+    before = verify_events(home, capsys)
+    assert lhl(home, "review", "import", str(write_csv(tmp_path / "ann.csv", rows)), "--reviewer", "ann") == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert (f"was exported from a sheet of {len(rows)} rows" in err and f"now has {len(rows) + 1}" in err
+            and "answers imported since changed its rows" in err), err
+    assert verify_events(home, capsys) == before
+    assert lhl(home, "review", "export", "--suite", "contractscrub", "--out", str(tmp_path / "again")) == 0
+    again = _decide(read_csv(tmp_path / "again" / "decisions.csv"))
+    assert lhl(home, "review", "import", str(write_csv(tmp_path / "again.csv", again)), "--reviewer", "ann") == 0
+
+
+def test_each_base_query_is_a_row_and_an_incomplete_one_leaves_the_gold_with_its_variants(tmp_path: Path,
+                                                                                         capsys) -> None:
+    home, sheet = _bench_home(tmp_path)
+    rows = read_csv(sheet / "decisions.csv")
+    bases = _by_kind(rows, "base")
+    assert [(r["item_id"], r["context"]) for r in bases] == [("q1", DEPOSIT), ("q2", FIRED)]
+    next(r for r in bases if r["item_id"] == "q2")["decision"] = "incomplete"
+    assert lhl(home, "review", "import", str(write_csv(tmp_path / "ann.csv", rows)), "--reviewer", "ann") == 0
+    assert lhl(home, "review", "export", "--suite", "insufficiency", "--out", str(tmp_path / "v2")) == 0
+    rows2 = read_csv(tmp_path / "v2" / "decisions.csv")
+    assert {r["item_id"] for r in rows2} == {"q1", "q1a", "q1b"}  # q2 and its variant q2a are out of the gold
+    capsys.readouterr()
+    assert lhl(home, "insufficiency", "export", str(tmp_path / "v2.jsonl"), "--gold-version", "2") == 0
+    assert [q["item_id"] for q in _lines(tmp_path / "v2.jsonl")] == ["q1", "q1a", "q1b"]
+    # Scored at version 2 on q1 and its variants only: F2 (1 + 0) / 2, recall (1 + 0) / 2.
+    board, m1 = _board(home, capsys)
+    assert board["scope"]["gold_version"] == 2
+    assert (m1["variants"], m1["base_items"], m1["f2"], m1["recall"]) == (2, 1, pytest.approx(0.5),
+                                                                          pytest.approx(0.5))

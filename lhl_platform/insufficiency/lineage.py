@@ -32,15 +32,21 @@ def _at_versions(events: Sequence[Event], set_id: str) -> dict[int, list[dict[st
     return at_version
 
 
+def items_at(home: Home, items: ItemSet, version: int) -> tuple[tuple[Item, bool], ...]:
+    """Every item of the set at a gold version, each with its elements as that version has them, and whether the
+    version keeps it (a reviewer may have rejected it). The one reading of a version's items: the review sheet
+    and the export both take it."""
+    if version == 1:
+        return tuple((i, True) for i in items.items)
+    at = {p["item_id"]: p for p in _at_versions(review_stream(home), items.item_set_id).get(version, [])}
+    return tuple((i.model_copy(update={"missing_elements": tuple(MissingElement.model_validate(m)
+                                                                 for m in at[i.item_id]["missing_elements"])}),
+                  bool(at[i.item_id]["kept"])) for i in items.items)
+
+
 def kept_items_at(home: Home, items: ItemSet, version: int) -> tuple[tuple[Item, ...], int]:
     """The items a gold version keeps, each with its elements as that version has them; and how many it holds."""
-    if version == 1:
-        return items.items, len(items.items)
-    at = {p["item_id"]: p for p in _at_versions(review_stream(home), items.item_set_id).get(version, [])}
-    kept = tuple(i.model_copy(update={"missing_elements": tuple(MissingElement.model_validate(m)
-                                                                for m in at[i.item_id]["missing_elements"])})
-                 for i in items.items if at[i.item_id]["kept"])
-    return kept, len(items.items)
+    return tuple(i for i, kept in items_at(home, items, version) if kept), len(items.items)
 
 
 def insufficiency_gold_versions(ctx: StageContext) -> StageResult:

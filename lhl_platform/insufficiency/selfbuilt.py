@@ -10,7 +10,10 @@ the protocol promises, so a slip in the data is an error at build time, not a wr
   replaced, in order;
 - every missing element is an element of its base, and at least one of its source sentences was removed or
   revised;
-- every required element whose source sentences were all removed is recorded as missing;
+- every element (required or not) whose source sentences were all removed is recorded as missing;
+- every sentence a variant removes or revises supplies one of its recorded missing elements (so a variant takes
+  away nothing it does not record; a sentence that supplies two things is split in the file when a variant
+  removes only one of them);
 - a variant misses at least one element and differs from its base.
 """
 
@@ -103,9 +106,15 @@ def _check_variant(base: BaseSpec, spec: VariantSpec, where: str) -> tuple[Missi
                                       explanation=element.explanation))
     for element in base.elements:
         gone = set(element.sentences) <= set(spec.remove)
-        if element.required and gone and element.sub_tag not in spec.missing:
-            raise SelfBuiltError(f"{where}: every sentence of required element {element.sub_tag!r} was removed, "
-                                 "but it is not recorded missing")
+        if gone and element.sub_tag not in spec.missing:
+            raise SelfBuiltError(f"{where}: every sentence of element {element.sub_tag!r} was removed, but it is "
+                                 "not recorded missing")
+    # A variant takes away only what it records: every sentence it removes or revises supplies a missing element.
+    covered = {i for tag in spec.missing for i in elements[tag].sentences}
+    stray = sorted(touched - covered)
+    if stray:
+        raise SelfBuiltError(f"{where}: removes or revises sentence(s) {stray}, which supply none of its recorded "
+                             "missing elements")
     return tuple(missing)
 
 

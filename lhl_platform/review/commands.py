@@ -2,9 +2,11 @@
 gold, `--suite`):
 
 - `lhl review export --suite S --out DIR [--item-set ID] [--gold-version N]`: the sheet of a gold version (default:
-  the latest): DIR/review.html to read, DIR/decisions.csv to fill in (`decision`, `note`);
+  the latest): DIR/review.html to read (the suite's guide to each decision first), DIR/decisions.csv to fill in
+  (`decision`, `corrected_location` for a `wrong_location`, `note`), stamped with the digest of its rows;
 - `lhl review import FILE --reviewer NAME`: the filled-in sheet validated whole, its decisions recorded as events
-  and the next gold version made (`lhl_platform.review.record`); a bad line is one error and nothing is written;
+  and the next gold version made (`lhl_platform.review.record`); a bad line, or a sheet whose rows no longer match
+  the gold version's (an audit imported since), is one error and nothing is written;
 - `lhl review agreement --suite S [--item-set ID] [--gold-version N] [--reviewers A,B]`: Cohen's kappa of two
   reviewers on the refs both decided on the sheets of gold version N (default: the latest reviewed), and the
   disagreements to settle.
@@ -25,17 +27,12 @@ from lhl_platform.review.sheets import SUITES, sheet
 from lhl_platform.review.versions import decisions, review_events
 from lhl_platform.suites.contract import Command
 
-_NOTE = ("Rule-built gold until reviewed: decide each row in decisions.csv (an edit or a variant: accept or reject; "
-         "a finding no gold matched: pre_existing, a defect already in the source, or wrong; an element: accept or "
-         "not_required), then `lhl review import decisions.csv --reviewer NAME`. A rejected edit leaves the gold and "
-         "is undone in the text; a pre-existing finding joins it; the next gold version holds the decisions.")
-
 
 def cmd_export(args: argparse.Namespace, home: Home) -> int:
     events = review_events(home)
     current = sheet(home, events, args.suite, args.item_set, args.gold_version)
     title = f"Review of {current.suite} item set {current.item_set}, gold version {current.gold_version}"
-    html, table = write_sheet(Path(args.out), current.rows, title, _NOTE)
+    html, table = write_sheet(Path(args.out), current.suite, current.rows, title)
     kinds = ", ".join(f"{sum(r.kind == k for r in current.rows)} {k}" for k in dict.fromkeys(r.kind
                                                                                            for r in current.rows))
     print(f"wrote the review sheet of {current.suite} item set {current.item_set}, gold version "

@@ -1,6 +1,7 @@
 """Reading a filled-in decisions.csv: validated whole against the review sheet of the gold version it names,
 before anything is recorded. The first problem is one error naming the line: a row of another suite, item set or
-gold version, a ref the sheet does not hold, a decision its kind does not take."""
+gold version, a ref the sheet does not hold or holds twice, a decision its kind does not take, a wrong_location
+without its corrected location."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lhl_platform.review.events import DECISIONS
-from lhl_platform.review.rows import CSV_COLUMNS, ReviewRow
+from lhl_platform.review.events import DECISIONS, RELOCATES
+from lhl_platform.review.rows import READ_COLUMNS, ReviewRow
 
 
 class DecisionsError(ValueError):
@@ -19,11 +20,13 @@ class DecisionsError(ValueError):
 
 @dataclass(frozen=True)
 class SheetHeader:
-    """What a decisions file is of: the suite, the item set and the gold version its sheet was exported from."""
+    """What a decisions file is of: the suite, the item set and the gold version its sheet was exported from, and
+    the digest of that sheet's rows (`lhl_platform.review.rows.sheet_digest`)."""
 
     suite: str
     item_set: str
     gold_version: int
+    sheet_digest: str
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,7 @@ class Decided:
     line: int
     row: ReviewRow
     decision: str
+    location: str  # the corrected location of a wrong_location
     note: str
 
 
@@ -40,7 +44,7 @@ def read_rows(data: bytes, name: str) -> tuple[SheetHeader, list[tuple[int, dict
     except UnicodeDecodeError:
         raise DecisionsError(f"{name}: not UTF-8 text") from None
     reader = csv.DictReader(io.StringIO(text))
-    missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or [])]
+    missing = [c for c in READ_COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
         raise DecisionsError(f"{name}: not a decisions sheet (no column {', '.join(missing)}); `lhl review export` "
                              "writes one")
@@ -49,12 +53,12 @@ def read_rows(data: bytes, name: str) -> tuple[SheetHeader, list[tuple[int, dict
         raise DecisionsError(f"{name}: no rows")
     first = rows[0][1]
     try:
-        header = SheetHeader(first["suite"], first["item_set"], int(first["gold_version"]))
+        header = SheetHeader(first["suite"], first["item_set"], int(first["gold_version"]), first["sheet_digest"])
     except ValueError:
         raise DecisionsError(f"{name} line 2: gold_version {first['gold_version']!r} is not a number") from None
     for line, r in rows:
         for column, expected in (("suite", header.suite), ("item_set", header.item_set),
-                                 ("gold_version", str(header.gold_version))):
+                                 ("gold_version", str(header.gold_version)), ("sheet_digest", header.sheet_digest)):
             if r[column] != expected:
                 raise DecisionsError(f"{name} line {line}: {column} {r[column]!r}, but line 2 has {expected!r} (one "
                                      "file is one sheet of one gold version)")
@@ -84,7 +88,12 @@ def validate(rows: list[tuple[int, dict[str, str]]], sheet: Sequence[ReviewRow],
         if decision not in DECISIONS[row.kind]:
             raise DecisionsError(f"{name} line {line}: decision {r['decision']!r} does not fit a {row.kind} (one of "
                                  f"{', '.join(DECISIONS[row.kind])})")
-        out.append(Decided(line=line, row=row, decision=decision, note=r.get("note", "")))
+        location = r["corrected_location"]
+        if (decision == RELOCATES) != bool(location):
+            raise DecisionsError(f"{name} line {line}: " + (
+                f"{RELOCATES} needs the right location in corrected_location" if not location else
+                f"corrected_location {location!r} goes with {RELOCATES} only, not {decision}"))
+        out.append(Decided(line=line, row=row, decision=decision, location=location, note=r.get("note", "")))
     return out
 
 

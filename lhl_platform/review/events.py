@@ -23,18 +23,23 @@ from lhl_platform.insufficiency.items import MissingElement
 from lhl_platform.scrub.versions import SCRUB_ITEM, SCRUB_SCORED
 
 Suite = Literal["contractscrub", "insufficiency"]
-Kind = Literal["edit", "finding", "variant", "element"]
-Decision = Literal["accept", "reject", "pre_existing", "wrong", "not_required"]
+Kind = Literal["edit", "term", "finding", "base", "variant", "element"]
+Decision = Literal["accept", "reject", "wrong_location", "pre_existing", "wrong", "incomplete", "not_required"]
 
-# The decisions each kind takes (anything else is refused on import).
+# The decisions each kind takes (anything else is refused on import); `lhl_platform.review.guide` says what each
+# does to the gold.
 DECISIONS: dict[str, tuple[str, ...]] = {
-    "edit": ("accept", "reject"),
-    "finding": ("pre_existing", "wrong"),
+    "edit": ("accept", "reject", "wrong_location"),
+    "term": ("accept", "reject", "wrong_location"),
+    "finding": ("pre_existing", "wrong_location", "wrong"),
+    "base": ("accept", "incomplete"),
     "variant": ("accept", "reject"),
     "element": ("accept", "not_required"),
 }
 # The decisions that change the gold; the others confirm it.
-CHANGES = frozenset({"reject", "pre_existing", "not_required"})
+CHANGES = frozenset({"reject", "wrong_location", "pre_existing", "incomplete", "not_required"})
+# The one decision that takes a corrected location (the sheet's `corrected_location` column).
+RELOCATES = "wrong_location"
 
 STREAM = "review"
 
@@ -50,6 +55,7 @@ class DecisionRecorded(Payload):
     kind: Kind
     category: str
     decision: Decision
+    location: str = Field(default="", description="the corrected location of a wrong_location decision")
     note: str = ""
     reviewer: str = Field(min_length=1)
     file_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")

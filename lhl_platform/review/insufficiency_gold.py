@@ -1,22 +1,24 @@
-"""An InsufficiencyBench gold version from the decisions applied to the one before: a rejected variant leaves the
-gold (its responses are no longer scored, nor expected); an element marked `not_required` is no longer gold (it
-becomes a non-required element: naming it is no hit, leaving it out no miss). A variant left without a required
-element leaves the gold as well."""
+"""An InsufficiencyBench gold version from the decisions applied to the one before: a base query found
+`incomplete` leaves the gold with every variant of it (a variant's missing elements are its gold only if its base
+lacks nothing else); a rejected variant leaves the gold (its responses are no longer scored, nor expected); an
+element marked `not_required` is no longer gold (it becomes a non-required element: naming it is no hit, leaving it
+out no miss). A variant left without a required element leaves the gold as well."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
 from lhl_platform.review.events import InsufficiencyGoldAtVersion
-from lhl_platform.review.insufficiency_sheet import element_ref, variant_ref
+from lhl_platform.review.insufficiency_sheet import base_ref, element_ref, variant_ref
 from lhl_platform.review.versions import GoldItem
 
 
 def apply(item_set: str, items: Sequence[GoldItem], changes: Mapping[str, str]) -> tuple[GoldItem, ...]:
     bases = {g.item.item_id: g.item for g in items if g.item.kind == "base"}
+    incomplete = {b for b, base in bases.items() if changes.get(base_ref(item_set, base)) == "incomplete"}
     out = []
     for g in items:
-        item, kept = g.item, g.kept
+        item, kept = g.item, g.kept and g.item.base_id not in incomplete
         if item.kind == "variant" and kept:
             if changes.get(variant_ref(item_set, item, bases.get(item.base_id))) == "reject":
                 kept = False

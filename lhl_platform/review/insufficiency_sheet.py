@@ -1,5 +1,6 @@
-"""The InsufficiencyBench review sheet: every variant kept in a gold version beside its base query (the removed
-text highlighted), and each of its required missing elements (its gold) with the reference explanation."""
+"""The InsufficiencyBench review sheet: every base query kept in a gold version (a reviewer confirms it is
+complete), every variant kept beside its base query (the removed text highlighted), and each of its required
+missing elements (its gold) with the reference explanation."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ from lhl_platform.insufficiency.items import Item
 from lhl_platform.review.refs import ref_of
 from lhl_platform.review.rows import ReviewRow
 from lhl_platform.review.versions import GoldItem
+
+
+def base_ref(item_set: str, base: Item) -> str:
+    return ref_of("insufficiency", item_set, base.item_id, "base", base.query)
 
 
 def variant_ref(item_set: str, variant: Item, base: Item | None) -> str:
@@ -39,6 +44,11 @@ def insufficiency_rows(item_set: str, version: int, items: Sequence[GoldItem]) -
     rows: list[ReviewRow] = []
     for g in items:
         v = g.item
+        if v.kind == "base" and g.kept:
+            rows.append(ReviewRow(ref=base_ref(item_set, v), suite="insufficiency", item_set=item_set,
+                                  gold_version=version, item_id=v.item_id, kind="base", category="complete",
+                                  location=v.jurisdiction, before=v.query, trim=False,
+                                  gold="complete: nothing legally material is missing"))
         if v.kind != "variant" or not g.kept:
             continue
         base = bases.get(v.base_id)
@@ -48,10 +58,12 @@ def insufficiency_rows(item_set: str, version: int, items: Sequence[GoldItem]) -
         categories = ",".join(sorted({str(e.category) for e in required}))
         rows.append(ReviewRow(ref=variant_ref(item_set, v, base), suite="insufficiency", item_set=item_set,
                               gold_version=version, item_id=v.item_id, kind="variant", category=categories,
-                              before=before, removed=removed, inserted=inserted, after=after,
+                              term=", ".join(e.sub_tag for e in required), location=v.jurisdiction,
+                              before=before, removed=removed, inserted=inserted, after=after, trim=False,
                               gold=f"missing (required): {gold}"))
         for e in required:
             rows.append(ReviewRow(ref=element_ref(item_set, v, e.sub_tag), suite="insufficiency", item_set=item_set,
                                   gold_version=version, item_id=v.item_id, kind="element", category=str(e.category),
-                                  before=v.query, gold=f"{e.sub_tag}: {e.explanation}"))
+                                  term=e.sub_tag, location=v.jurisdiction, before=v.query, trim=False,
+                                  gold=f"{e.sub_tag}: {e.explanation}"))
     return rows

@@ -1,7 +1,9 @@
 """A ContractScrub gold version from the decisions applied to the one before: a rejected edit leaves the gold and
 is undone in the item text (the source text it replaced put back, the later edits' offsets moved) and the whole
-defined-terms gold re-derived from the text as it now stands, as the builder derived it; a finding marked
-`pre_existing` joins the gold (a defect already in the source contract, no edit of ours). Every answered call is then
+defined-terms gold re-derived from the text as it now stands, as the builder derived it; a rejected defined term
+leaves the gold; an edit or a defined term marked `wrong_location` stays with the reviewer's corrected location
+(the text unchanged); a finding marked `pre_existing` joins the gold (a defect already in the source contract, no
+edit of ours), and one marked `wrong_location` joins it at the corrected location. Every answered call is then
 scored against it."""
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from lhl_platform.review.scrub_sheet import edit_ref
+from lhl_platform.review.scrub_sheet import edit_ref, term_refs
 from lhl_platform.scrub.categories import CATEGORY_KEYS
 from lhl_platform.scrub.document import parse_contract
 from lhl_platform.scrub.items import Edit, Finding, GoldFinding, ScrubItem
@@ -65,13 +67,32 @@ def rederived(before: str, after: str, gold: Sequence[GoldFinding]) -> list[Gold
     return sorted(terms + others, key=lambda t: (order[t.category], t.edit.start if t.edit else 0))
 
 
-def apply(item_set: str, items: Sequence[ScrubItem], rejected: set[str],
-          added: Mapping[str, list[Finding]]) -> tuple[ScrubItem, ...]:
-    """The items with the edits of `rejected` (refs) undone and the findings of `added` (by contract) in the gold."""
+def _reviewed_tuples(item_set: str, item: ScrubItem, rejected: set[str],
+                     moved: Mapping[str, str]) -> tuple[list[GoldFinding], list[GoldFinding]]:
+    """(the gold with rejected terms gone and relocated tuples moved, the edits to undo), edits as they stand."""
+    by_id = {id(g): ref for ref, g in term_refs(item_set, item)}
+    by_id.update({id(g): edit_ref(item_set, item, g) for g in item.gold if g.edit is not None})
+    gold, undo = [], []
+    for g in item.gold:
+        ref = by_id.get(id(g), "")
+        if ref in rejected and g.edit is None:
+            continue
+        if ref in moved:
+            g = g.model_copy(update={"location": moved[ref]})
+        if ref in rejected:
+            undo.append(g)
+        gold.append(g)
+    return gold, undo
+
+
+def apply(item_set: str, items: Sequence[ScrubItem], rejected: set[str], added: Mapping[str, list[Finding]],
+          moved: Mapping[str, str] | None = None) -> tuple[ScrubItem, ...]:
+    """The items with the edits of `rejected` (refs) undone, its defined terms dropped, the tuples of `moved`
+    (ref: corrected location) relocated and the findings of `added` (by contract) in the gold."""
     out = []
     for item in items:
-        text, gold = item.text, list(item.gold)
-        undone = [g for g in gold if g.edit is not None and edit_ref(item_set, item, g) in rejected]
+        gold, undone = _reviewed_tuples(item_set, item, rejected, moved or {})
+        text = item.text
         for g in sorted(undone, key=lambda g: g.edit.start if g.edit else 0, reverse=True):
             text, gold = _undo(text, gold, g)
         if undone:

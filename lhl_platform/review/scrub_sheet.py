@@ -1,6 +1,7 @@
-"""The ContractScrub review sheet: every injected edit of a gold version with its context, and every finding of
-the audited models that matched no gold (pooled across models and runs: one row per contract, category and
-normalised finding), with a window of the text where it points."""
+"""The ContractScrub review sheet: every injected edit of a gold version with its context, every defined term the
+gold derives from the text (marked as derived: no edit of ours made it), and every finding of the audited models
+that matched no gold (pooled across models and runs: one row per contract, category and normalised finding), with
+a window of the text where it points. Other injected edits inside a row's context are marked apart from its own."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from lhl_platform.home import Home
+from lhl_platform.review.locate import locate
 from lhl_platform.review.refs import ref_of
-from lhl_platform.review.rows import ReviewRow
+from lhl_platform.review.rows import ReviewRow, Span, marks_in
+from lhl_platform.scrub.document import ParsedContract, parse_contract
 from lhl_platform.scrub.events import ScrubEventType, ScrubFindingsImported, ScrubFindingsRecorded
 from lhl_platform.scrub.items import Finding, GoldFinding, ScrubItem
 from lhl_platform.scrub.normalize import finding_key
@@ -45,6 +48,18 @@ def _gold_text(g: Finding) -> str:
     return ", ".join(f"{k}: {v}" for k, v in g.fields().items())
 
 
+def _term(g: Finding) -> str:
+    return g.term or (f"{g.wrong} (should be {g.correct})" if g.wrong else "")
+
+
+def _location(g: Finding) -> str:
+    return " / ".join(str(w) for w in (g.location, g.location_2) if w)
+
+
+def _edits(item: ScrubItem) -> list[Span]:
+    return [(g.edit.start, g.edit.end) for g in item.gold if g.edit is not None]
+
+
 def source_offset(item: ScrubItem, g: GoldFinding) -> int:
     """Where an edit sits in the source contract: its offset in the item's text less what the edits before it
     added. Undoing another edit (a later gold version) leaves it unchanged, and two edits never share it."""
@@ -63,8 +78,29 @@ def edit_ref(item_set: str, item: ScrubItem, g: GoldFinding) -> str:
                   item.text[g.edit.start:g.edit.end], source_offset(item, g))
 
 
+def term_refs(item_set: str, item: ScrubItem) -> list[tuple[str, GoldFinding]]:
+    """Each derived defined term of an item with its ref: the term, its location and which of the identical
+    tuples it is (a term defined twice in one section is two things)."""
+    seen: Counter[tuple[str, str]] = Counter()
+    out = []
+    for g in item.gold:
+        if g.category == "defined_terms" and g.edit is None:
+            key = (str(g.term), str(g.location))
+            out.append((ref_of("contractscrub", item_set, item.contract_id, "term", *key, seen[key]), g))
+            seen[key] += 1
+    return out
+
+
 def finding_ref(item_set: str, contract_id: str, f: Finding) -> str:
     return ref_of("contractscrub", item_set, contract_id, "finding", f.category, finding_key(f))
+
+
+def _context(item: ScrubItem, start: int, end: int, own: Span | None) -> dict[str, object]:
+    """The text around [start, end) and the other injected edits inside it (the row's own edit left out)."""
+    lo, hi = max(0, start - CONTEXT), end + CONTEXT
+    others = [span for span in _edits(item) if span != own]
+    return {"before": item.text[lo:start], "after": item.text[end:hi],
+            "before_marks": marks_in((lo, start), others), "after_marks": marks_in((end, hi), others)}
 
 
 def edit_rows(item_set: str, version: int, items: Sequence[ScrubItem]) -> list[ReviewRow]:
@@ -77,10 +113,34 @@ def edit_rows(item_set: str, version: int, items: Sequence[ScrubItem]) -> list[R
                 continue
             seen.add(ref)
             s, e = g.edit.start, g.edit.end
-            rows.append(ReviewRow(ref=ref, suite="contractscrub", item_set=item_set,
-                                  gold_version=version, item_id=item.contract_id, kind="edit", category=g.category,
-                                  before=item.text[max(0, s - CONTEXT):s], removed=g.edit.original,
-                                  inserted=item.text[s:e], after=item.text[e:e + CONTEXT], gold=_gold_text(g)))
+            rows.append(ReviewRow(ref=ref, suite="contractscrub", item_set=item_set, gold_version=version,
+                                  item_id=item.contract_id, kind="edit", category=g.category, term=_term(g),
+                                  location=_location(g), removed=g.edit.original, inserted=item.text[s:e],
+                                  gold=_gold_text(g), **_context(item, s, e, (s, e))))
+    return rows
+
+
+def _shown(item: ScrubItem, parsed: ParsedContract, f: Finding) -> dict[str, object]:
+    """A finding's or a term's window: its string inside the location it names (`lhl_platform.review.locate`)."""
+    found = locate(parsed, (f.wrong, f.term), (f.location, f.location_2))
+    if found is None:
+        return {"after": item.text[:2 * CONTEXT], "shown_at": "its string is not in the text: the start of the "
+                                                              "contract shown"}
+    start, end, where = found
+    return {"inserted": item.text[start:end], "shown_at": where, **_context(item, start, end, None)}
+
+
+def term_rows(item_set: str, version: int, items: Sequence[ScrubItem]) -> list[ReviewRow]:
+    rows = []
+    for item in items:
+        terms = term_refs(item_set, item)
+        parsed = parse_contract(item.text) if terms else None
+        for ref, g in terms:
+            assert parsed is not None
+            rows.append(ReviewRow(ref=ref, suite="contractscrub", item_set=item_set, gold_version=version,
+                                  item_id=item.contract_id, kind="term", category=g.category, term=_term(g),
+                                  location=_location(g), gold=f"derived from the text: {_gold_text(g)}",
+                                  **_shown(item, parsed, g)))
     return rows
 
 
@@ -104,29 +164,19 @@ def unmatched(items: Sequence[ScrubItem], calls: dict[CallKey, Answer]) -> dict[
     return out
 
 
-def _window(text: str, f: Finding) -> tuple[str, str, str]:
-    """Where in the text a finding points: its term (or wrong word) at its first occurrence, else the start."""
-    for needle in (f.wrong, f.term):
-        if needle:
-            at = text.find(needle)
-            if at < 0:
-                at = text.lower().find(needle.lower())
-            if at >= 0:
-                end = at + len(needle)
-                return text[max(0, at - CONTEXT):at], text[at:end], text[end:end + CONTEXT]
-    return "", "", text[:2 * CONTEXT]
-
-
 def finding_rows(item_set: str, version: int, items: Sequence[ScrubItem],
                  calls: dict[CallKey, Answer]) -> list[ReviewRow]:
-    texts = {item.contract_id: item.text for item in items}
+    by_id = {item.contract_id: item for item in items}
+    parsed: dict[str, ParsedContract] = {}
     rows = []
     for (contract, _), (f, models) in sorted(unmatched(items, calls).items()):
-        before, hit, after = _window(texts[contract], f)
+        if contract not in parsed:
+            parsed[contract] = parse_contract(by_id[contract].text)
         rows.append(ReviewRow(ref=finding_ref(item_set, contract, f), suite="contractscrub", item_set=item_set,
                               gold_version=version, item_id=contract, kind="finding", category=f.category,
-                              before=before, inserted=hit, after=after, gold=_gold_text(f),
-                              found_by=tuple(sorted(models))))
+                              term=_term(f), location=_location(f), gold=_gold_text(f),
+                              found_by=tuple(sorted(models)),
+                              **_shown(by_id[contract], parsed[contract], f)))
     return rows
 
 
@@ -135,4 +185,5 @@ def scrub_rows(home: Home, item_set: str, version: int, items: Sequence[ScrubIte
     """The sheet's rows, and each finding row's representative finding by ref (what `pre_existing` adds)."""
     calls = answered_calls(home, item_set)
     findings = {finding_ref(item_set, c, f): f for (c, _), (f, _) in unmatched(items, calls).items()}
-    return edit_rows(item_set, version, items) + finding_rows(item_set, version, items, calls), findings
+    return (edit_rows(item_set, version, items) + term_rows(item_set, version, items)
+            + finding_rows(item_set, version, items, calls)), findings

@@ -10,12 +10,12 @@ from pydantic import BaseModel
 
 from lhl_platform.home import Home
 from lhl_platform.insufficiency.items import Item
+from lhl_platform.insufficiency.lineage import items_at
 from lhl_platform.insufficiency.store import load_item_set
 from lhl_platform.review.events import (
     STREAM,
     DecisionRecorded,
     GoldVersionMade,
-    InsufficiencyGoldAtVersion,
 )
 from lhl_platform.scrub.items import ScrubItem
 from lhl_platform.scrub.store import load_set
@@ -73,11 +73,5 @@ class GoldItem:
 def insufficiency_items_at(home: Home, events: list[BaseModel], item_set: str | None,
                            version: int) -> tuple[str, tuple[GoldItem, ...]]:
     items = load_item_set(home, item_set)
-    set_id = items.item_set_id
-    check_version(events, "insufficiency", set_id, version)
-    if version == 1:
-        return set_id, tuple(GoldItem(i) for i in items.items)
-    at = {p.item_id: p for p in events if isinstance(p, InsufficiencyGoldAtVersion) and p.item_set_id == set_id
-          and p.gold_version == version}
-    return set_id, tuple(GoldItem(i.model_copy(update={"missing_elements": at[i.item_id].missing_elements}),
-                                  at[i.item_id].kept) for i in items.items)
+    check_version(events, "insufficiency", items.item_set_id, version)
+    return items.item_set_id, tuple(GoldItem(i, kept) for i, kept in items_at(home, items, version))
