@@ -309,3 +309,51 @@ def test_report_scheme_chooses_the_verdict_s_ranking_and_is_refused_where_it_can
         "lhl: unknown composite scheme 'nope'; schemes: equal, fp_heavy, recall_heavy, halluc_only, detection_only"]
     code, _, err = _run(capsys, "--home", str(demo_home), "report", "--suite", "contractscrub", "--scheme", "equal")
     assert code == 1 and "--scheme chooses the clause suite's composite scheme" in err
+
+
+# Suites own their models: another suite's offline system is refused in one line, nothing recorded -------------
+
+def test_another_suite_s_offline_model_is_refused_naming_its_suite_and_nothing_is_recorded(tmp_path, capsys):
+    from lhl_platform.home import Home
+    from lhl_platform.registry import get_audited
+    from orchestration.launch import instance_for
+
+    home = str(tmp_path)
+    for name, provider, model_id, *role in (("scrub-rules", "offline", "scrub-rules"), ("lex", "offline", "lexical"),
+                                            ("gold-reader", "offline", "gold-reader"),
+                                            ("api", "openai", "gpt-4.1"), ("j", "openai", "gpt-4.1", "judge")):
+        extra = ["--role", role[0]] if role else []
+        assert main(["--home", home, "models", "add", name, "--provider", provider, "--model-id", model_id,
+                     *extra]) == 0
+    capsys.readouterr()
+    before = len(Home.resolve(home).events.read())
+    for argv, owner in ((("--models", "scrub-rules"), "contractscrub"), (("--models", "lex", "--suite",
+                                                                          "contractscrub"), "clause"),
+                        (("--models", "gold-reader", "--suite", "contractscrub"), "insufficiency")):
+        code, out, err = _run(capsys, "--home", home, "audit", *argv, "--runs", "1")
+        assert code == 1 and err.count("\n") == 1 and out == "", err
+        assert f"belongs to suite {owner}" in err and f"--suite {owner}" in err
+    assert len(Home.resolve(home).events.read()) == before  # no run, no event
+    instance = instance_for(Home.resolve(home))
+    try:
+        assert list(instance.get_runs()) == []
+    finally:
+        instance.dispose()
+    # an API model fits every suite; an unknown name lists only the models the suite can audit
+    for suite in ("clause", "contractscrub", "insufficiency"):
+        assert get_audited(Home.resolve(home), "api", suite).name == "api"
+    code, _, err = _run(capsys, "--home", home, "audit", "--models", "nope")
+    assert code == 1 and "'nope'" in err and "api, lex)" in err
+    for absent in ("scrub-rules", "gold-reader", " j", "rubric"):
+        assert absent not in err
+    code, _, err = _run(capsys, "--home", home, "audit", "--models", "j")
+    assert code == 1 and "is a judge, not a model under test" in err
+
+
+def test_an_audit_s_bad_value_is_named_before_a_missing_option(tmp_path, capsys):
+    code, _, err = _run(capsys, "--home", str(tmp_path), "audit", "--max-cost", "-1")
+    assert code == 1 and err.count("\n") == 1 and "--max-cost must be a positive amount of USD, not -1" in err
+    code, _, err = _run(capsys, "--home", str(tmp_path), "audit", "--contracts", "0")
+    assert code == 1 and "--contracts must be at least 1, not 0" in err
+    code, _, err = _run(capsys, "--home", str(tmp_path), "audit")
+    assert code == 1 and "needs --models" in err

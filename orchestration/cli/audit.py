@@ -56,8 +56,14 @@ class AuditOptions:
 
 def cmd_audit(args: argparse.Namespace, home: Home) -> int:
     """The chosen suite's partition job for every (model, run), through the one audit path (`run_audit`)."""
-    models = parse_list(args.models, "models")
+    # the values given are checked before what is missing: a bad amount or count is named first
+    max_cost(args)
+    if args.contracts is not None and args.contracts < 1:
+        raise CliError(f"--contracts must be at least 1, not {args.contracts}")
     runs = parse_runs(args.runs)
+    if args.models is None:
+        raise CliError("lhl audit needs --models: comma-separated registered model names (`lhl models list`)")
+    models = parse_list(args.models, "models")
     suite = chosen_suite(args)
     options = AuditOptions(item_set=args.item_set, contracts=args.contracts, subset=args.subset, judge=args.judge,
                            batch=args.batch, extract_missing=args.extract_missing, queue=args.queue,
@@ -128,17 +134,17 @@ def _audit(args: AuditOptions, home: Home, suite: Suite, job: Job, models: list[
     import sys
 
     from lhl_platform.factory import build_model
-    from lhl_platform.registry import get_judge, get_model
+    from lhl_platform.registry import get_audited, get_judge, get_model
     from lhl_platform.suites.contract import AuditHooks
     from orchestration.launch import run_suite, submit
     from orchestration.runs import partition_launch
 
     hooks = suite.audit or AuditHooks()
     if args.contracts is not None and args.contracts < 1:
-        raise CliError("--contracts must be at least 1")
+        raise CliError(f"--contracts must be at least 1, not {args.contracts}")
     overrides = suite_overrides(args, suite, job.stages)
-    for name in models:
-        get_model(home, name)  # an unknown model or judge is an error naming it, dry run or not
+    for name in models:  # an unknown model, a judge or another suite's offline system: refused, dry run or not
+        get_audited(home, name, suite.name)
     launches = [partition_launch(home, job.name, m, r, "cli", config=overrides) for r in runs for m in models]
     judges = _judges(launches)
     for name in judges:
@@ -386,7 +392,7 @@ def _demo_report(home: Home, suite: Suite) -> tuple[str, list[tuple[str, str]]]:
 
 def register(cli: Cli) -> None:
     au = cli.add("audit", cmd_audit, "materialize extraction and verdict partitions and everything downstream")
-    au.add_argument("--models", required=True, help="comma-separated registered model names")
+    au.add_argument("--models", help="comma-separated registered model names (required)")
     au.add_argument("--runs", default="1", help="comma-separated run numbers (default 1)")
     add_suite_option(au)
     au.add_argument("--contracts", type=int, help="only the first N contracts (by id)")
