@@ -1,4 +1,4 @@
-"""Helpers the tests share: outcome rows in the `lhl import outcomes` layout."""
+"""Helpers the tests share: outcome rows in the `lhl import outcomes` layout; reports without their clock readings."""
 
 from __future__ import annotations
 
@@ -37,3 +37,23 @@ def read_only_mount(path: Path) -> None:
         done = subprocess.run(command, capture_output=True)
         if done.returncode != 0:
             pytest.skip(f"cannot make {path} read-only here: {done.stderr.decode().strip()}")
+
+
+# Clock readings a report carries: two homes audited apart agree on every figure, never on these (`at` is an audit
+# round's date in the trend).
+CLOCK_READINGS = ("seconds", "seconds_per_contract", "validated_at", "at")
+
+
+def clock_readings_apart(report: dict) -> tuple[dict, list[float | str | None]]:
+    """The report without its clock readings, and those readings."""
+    found: list[float | str | None] = []
+
+    def strip(value):
+        if isinstance(value, dict):
+            found.extend(value[k] for k in CLOCK_READINGS if k in value)
+            return {k: strip(v) for k, v in value.items() if k not in CLOCK_READINGS}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return strip(report), found

@@ -16,6 +16,7 @@ import pytest
 
 from lhl_platform.events.store import CATALOG_URL_ENV, EVENTS_URL_ENV
 from orchestration.cli import main
+from tests.helpers import clock_readings_apart
 from tests.shared_store_support import new_store, s3, set_env  # noqa: F401  (a fixture)
 from tests.test_publish import postgres  # noqa: F401  (the module-scoped PostgreSQL server fixture)
 
@@ -60,30 +61,10 @@ def homes(postgres, s3, tmp_path_factory):  # noqa: F811
     return store, shared_home, folder_home
 
 
-# The wall-clock time the calls took, and when the judge's validation ran: read off the clock on each audit, so
-# never equal between two (and never null here: the test checks each was recorded).
-TIMINGS = ("seconds", "seconds_per_contract", "validated_at")
-
-
 def _report(capsys, home: Path, suite: str) -> dict:
     capsys.readouterr()
     assert main(["--home", str(home), "report", "--suite", suite, "--format", "json"]) == 0
     return json.loads(capsys.readouterr().out)
-
-
-def _timings_apart(report: dict) -> tuple[dict, list[float | str | None]]:
-    """The report without its clock readings, and those readings."""
-    found: list[float | str | None] = []
-
-    def strip(value):
-        if isinstance(value, dict):
-            found.extend(value[k] for k in TIMINGS if k in value)
-            return {k: strip(v) for k, v in value.items() if k not in TIMINGS}
-        if isinstance(value, list):
-            return [strip(v) for v in value]
-        return value
-
-    return strip(report), found
 
 
 def _verify(capsys, home: Path) -> dict[str, str]:
@@ -101,7 +82,7 @@ def test_a_suite_audited_against_the_shared_store_reports_as_in_a_folder_home(ho
     with set_env(store):
         shared = _report(capsys, shared_home, suite)
     assert folder["leaderboard"], "the audit scored something"
-    (shared, shared_timings), (folder, folder_timings) = _timings_apart(shared), _timings_apart(folder)
+    (shared, shared_timings), (folder, folder_timings) = clock_readings_apart(shared), clock_readings_apart(folder)
     assert shared == folder
     assert len(shared_timings) == len(folder_timings) and None not in shared_timings + folder_timings
 
