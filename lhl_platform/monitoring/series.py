@@ -27,15 +27,9 @@ class RoundInfo(BaseModel):
     partial: bool
 
 
-class Point(BaseModel):
+class Point(RoundInfo):
     """One figure of one round. `parts`: the categories an overall macro figure is the mean of."""
 
-    model: str
-    run: int
-    at: str | None
-    judge: str | None
-    gold_version: int | None
-    partial: bool
     category: str | None
     metric: str
     value: float | None
