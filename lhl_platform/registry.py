@@ -29,6 +29,11 @@ def _fold(home: Home) -> dict[str, ModelSpec]:
     return models
 
 
+def registered_model(home: Home, name: str) -> ModelSpec | None:
+    """The model registered under `name`, or the built-in judge by its name; None when neither."""
+    return _fold(home).get(name) or (BUILTIN_JUDGE if name == BUILTIN_JUDGE.name else None)
+
+
 def list_models(home: Home) -> list[ModelSpec]:
     return sorted(_fold(home).values(), key=lambda s: s.name)
 
@@ -93,45 +98,6 @@ def remove_model(home: Home, name: str) -> None:
     get_model(home, name)
     home.events.append(REGISTRY_STREAM, EventType.MODEL_REMOVED, name, f"model.removed:{name}:{_event_count(home)}",
                        ModelRemoved(name=name))
-
-
-def owning_suite(spec: ModelSpec) -> str | None:
-    """The suite an offline or simulated system belongs to: the one whose offline models (`Suite.offline_models`)
-    register its model id for its role; None for an API model (usable in every suite) or an id no suite has."""
-    if spec.provider != "offline":
-        return None
-    from lhl_platform.suites import suites
-
-    for suite in suites():
-        entry = suite.offline_models.get(spec.model_id)
-        if entry is not None and entry.role == spec.role:
-            return str(suite.name)
-    return None
-
-
-def fits_suite(spec: ModelSpec, suite: str) -> bool:
-    """Whether a registered extractor can be audited by `suite`: an API model, or one of the suite's own."""
-    return spec.role == "extractor" and owning_suite(spec) in (None, suite)
-
-
-def get_audited(home: Home, name: str, suite: str) -> ModelSpec:
-    """A model `suite`'s audit can run: refused in one line when it is unknown (listing only the models that fit
-    the suite), a judge, or another suite's offline system (naming the suite it belongs to)."""
-    registered = _fold(home)
-    spec = registered.get(name) or (BUILTIN_JUDGE if name == BUILTIN_JUDGE.name else None)
-    fitting = ", ".join(m.name for m in list_models(home) if fits_suite(m, suite)) or "none"
-    if spec is None:
-        raise RegistryError(f"model {name!r} is not registered (models suite {suite} can audit: {fitting}); use "
-                            "`lhl models add`")
-    if spec.role != "extractor":
-        raise RegistryError(f"model {name!r} is a {spec.role}, not a model under test (models suite {suite} can "
-                            f"audit: {fitting})")
-    owner = owning_suite(spec)
-    if owner is not None and owner != suite:
-        raise RegistryError(f"model {name!r} ({spec.provider}:{spec.model_id}) belongs to suite {owner}: audit it "
-                            f"with `lhl audit --suite {owner} --models {name}` (models suite {suite} can audit: "
-                            f"{fitting})")
-    return spec
 
 
 def judges(home: Home) -> list[str]:

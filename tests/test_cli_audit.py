@@ -315,7 +315,7 @@ def test_report_scheme_chooses_the_verdict_s_ranking_and_is_refused_where_it_can
 
 def test_another_suite_s_offline_model_is_refused_naming_its_suite_and_nothing_is_recorded(tmp_path, capsys):
     from lhl_platform.home import Home
-    from lhl_platform.registry import get_audited
+    from lhl_platform.suites.ownership import get_audited
     from orchestration.launch import instance_for
 
     home = str(tmp_path)

@@ -134,8 +134,9 @@ def _audit(args: AuditOptions, home: Home, suite: Suite, job: Job, models: list[
     import sys
 
     from lhl_platform.factory import build_model
-    from lhl_platform.registry import get_audited, get_judge, get_model
+    from lhl_platform.registry import get_judge, get_model
     from lhl_platform.suites.contract import AuditHooks
+    from lhl_platform.suites.ownership import get_audited
     from orchestration.launch import run_suite, submit
     from orchestration.runs import partition_launch
 
