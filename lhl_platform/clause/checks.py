@@ -6,13 +6,14 @@ the Dagster asset checks and the checks section of `lhl report`.
 
 from __future__ import annotations
 
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from lhl_platform.domain.models import MismatchType, VerdictLabel
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.warehouse.scope import coverage_statement
+
+if TYPE_CHECKING:
+    import duckdb  # for annotations only: the connection is opened elsewhere, and importing duckdb costs ~0.1 s
 
 MAX_NAMED = 20
 

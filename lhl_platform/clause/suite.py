@@ -3,9 +3,7 @@ debated (docs/method.md). Registered in `lhl_platform.catalog`."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from lhl_platform.clause.audit_hooks import AUDIT, DEMO
 from lhl_platform.clause.checks import (
@@ -27,6 +25,9 @@ from lhl_platform.registry import get_model
 from lhl_platform.suites.contract import Agreement, CheckSpec, ItemSet, Job, MartCheck, Stage, Suite
 from lhl_platform.suites.refs import lazy
 from sql import SQL_DIR
+
+if TYPE_CHECKING:
+    import duckdb  # for annotations only: the connection is opened elsewhere, and importing duckdb costs ~0.1 s
 
 stages = lazy("lhl_platform.clause.stages")  # the stages' functions and configs, imported when a stage runs
 

@@ -31,6 +31,11 @@ def printable(text: str) -> str:
     return _INVISIBLE.sub(_escape, text)
 
 
+def is_shown_as_is(text: str, allowed: str = "") -> bool:
+    """Whether `printable` would leave `text` unchanged once the characters in `allowed` are set aside."""
+    return _INVISIBLE.search(text.translate(dict.fromkeys(map(ord, allowed))) if allowed else text) is None
+
+
 def markdown_text(text: str) -> str:
     """`text` as literal Markdown: printable, HTML's `& < >` as entities (a raw tag would be rendered as
     HTML), and the punctuation that opens markup backslash-escaped."""

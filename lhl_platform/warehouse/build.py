@@ -23,8 +23,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from lhl_platform.corpus.store import CORPUS_STREAM
 from lhl_platform.events.integrity import file_sha256
@@ -51,6 +50,9 @@ from lhl_platform.warehouse.scope import ScopeRequest, apply_scope, scope_key
 from lhl_platform.warehouse.sql_digest import sql_digest
 from lhl_platform.warehouse.store import BuildRecord, Store, WarehouseAltered, WarehouseInvalid
 
+if TYPE_CHECKING:
+    import duckdb
+
 __all__ = ["LAYERS", "MACROS", "SCOPED", "SCOPE_TABLES", "SqlModel", "SqlPackage", "WarehouseAltered",
            "apply_models", "build_warehouse", "connect", "current_fingerprint", "fingerprint", "macros_sql",
            "memory_warehouse", "partition_connection", "read_warehouse", "register_sql_folder", "sql_models",
@@ -61,12 +63,16 @@ _BLOCK_SIZE = 65536
 
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection that never draws a progress bar into the user's terminal."""
+    import duckdb  # here, not on import: a report served from its cache never opens the warehouse
+
     con = duckdb.connect(str(path) if path else ":memory:", read_only=read_only)
     con.execute("set enable_progress_bar = false")
     return con
 
 
 def _open_build(store: Store, path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    import duckdb
+
     if not read_only and not path.exists():
         # smaller blocks than the default: a build holds many small tables, each of which takes at least a block
         # (a 16 KiB block is too small for the column segments of its larger tables to compress)
@@ -157,6 +163,8 @@ class _OtherSql(Exception):
 
 def _write(home: Home, store: Store, build: int, segments: list[Path], current: str, base: BuildRecord | None,
            problem: str | None) -> None:
+    import duckdb
+
     tmp = store.build_path(build).with_suffix(".duckdb.tmp")
     store.discard(build)
     con: duckdb.DuckDBPyConnection | None = None
@@ -271,6 +279,8 @@ def _same_sql(home: Home, con: duckdb.DuckDBPyConnection) -> bool:
 def _current_build(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to a complete build: the current one when it is up to date; while another process
     writes the next one, the current one as it is; otherwise this process refreshes it first."""
+    import duckdb
+
     store = Store(home.warehouse_path)
     segments = home.events.segments(corpora_dir=home.corpora_dir)
     wanted = fingerprint(home, segments)

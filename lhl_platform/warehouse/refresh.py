@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
 from lhl_platform.corpus.store import CORPUS_STREAM
 from lhl_platform.events.integrity import file_sha256
 from lhl_platform.events.kinds import registered_kinds
@@ -35,6 +33,8 @@ from lhl_platform.warehouse.scope import ScopeRequest, SuiteScope, apply_scope, 
 from lhl_platform.warehouse.store import CHUNKS, Store
 
 if TYPE_CHECKING:
+    import duckdb  # for annotations only: the connection is opened elsewhere, and importing duckdb costs ~0.1 s
+
     from lhl_platform.home import Home
 
 _ROW_GROUP = 20_000  # rows per Parquet row group

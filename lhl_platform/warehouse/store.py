@@ -35,12 +35,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, TextIO
-
-import duckdb
+from typing import TYPE_CHECKING, Any, TextIO
 
 from lhl_platform.events.cache_key import cache_key
 from lhl_platform.events.integrity import file_sha256, rel
+
+if TYPE_CHECKING:
+    import duckdb
 
 CURRENT = "CURRENT"
 WRITER_LOCK = "writer.lock"
@@ -245,6 +246,8 @@ class Store:
 
     def listed(self, catalog: Path, con: duckdb.DuckDBPyConnection | None = None) -> list[tuple[str, str]]:
         """The Parquet files a build reads, with their SHA-256."""
+        import duckdb
+
         own = con is None
         try:
             if con is None:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from lhl_platform.domain.redaction import redact
-from lhl_platform.domain.text import printable
+from lhl_platform.domain.text import is_shown_as_is, printable
 
 _ALLOWED = re.compile(r"\x1b\[[0-9;]*[mK]|[\t\n\r]")
 
@@ -26,7 +26,7 @@ _ALLOWED = re.compile(r"\x1b\[[0-9;]*[mK]|[\t\n\r]")
 def inert(text: str) -> str:
     """`text` as the guard prints it: redacted, and with every control character but the allowed ones escaped."""
     text = redact(text)
-    if text.isprintable():
+    if is_shown_as_is(text, allowed="\t\n\r"):  # one scan of a whole report, not one per line
         return text
     parts, last = [], 0
     for match in _ALLOWED.finditer(text):
