@@ -24,6 +24,7 @@ import os
 import re
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ STREAMS_INDEX = "STREAMS"
 # The stream `lhl ingest` records corpora in (the corpus layer's CORPUS_STREAM; a test keeps them equal).
 INGEST_STREAM = "corpus"
 HASH_CACHE = ".segment-hashes.json"
+RECORDED_CORPORA = ".recorded-corpora.json"  # what the ingest stream recorded of each corpus (kept_reading)
 # A file whose timestamps are this recent may still change within the same clock tick without its
 # stat changing, so its hash is not cached yet (the same caution git applies to its index).
 _SETTLE_NS = 2_000_000_000
@@ -291,6 +293,32 @@ class HashCache:
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
         self._dirty = False
+
+
+def kept_reading(root: Path, name: str, source: str, read: Callable[[], Any]) -> Any:
+    """`read()` (a JSON value read from files whose checked SHA-256 `source` names), or what it gave before for the
+    same `source`: kept in `root/name` under an HMAC with the hash cache's key, so a reading altered in the home is
+    read again, and without a key nothing is kept."""
+    key = cache_key()
+    if key is None:
+        return read()
+    path = root / name
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        entry = json.loads(path.read_text())
+        body = json.dumps(entry["value"], sort_keys=True)
+        if entry["source"] == source and hmac.compare_digest(
+                str(entry["seal"]), hmac.new(key, f"{source}\n{body}".encode(), hashlib.sha256).hexdigest()):
+            return entry["value"]
+    value = read()
+    body = json.dumps(value, sort_keys=True)
+    seal = hmac.new(key, f"{source}\n{body}".encode(), hashlib.sha256).hexdigest()
+    tmp = path.with_name(f"{name}.{uuid.uuid4().hex}.tmp")
+    with contextlib.suppress(OSError):  # an optimisation: a read-only home reads every time
+        tmp.write_text(json.dumps({"source": source, "value": value, "seal": seal}))
+        os.replace(tmp, path)
+    with contextlib.suppress(OSError):
+        tmp.unlink(missing_ok=True)
+    return value
 
 
 def check_stream(root: Path, stream: str, anchors: list[Anchor], cache: HashCache,

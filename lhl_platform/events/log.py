@@ -44,6 +44,7 @@ from lhl_platform.events.checkpoint import Checkpoint
 from lhl_platform.events.encoding import encode_payload
 from lhl_platform.events.integrity import (
     INGEST_STREAM,
+    RECORDED_CORPORA,
     STREAM_PATTERN,
     DamagedLogError,
     HashCache,
@@ -51,6 +52,7 @@ from lhl_platform.events.integrity import (
     check_corpora,
     check_stream,
     file_sha256,
+    kept_reading,
     parse_manifest,
     read_manifest,
     read_streams,
@@ -503,13 +505,19 @@ def checked_segments(log: EventLog, streams: list[str] | None = None,
     cache = HashCache(log.root)
     known = set(listed)
     checked: dict[str, list[Path]] = {}
+    ingest_hashes: list[str] = []
     for name in dict.fromkeys(wanted):
         if not STREAM_PATTERN.fullmatch(name):
             raise ValueError(f"invalid event stream name {name!r}")
         entries = check_stream(log.root, name, anchors.get(name, []), cache, listed=name in known)
         checked[name] = [log.root / name / e.name for e in entries]
+        if name == INGEST_STREAM:
+            ingest_hashes = [e.sha256 for e in entries]
     if corpora_dir is not None:
-        check_corpora(log.root, corpora_dir, _recorded_corpora(log.root, checked[INGEST_STREAM]), cache)
+        # kept by the ingest segments' checked hashes: a report served from its cache then starts no DuckDB
+        recorded = kept_reading(log.root, RECORDED_CORPORA, ",".join(ingest_hashes),
+                                lambda: _recorded_corpora(log.root, checked[INGEST_STREAM]))
+        check_corpora(log.root, corpora_dir, recorded, cache)
     cache.save()
     return [path for name in names for path in checked[name]]
 
