@@ -16,8 +16,10 @@ from lhl_platform.clause.report.build import build_report
 from lhl_platform.clause.report.render import render_csv, render_text, report_json
 from lhl_platform.corpus.demo import DEMO_DIR
 from lhl_platform.home import Home
+from lhl_platform.suites import get_suite
 from lhl_platform.warehouse.scope import ScopeRequest
 from orchestration.cli import main
+from orchestration.cli.audit import AuditOptions, run_audit
 from tests import speed_tmpfs
 from tests.fakes import ProviderFake, Reply, ScriptedServer, Seen
 
@@ -94,8 +96,9 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                          "--base-url", fake.base_url, "--params", json.dumps({"concurrency": 3, "max_retries": 1}),
                          "--input-price", "3", "--output-price", "15", "--cached-input-price", "0.3",
                          "--batch-input-price", "1.5", "--batch-output-price", "7.5"]) == 0
-            assert main([*lhl, "audit", "--models", "paid,mystery", "--runs", "1,2", "--contracts", "2",
-                         "--judge", "gj"]) == 0
+            # the one audit path without the metrics job: the batch audit's `lhl audit` below runs it over both
+            assert run_audit(Home.resolve(home), get_suite("clause"), ["paid", "mystery"], [1, 2],
+                             AuditOptions(contracts=2, judge="gj"), say=lambda _: None, metrics=False) == 0
             assert main([*lhl, "audit", "--models", "bm", "--contracts", "3", "--batch"]) == 0
             server.respond = None
             requests, served = list(server.requests), list(fake.served)
