@@ -31,6 +31,7 @@ from typing import Any
 
 from lhl_platform.events.cache_key import cache_key
 from lhl_platform.events.model import GENESIS
+from lhl_platform.files import write_atomic
 
 STREAM_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:=-]{0,200}$")
 SEGMENT_NAME = re.compile(r"^[0-9]{10,}\.parquet$")
@@ -302,22 +303,18 @@ def kept_reading(root: Path, name: str, source: str, read: Callable[[], Any]) ->
     key = cache_key()
     if key is None:
         return read()
+
+    def seal(value: Any) -> str:
+        return hmac.new(key, f"{source}\n{json.dumps(value, sort_keys=True)}".encode(), hashlib.sha256).hexdigest()
+
     path = root / name
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
         entry = json.loads(path.read_text())
-        body = json.dumps(entry["value"], sort_keys=True)
-        if entry["source"] == source and hmac.compare_digest(
-                str(entry["seal"]), hmac.new(key, f"{source}\n{body}".encode(), hashlib.sha256).hexdigest()):
+        if entry["source"] == source and hmac.compare_digest(str(entry["seal"]), seal(entry["value"])):
             return entry["value"]
     value = read()
-    body = json.dumps(value, sort_keys=True)
-    seal = hmac.new(key, f"{source}\n{body}".encode(), hashlib.sha256).hexdigest()
-    tmp = path.with_name(f"{name}.{uuid.uuid4().hex}.tmp")
-    with contextlib.suppress(OSError):  # an optimisation: a read-only home reads every time
-        tmp.write_text(json.dumps({"source": source, "value": value, "seal": seal}))
-        os.replace(tmp, path)
-    with contextlib.suppress(OSError):
-        tmp.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # an optimisation: a read-only home reads every time (OutputError is one)
+        write_atomic(path, json.dumps({"source": source, "value": value, "seal": seal(value)}).encode())
     return value
 
 
