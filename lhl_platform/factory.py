@@ -40,19 +40,27 @@ class BuildContext:
 OfflineBuilder = Callable[[str, BuildContext], OfflineModel]
 
 
+# What an offline system is, as every report names it beside the system (`lhl_platform/report/system_nature.py`):
+# a documented algorithm, or a calibration tool that simulates a model from the answer key, or one that reads it.
+OFFLINE_NATURES = ("algorithm", "simulated", "gold_reader")
+
+
 @dataclass(frozen=True)
 class OfflineEntry:
-    """An offline model a suite provides: the role it plays and how to build it."""
+    """An offline model a suite provides: the role it plays, how to build it and what it is (`OFFLINE_NATURES`)."""
 
     role: str
     build: OfflineBuilder
     description: str = ""
+    nature: str = "algorithm"
 
 
 def register_offline_models(models: Mapping[str, OfflineEntry]) -> None:
     for model_id, entry in models.items():
         if entry.role not in ROLES:
             raise ProviderError(f"offline model {model_id!r} has an unknown role {entry.role!r}")
+        if entry.nature not in OFFLINE_NATURES:
+            raise ProviderError(f"offline model {model_id!r} has an unknown nature {entry.nature!r}")
         active().offline_entries[(entry.role, model_id)] = entry  # by (role, model id); loads no other suite
 
 

@@ -71,7 +71,7 @@ def _offline_judge(judge: Callable[[str, tuple[str, ...], str], Verdict], versio
 OFFLINE_MODELS: dict[str, OfflineEntry] = {
     "lexical": OfflineEntry("extractor", _lexical, "weighted cue patterns per clause type (a weak baseline)"),
     **{f"simulated:{name}": OfflineEntry("extractor", _simulated, "calibration tool: reads the answer key and "
-                                                                    "applies seeded, typed perturbations")
+                                                                    "applies seeded, typed perturbations", "simulated")
        for name in simulated.PROFILES},
     "rubric": OfflineEntry("judge", _offline_judge(rubric.judge, rubric.VERSION),
                            "compares canonical forms of truth and extraction under the five criteria"),

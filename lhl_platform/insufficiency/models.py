@@ -45,5 +45,5 @@ OFFLINE_MODELS: dict[str, OfflineEntry] = {
                                "query (indiscriminate hedging)"),
     responders.GOLD_READER: OfflineEntry(
         "extractor", _gold_reader, "InsufficiencyBench calibration: reads the gold and asks for exactly the missing "
-                                   "elements (an upper bound no real model can reach)"),
+                                   "elements (an upper bound no real model can reach)", "gold_reader"),
 }

@@ -10,12 +10,14 @@ figures and the checks section; a suite's sections are its own (the clause suite
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.labels import pct
+from lhl_platform.report.system_nature import SystemNature
+from lhl_platform.report.system_nature import tag as nature_tag
 
 CSS = """
 :root { --ink: #1d2329; --muted: #5b6670; --line: #d8dde2; --accent: #1f4e79; --warn: #8a4b00; --bg: #ffffff; }
@@ -47,6 +49,7 @@ figure svg { max-width: 100%; height: auto; }
 figcaption { color: var(--muted); font-size: 12.5px; }
 details summary { cursor: pointer; color: var(--accent); margin: 6px 0; }
 code { background: #f2f5f8; padding: 0 3px; border-radius: 2px; }
+span.nature { color: var(--warn); font-size: 11px; }
 .pass { color: #1a7f37; font-weight: 600; }
 .fail { color: #b42318; font-weight: 600; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; border-top: 1px solid var(--line);
@@ -66,15 +69,22 @@ def _value(value: Any) -> str:
 class Cell:
     """A table cell: the text shown, and optionally the exact value and metric it stands for."""
 
-    def __init__(self, text: str, value: Any = None, metric: str | None = None, css: str = "") -> None:
-        self.text, self.value, self.metric, self.css = text, value, metric, css
+    def __init__(self, text: str, value: Any = None, metric: str | None = None, css: str = "",
+                 sub: str | None = None) -> None:
+        self.text, self.value, self.metric, self.css, self.sub = text, value, metric, css, sub
 
     def html(self, header: bool = False) -> str:
         tag = "th" if header else "td"
         attrs = f' class="{self.css}"' if self.css else ""
         if self.metric is not None:
             attrs += f' data-metric="{escape(self.metric)}" data-value="{_value(self.value)}"'
-        return f"<{tag}{attrs}>{escape(self.text)}</{tag}>"
+        sub = "" if self.sub is None else f'<br><span class="nature">{escape(self.sub)}</span>'
+        return f"<{tag}{attrs}>{escape(self.text)}{sub}</{tag}>"
+
+
+def name_cell(model: str, natures: Mapping[str, SystemNature], text: str | None = None) -> Cell:
+    """A system's name as its row's first cell, with what it is under it where it is not a real model."""
+    return Cell(text or model, model, "model", sub=nature_tag(model, natures))
 
 
 def table(name: str, headers: Sequence[str], rows: Iterable[tuple[dict[str, str], Sequence[Cell | str]]]) -> str:

@@ -4,7 +4,7 @@ and its incomplete ones after them, marked. Rendered as text/Markdown tables or 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -19,7 +19,10 @@ from lhl_platform.report.labels import (
     identity_columns,
     split_columns,
 )
+from lhl_platform.report.system_nature import SystemNature, by_model, shown_name
+from lhl_platform.report.system_nature import tag as nature_tag
 
+NAMES = ("model", "backbone")  # columns holding a system's name
 TRANSPOSE_OVER = 6  # a one-row table with more columns than this is shown as (label, value) lines
 INCOMPLETE = " (incomplete)"
 
@@ -32,9 +35,12 @@ class View:
     detail: list[Column] = field(default_factory=list)
     transposed: bool = False
     note: str | None = None
+    natures: Mapping[str, SystemNature] = field(default_factory=dict)
 
-    def text(self, col: Column, row: dict[str, Any], none: str = "–") -> str:
+    def text(self, col: Column, row: dict[str, Any], none: str = "–", tagged: bool = True) -> str:
         shown = col.text(row, none)
+        if tagged and col.key in NAMES and not col.interval and isinstance(row.get(col.key), str):
+            shown = shown_name(shown, self.natures)  # a stand-in never reads as a real model
         if col.key == "model" and not col.interval and row.get("complete") is False:
             shown += INCOMPLETE  # no overall figure and no rank: never read as a system that ranks
         return shown
@@ -47,14 +53,16 @@ def ordered(name: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["rank"] is None, r["rank"] or 0))
 
 
-def view(name: str, rows: Sequence[dict[str, Any]]) -> View:
+def view(name: str, rows: Sequence[dict[str, Any]], systems: Sequence[SystemNature] = ()) -> View:
+    """`systems`: what each system is, named beside it (`report/system_nature.py`)."""
     rows = ordered(name, rows)
     fields = list(rows[0])
     cols = columns(fields)
+    natures = by_model(systems)
     if len(rows) == 1 and len(cols) > TRANSPOSE_OVER:
-        return View(name, rows, cols, transposed=True, note=few_cases_note(rows, cols))
+        return View(name, rows, cols, transposed=True, note=few_cases_note(rows, cols), natures=natures)
     main, detail = split_columns(cols, name, identity_columns(fields))
-    return View(name, rows, main, detail, note=few_cases_note(rows, cols))
+    return View(name, rows, main, detail, note=few_cases_note(rows, cols), natures=natures)
 
 
 # Text and Markdown ------------------------------------------------------------------------------------------
@@ -100,6 +108,8 @@ def text_tables(v: View, markdown: bool) -> list[str]:
 def _cell(v: View, col: Column, row: dict[str, Any]) -> Any:
     from lhl_platform.report.html import Cell
 
+    if col.key in NAMES and not col.interval and isinstance(row.get(col.key), str):  # what it is, under it
+        return Cell(v.text(col, row, tagged=False), row[col.key], col.key, "text", nature_tag(row[col.key], v.natures))
     text = v.text(col, row)
     if col.interval:
         weak = text.endswith(FEW_MARK) and few_cases(row) is not None

@@ -25,6 +25,7 @@ from lhl_platform.report.figures import leaderboard_strip
 from lhl_platform.report.html import CSS, checks_html, figure_html, section_html
 from lhl_platform.report.layout import html_tables, ordered, text_table, text_tables, view
 from lhl_platform.report.monitor import mart_checks, report_sections
+from lhl_platform.report.system_nature import SystemNature, by_model, natures_of, shown_name, systems_text
 from lhl_platform.report.verdict import Verdict
 from lhl_platform.report.verdict_render import render_verdict_html, render_verdict_text
 from lhl_platform.stats import nan_to_null
@@ -47,6 +48,7 @@ class SuiteReport(BaseModel):
     judge_validated: bool | None = None
     judged: bool = False
     cost: CostSection | None = None  # the suite's cost section (`cost.py`); None: the suite has no cost marts
+    systems: list[SystemNature] = Field(default_factory=list)  # what each system is (`system_nature.py`)
 
 
 JUDGE_SECTION = "judge_validation"  # a suite whose scores rest on a judge reports its validation in this section
@@ -97,11 +99,14 @@ def build_suite_report(home: Home, suite: Suite, request: ScopeRequest | None = 
                              for r in s.rows(con)] for s in report_sections(suite)}
         checks = [c.check(con) for c in mart_checks(suite)]
         cost = suite_cost(con, suite.name)
+        systems = natures_of(con, [*scope.models, *(getattr(r, "model", None) or "" for r in
+                                                     sections.get("leaderboard", []))])
     judged = judged_suite(suite) and scope.judge is not None
     return SuiteReport(suite=suite.name, title=suite.title, scope=scope, sections=sections, checks=checks,
                        notes={s.name: s.note for s in report_sections(suite) if s.note},
                        titles={s.name: s.title for s in report_sections(suite)}, judged=judged, cost=cost,
-                       judge_validated=judge_status(sections[JUDGE_SECTION], scope.judge) if judged else None)
+                       judge_validated=judge_status(sections[JUDGE_SECTION], scope.judge) if judged else None,
+                       systems=[n for n in systems if n.model])
 
 
 def judge_legend(report: SuiteReport) -> str | None:
@@ -124,6 +129,7 @@ def suite_report_json(report: SuiteReport, verdict: Verdict) -> dict[str, Any]:
                            "suite": report.suite, "scope": report.scope.model_dump(mode="json")}
     for name, rows in report.sections.items():
         out[name] = [with_judge(report, name, r.model_dump(mode="json")) for r in rows]
+    out["systems"] = [n.model_dump(mode="json") for n in report.systems]
     if report.cost is not None:  # before the checks, as in the clause report
         out["cost"] = cost_json(report.cost)
     out["checks"] = [{"name": c.name, "passed": c.passed, "summary": c.summary} for c in report.checks]
@@ -150,7 +156,8 @@ def cell_text(value: Any) -> str:
 def _scope_lines(report: SuiteReport) -> list[str]:
     sc = report.scope
     lines = [f"suite:     {report.title} ({sc.suite})", f"item set:  {sc.item_set or 'none'} ({sc.items} items)",
-             f"runs:      {', '.join(map(str, sc.runs)) or 'none'}", f"models:    {', '.join(sc.models) or 'none'}"]
+             f"runs:      {', '.join(map(str, sc.runs)) or 'none'}",
+             f"models:    {systems_text(sc.models, report.systems)}"]
     status = ("" if not report.judged else " (passed its validation)" if report.judge_validated
               else " (FAILED its validation)" if report.judge_validated is False else " (not validated)")
     if sc.gold_version is not None:
@@ -171,10 +178,12 @@ def render_suite_text(report: SuiteReport, verdict: Verdict, markdown: bool = Fa
         if rows:
             shown = ordered(name, [with_judge(report, name, r.model_dump()) for r in rows])
             if markdown:  # for a reader: labels, percent, wide tables split (layout.py)
-                out.extend(text_tables(view(name, shown), markdown))
+                out.extend(text_tables(view(name, shown, report.systems), markdown))
             else:  # the terminal's table keeps the column names and fractions of the JSON
                 fields = list(shown[0])
-                out.append(text_table(fields, [[cell_text(r[f]) for f in fields] for r in shown], markdown))
+                natures = by_model(report.systems)
+                out.append(text_table(fields, [[shown_name(r[f], natures) if f == "model" and isinstance(r[f], str)
+                                                else cell_text(r[f]) for f in fields] for r in shown], markdown))
             legend = judge_legend(report) if name == "leaderboard" else None
             if legend:  # in Markdown after a blank line: a plain line right under a table is one more row of it
                 out.extend(["", legend] if markdown else [legend])
@@ -201,7 +210,8 @@ def render_suite_html(report: SuiteReport, suite: Suite, verdict: Verdict) -> st
         rows = report.sections.get(section.name, [])
         parts: list[str] = []
         if rows:
-            shown = view(section.name, [with_judge(report, section.name, r.model_dump()) for r in rows])
+            shown = view(section.name, [with_judge(report, section.name, r.model_dump()) for r in rows],
+                         report.systems)
             strip = leaderboard_strip(shown) if section.name == "leaderboard" else None
             if strip is not None:
                 parts.append(figure_html(strip[0], strip[1], f"{section.name}_intervals"))

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from lhl_platform.report.system_nature import MEANING, SystemNature, by_model, named_in
+
 if TYPE_CHECKING:
     from lhl_platform.report.suite_report import SuiteReport
 
@@ -24,8 +26,8 @@ SMALL_SAMPLE = 20  # an interval resting on fewer cases than this is flagged
 FIRM = 0.5  # first place kept in fewer resamples than this is not a firm ordering
 LISTED = 6  # subjects a caveat names in its statement (all of them are in `subjects`)
 
-CaveatKind = Literal["nothing_ranked", "single_system", "tied", "unstable", "not_separated", "partial",
-                     "partly_judged", "judge_failed", "judge_unvalidated", "small_sample", "self_built_gold"]
+CaveatKind = Literal["not_a_real_model", "nothing_ranked", "single_system", "tied", "unstable", "not_separated",
+                     "partial", "partly_judged", "judge_failed", "judge_unvalidated", "small_sample", "self_built_gold"]
 
 
 class Figure(BaseModel):
@@ -92,6 +94,28 @@ class Verdict(BaseModel):
     statement: str = Field(description="the answer in one sentence")
     trade_offs: list[TradeOff]
     caveats: list[Caveat]
+    natures: dict[str, str] = Field(default_factory=dict, description="what each ranked system is: model (a "
+                                    "provider's API), algorithm, simulated, gold_reader, offline or unregistered")
+
+
+def with_natures(v: Verdict, systems: Sequence[SystemNature]) -> Verdict:
+    """The verdict as a reader must read it: every system not a real model named with what it is, and a first
+    caveat when the first system is one (docs/method.md, section 17)."""
+    natures = by_model(systems)
+    out = v.model_copy(deep=True)
+    out.statement = named_in(out.statement, natures)
+    for t in out.trade_offs:
+        t.statement = named_in(t.statement, natures)
+    for c in out.caveats:
+        c.statement = named_in(c.statement, natures)
+    out.natures = {r.model: natures[r.model].nature for r in out.ranking if r.model in natures}
+    stand_ins = [natures[m] for m in out.best if m in natures and not natures[m].real]
+    if stand_ins:
+        out.caveats.insert(0, Caveat(
+            kind="not_a_real_model", subjects=[n.model for n in stand_ins],
+            statement=" ".join(f"{n.model} is not a real model: {MEANING[n.nature]}." for n in stand_ins)
+            + " Its first place shows what the platform measures, not which model to choose."))
+    return out
 
 
 # --- shared rules ---------------------------------------------------------------------------------------------
@@ -282,7 +306,7 @@ def suite_verdict(report: SuiteReport, rule: SuiteRule | None) -> Verdict:
         Figure(metric=m.name, label=m.label, value=top_row.get(m.name), ci_low=top_row.get(rule.ci[0]),
                ci_high=top_row.get(rule.ci[1]), percent=m.percent),
         *(Figure(metric=x.name, label=x.label, value=top_row.get(x.name), percent=x.percent) for x in rule.others)]
-    return Verdict(suite=report.suite, basis=basis, scheme=None, metric=m.name, best=best, ranking=ranking,
-                   stability=None, resamples=None, separated=separated, figures=figures,
-                   statement=answer(best, ranking, f"by {m.label}", why_none), trade_offs=trade_offs,
-                   caveats=caveats)
+    return with_natures(Verdict(suite=report.suite, basis=basis, scheme=None, metric=m.name, best=best,
+                                ranking=ranking, stability=None, resamples=None, separated=separated, figures=figures,
+                                statement=answer(best, ranking, f"by {m.label}", why_none), trade_offs=trade_offs,
+                                caveats=caveats), report.systems)

@@ -74,6 +74,6 @@ OFFLINE_MODELS: dict[str, OfflineEntry] = {
                                              "and usage scans, cross-reference resolution, party-name checks"),
     **{calibrated(name): OfflineEntry("extractor", _calibrated, f"ContractScrub calibration tool ({p.description}): "
                                                                 "reads the gold, drops and adds findings at declared "
-                                                                "rates per category")
+                                                                "rates per category", "simulated")
        for name, p in PROFILES.items()},
 }

@@ -33,6 +33,7 @@ from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import read_cost
 from lhl_platform.report.marts import rows_of
 from lhl_platform.report.monitor import TrendRow, trend_rows
+from lhl_platform.report.system_nature import natures_of
 from lhl_platform.stats import nan_free
 from lhl_platform.stats.bootstrap import DEFAULT_RESAMPLES, rdi_cluster_interval, rdi_intervals
 from lhl_platform.warehouse.build import read_warehouse
@@ -108,9 +109,10 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
         return out
 
     composite = [CompositeRow(**nan_free(r)) for r in _rows(con, "select * from composite_ranks")]
+    leaderboard = [LeaderboardRow(**r) for r in with_ci("select * from leaderboard", ("model",))]
     return Report(
         scope=scope,
-        leaderboard=[LeaderboardRow(**r) for r in with_ci("select * from leaderboard", ("model",))],
+        leaderboard=leaderboard,
         per_run=[RunRow(**r) for r in with_ci("select * from per_run_metrics", ("model", "run"))],
         typed_profiles=[CategoryRow(**r) for r in with_ci("select * from typed_profiles", ("model", "category"))],
         gaps=[GapRow(**nan_free(r)) for r in _rows(con, "select * from category_gaps")],
@@ -131,6 +133,7 @@ def report_from(con: duckdb.DuckDBPyConnection, *, resamples: int = DEFAULT_RESA
         judge_heldout=[JudgeHeldOutFamilyRow(**nan_free(r)) for r in _rows(
             con, "select * from judge_heldout_families where judge = (select judge from scope)")],
         trend=_trend(con),
+        systems=natures_of(con, [*scope.models, *(r.model for r in leaderboard)]),
     )
 
 

@@ -24,7 +24,7 @@ from lhl_platform.clause.report.render import (
 )
 from lhl_platform.clause.report.rows import DebateEffectRow, Report
 from lhl_platform.clause.report.stats import INTERVAL_METRICS, scheme_label
-from lhl_platform.clause.report.verdict import clause_verdict
+from lhl_platform.clause.report.verdict import clause_verdict, in_rank_order, standing
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import cost_html
 from lhl_platform.report.html import (
@@ -34,12 +34,14 @@ from lhl_platform.report.html import (
     facts_html,
     figure_html,
     interval,
+    name_cell,
     note_html,
     section_html,
     table,
 )
 from lhl_platform.report.labels import FEW_CASES, FEW_MARK, pct, signed
 from lhl_platform.report.layout import html_tables, view
+from lhl_platform.report.system_nature import by_model, systems_text
 from lhl_platform.report.verdict_render import render_verdict_html
 from lhl_platform.warehouse.scope import coverage_statement
 
@@ -73,7 +75,7 @@ def _scope(report: Report) -> str:
         ("matched cells", matched_line(report)),
         ("runs", (", ".join(map(str, sc.runs)) or "–")
          + (f" (asked: {', '.join(map(str, asked))})" if (asked := _asked_runs(report)) != sc.runs else "")),
-        ("models", ", ".join(sc.models)),
+        ("models", systems_text(sc.models, report.systems)),
         ("evaluation judge", sc.judge),
         ("judge identity and prompt", "; ".join(judges) or "no recorded judge calls (imported verdicts)"),
         ("extraction prompts", "; ".join(extract) or "none recorded"),
@@ -171,15 +173,18 @@ def _leaderboard(report: Report) -> str:
         shown = text if value is None or not mark else f"{text} {mark}"
         return Cell(shown, value, metric, "weak" if mark and value is not None else "")
 
-    headers = ["model", "runs", "contracts", "n", "FAR", "FRR", "Acc", "HalTP", "HalTP 95% CI", "HalGen", "JEq",
+    headers = ["model", "rank", "runs", "contracts", "n", "FAR", "FRR", "Acc", "HalTP", "HalTP 95% CI", "HalGen", "JEq",
                "RDI", "RDI 95% CI", "missing rows"]
     contradicted = {r.model: r.contradicted for r in report.rdi if r.category is None}
     rows = []
-    for r in report.leaderboard:
+    natures = by_model(report.systems)
+    ranks = standing(report)
+    for r in in_rank_order(report, report.leaderboard):
         hal = iv.get((r.model, None, None, "hal_tp"))
         few = contradicted.get(r.model, FEW_CASES) < FEW_CASES
         rows.append(({"model": r.model, "judge-validated": _json_bool(status)}, [
-            Cell(r.model + (" *" if r.coverage_differs else ""), r.model, "model"),
+            name_cell(r.model, natures, r.model + (" *" if r.coverage_differs else "")),
+            Cell(str(ranks.get(r.model, "–")), ranks.get(r.model), "rank"),
             Cell(str(r.runs), r.runs, "runs"), Cell(str(r.contracts), r.contracts, "contracts"),
             Cell(str(r.n), r.n, "n"),
             Cell(pct(r.far), r.far, "far"), Cell(pct(r.frr), r.frr, "frr"), Cell(pct(r.acc), r.acc, "acc"),

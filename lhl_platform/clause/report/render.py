@@ -10,12 +10,13 @@ from typing import Any
 
 from lhl_platform.clause.report.rows import METRIC_COLUMNS, DebateEffectRow, Report
 from lhl_platform.clause.report.stats import scheme_label
-from lhl_platform.clause.report.verdict import clause_verdict
+from lhl_platform.clause.report.verdict import clause_verdict, in_rank_order, rank_text
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import CSV_COLUMNS as COST_CSV_COLUMNS
 from lhl_platform.report.cost import cost_csv_rows, cost_lines
 from lhl_platform.report.labels import FEW_CASES, FEW_MARK
 from lhl_platform.report.layout import inert, text_table
+from lhl_platform.report.system_nature import by_model, shown_name, systems_text
 from lhl_platform.report.verdict_render import VERDICT_CSV_COLUMNS, render_verdict_text, verdict_csv_rows
 from lhl_platform.warehouse.scope import coverage_statement
 
@@ -90,6 +91,7 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
         return _pct(value) + ("%" if markdown and value is not None else "")
 
     sc = report.scope
+    natures = by_model(report.systems)
     # systems whose cells differ, or whose TPs the judge labelled only in part: their content figures' cells
     partial = [c for c in report.coverage if c.coverage_differs or c.judged_tp < c.true_positives]
     status = judge_validated(report)
@@ -103,17 +105,19 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
         f"matched:   {matched_line(report)}",
         f"runs:      {', '.join(map(str, sc.runs))}" + _runs_asked(report),
         f"judge:     {t(sc.judge)} ({judged})",
-        f"models:    {t(', '.join(sc.models))}",
+        f"models:    {t(systems_text(sc.models, report.systems))}",
         *(f"coverage:  {t(coverage_statement(c.model_dump(), sc.subset))}" for c in partial))), ""]
     out.append(h("Leaderboard (pooled over runs; rates in %)"))
     out.append(text_table(
-        ["model", "runs", "contracts", "n", "FAR", "FRR", "Acc", "HalTP", "HalGen", "JEq", "RDI [95% CI]", "missing"],
-        [[r.model + (" *" if r.coverage_differs else ""), str(r.runs), str(r.contracts), str(r.n), rate(r.far),
+        ["model", "rank", "runs", "contracts", "n", "FAR", "FRR", "Acc", "HalTP", "HalGen", "JEq", "RDI [95% CI]",
+         "missing"],
+        [[shown_name(r.model, natures) + (" *" if r.coverage_differs else ""), rank_text(report, r.model),
+          str(r.runs), str(r.contracts), str(r.n), rate(r.far),
           rate(r.frr), rate(r.acc), _marked(rate(r.hal_tp), r.hal_tp, mark),
           _marked(rate(r.hal_gen), r.hal_gen, mark), _marked(rate(r.jeq), r.jeq, mark),
           f"{_marked(_signed(r.rdi), r.rdi, mark)} [{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]"
           + few(r.model), str(r.missing_rows)]
-         for r in report.leaderboard], markdown))
+         for r in in_rank_order(report, report.leaderboard)], markdown))
     if markdown and any(few(r.model) for r in report.leaderboard):
         out.extend(["", FEW_RDI])
     legend = judge_legend(report)
@@ -134,7 +138,8 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     out.append("")
     out.append(h("Risk Direction Index (missing vs extra condition, % of contradicted)"))
     out.append(text_table(["model", "contradicted", "missing %", "extra %", "scope %", "RDI", "95% CI"],
-                      [[r.model, str(r.contradicted), rate(r.p_missing), rate(r.p_extra), rate(r.p_scope),
+                      [[shown_name(r.model, natures), str(r.contradicted), rate(r.p_missing), rate(r.p_extra),
+                        rate(r.p_scope),
                         _signed(r.rdi), f"[{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]" + few(r.model)]
                        for r in report.rdi if r.category is None], markdown))
     if markdown and any(few(r.model) for r in report.leaderboard):

@@ -24,6 +24,7 @@ from lhl_platform.clause.report.marts import (
 from lhl_platform.clause.report.stats import Provenance, Statistics
 from lhl_platform.report.cost import CostSection
 from lhl_platform.report.monitor import TrendRow
+from lhl_platform.report.system_nature import SystemNature
 from lhl_platform.warehouse.scope import Scope
 
 METRIC_COLUMNS = ("runs", "n", "tp", "fp", "fn", "tn", "supported", "contradicted", "n_missing_condition",
@@ -58,6 +59,8 @@ class Report(BaseModel):
     # Each model's overall headline figures round by round, with the changes detected (`lhl_platform.monitoring`).
     # After the held-out evidence, so the sections before it keep their place.
     trend: list[TrendRow] = []
+    # What each system is (`report/system_nature.py`), named beside it wherever it is read. After the trend.
+    systems: list[SystemNature] = []
     # The composite scheme the verdict ranks by (`lhl report --scheme`); not a section: the verdict names it.
     verdict_scheme: str = Field(default="equal", exclude=True)
 

@@ -5,7 +5,8 @@ every suite's verdict follows are `report/verdict.py`'s."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from lhl_platform.clause.report.stats import COMPOSITE_METRICS, SCHEMES
 from lhl_platform.report.verdict import (
@@ -23,6 +24,7 @@ from lhl_platform.report.verdict import (
     order_caveats,
     rate_text,
     small_sample_caveat,
+    with_natures,
     worst_on,
 )
 
@@ -34,6 +36,14 @@ CLAUSE_METRICS = (Metric("far", "FAR", False, "fp", "FP"), Metric("frr", "FRR", 
                   Metric("hal_gen", "HalGen", False), Metric("jeq", "JEq", True))
 _LABELS = {m.name: m.label for m in CLAUSE_METRICS}
 DEBATE = "+debate"
+
+
+class _Named(Protocol):
+    @property
+    def model(self) -> str: ...
+
+
+Ranked_ = TypeVar("Ranked_", bound=_Named)
 
 
 def scheme_basis(scheme: str) -> str:
@@ -114,12 +124,29 @@ def clause_verdict(report: Report, scheme: str | None = None) -> Verdict:
                ci_high=intervals[(best[0], m.name)].ci_high if (best[0], m.name) in intervals else None,
                cases=intervals[(best[0], m.name)].denominator if (best[0], m.name) in intervals else None)
         for m in CLAUSE_METRICS if best[0] in values]
-    return Verdict(suite="clause", basis=basis, scheme=scheme, metric=None, best=best, ranking=ranking,
-                   stability=ranking[0].stability if len(best) == 1 and len(ranking) > 1 else None,
-                   resamples=next((s.resamples for s in (stats.rank_stability if stats else [])), None),
-                   separated=None, figures=figures,
-                   statement=answer(best, ranking, f"under the {scheme} scheme", why_none),
-                   trade_offs=trade_offs, caveats=caveats)
+    return with_natures(Verdict(
+        suite="clause", basis=basis, scheme=scheme, metric=None, best=best, ranking=ranking,
+        stability=ranking[0].stability if len(best) == 1 and len(ranking) > 1 else None,
+        resamples=next((s.resamples for s in (stats.rank_stability if stats else [])), None), separated=None,
+        figures=figures, statement=answer(best, ranking, f"under the {scheme} scheme", why_none),
+        trade_offs=trade_offs, caveats=caveats), report.systems)
+
+
+def standing(report: Report) -> dict[str, int]:
+    """Each ranked system's composite rank under the verdict's scheme (the leaderboard's rank column)."""
+    ranked = {c.model for c in report.coverage if c.ranked}
+    return {c.model: c.rank for c in report.composite
+            if c.scheme == report.verdict_scheme and c.rank is not None and c.model in ranked}
+
+
+def in_rank_order(report: Report, rows: Sequence[Ranked_]) -> list[Ranked_]:
+    """Rows in the verdict's rank order, so the first row is its first system; the unranked last, by name."""
+    ranks = standing(report)
+    return sorted(rows, key=lambda r: (r.model not in ranks, ranks.get(r.model, 0), r.model))
+
+
+def rank_text(report: Report, model: str) -> str:
+    return str(standing(report).get(model, "–"))
 
 
 def _scheme_changes(report: Report, scheme: str, model: str, ranked: list[str]) -> list[TradeOff]:
