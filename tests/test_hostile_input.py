@@ -90,7 +90,7 @@ def test_markdown_reports_print_names_and_ids_as_text(hostile_home, capsys):
     assert IMG in shown and MARKDOWN in shown  # rows_complete names the contracts
     assert "\\x1b]0;TITLE\\x07\\x1b[2J\\u009b2J\\u202e wiped" in shown
     leaderboard = next(line for line in out.splitlines() if line.startswith("| imp "))
-    assert leaderboard.count(" | ") == 11  # 12 cells: no pipe of a name split the table
+    assert leaderboard.count(" | ") == 12  # 13 cells (model, rank, ...): no pipe of a name split the table
 
     code, out, _ = _cli(capsys, "--home", str(hostile_home), "compare", "imp", "imp2", "--format", "md",
                         "--resamples", "50")

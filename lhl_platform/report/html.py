@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from lhl_platform.quality.checks import CheckOutcome
+from lhl_platform.report.glossary import header_title
 from lhl_platform.report.labels import pct
 from lhl_platform.report.system_nature import SystemNature
 from lhl_platform.report.system_nature import tag as nature_tag
@@ -36,6 +37,7 @@ th { background: #f2f5f8; font-weight: 600; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
 td:first-child { white-space: nowrap; }
 tr.group td { background: #fafbfc; font-weight: 600; }
+table.dense th, table.dense td { padding: 4px 5px; }
 td.ci { color: var(--muted); white-space: nowrap; }
 td.weak, p.weak { color: var(--warn); }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 3px 16px; margin: 8px 0; }
@@ -88,7 +90,8 @@ def name_cell(model: str, natures: Mapping[str, SystemNature], text: str | None 
 
 
 def table(name: str, headers: Sequence[str], rows: Iterable[tuple[dict[str, str], Sequence[Cell | str]]]) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    head = "".join(f'<th title="{escape(tip, quote=True)}">{escape(h)}</th>' if (tip := header_title(h)) else
+                   f"<th>{escape(h)}</th>" for h in headers)
     body = []
     for attrs, cells in rows:
         row_attrs = "".join(f' data-{k}="{escape(v, quote=True)}"' for k, v in attrs.items())

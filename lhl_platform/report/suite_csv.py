@@ -30,6 +30,7 @@ def render_suite_csv(report: SuiteReport, verdict: Verdict) -> str:
     rows: list[dict[str, Any]] = list(verdict_csv_rows(verdict))  # the verdict first
     rows += [{"table": name, **with_judge(report, name, r.model_dump(mode="json"))}
              for name, section in report.sections.items() for r in section]
+    rows += [{"table": "systems", **n.model_dump(mode="json")} for n in report.systems]  # what each system is
     rows += cost_csv_rows(report.cost)  # the cost section's rows, `table` naming each part (`cost_by_stage`, ...)
     columns = list(dict.fromkeys(["table", *(k for row in rows for k in row)]))
     buffer = io.StringIO()

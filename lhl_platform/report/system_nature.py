@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 Nature = Literal["model", "algorithm", "simulated", "gold_reader", "offline", "unregistered"]
 
 # The tag shown beside a name (none for a real model), and the sentence that explains it.
+# A system the registry does not hold (results imported from elsewhere, say) is not tagged: nothing is known of it.
 TAGS: dict[str, str] = {"algorithm": "offline algorithm", "simulated": "simulated from the gold",
-                        "gold_reader": "reads the answer key", "offline": "offline system",
-                        "unregistered": "not in the registry"}
+                        "gold_reader": "reads the answer key", "offline": "offline system"}
 MEANING: dict[str, str] = {
     "model": "a model called through its provider's API",
     "algorithm": "a documented offline algorithm, not a language model",
@@ -45,8 +45,9 @@ class SystemNature(BaseModel):
     model_id: str | None = None
 
     @property
-    def real(self) -> bool:
-        return self.nature == "model"
+    def stand_in(self) -> bool:
+        """Known not to be a real model: an offline algorithm or calibration tool."""
+        return self.nature in TAGS
 
 
 def nature_of(model: str, registered: Mapping[str, tuple[str, str, str]]) -> SystemNature:
@@ -73,7 +74,7 @@ def natures_of(con: duckdb.DuckDBPyConnection, models: Iterable[str]) -> list[Sy
 
 def tag(model: str, natures: Mapping[str, SystemNature]) -> str | None:
     found = natures.get(model)
-    return None if found is None or found.real else TAGS[found.nature]
+    return None if found is None or not found.stand_in else TAGS[found.nature]
 
 
 def shown_name(model: str, natures: Mapping[str, SystemNature]) -> str:
@@ -107,7 +108,7 @@ def named_in(text: str, natures: Mapping[str, SystemNature]) -> str:
 
 def nature_lines(natures: Iterable[SystemNature]) -> list[str]:
     """One line per system that is not a real model: its name and what it is."""
-    return [f"{n.model}: {MEANING[n.nature]}." for n in natures if not n.real]
+    return [f"{n.model}: {MEANING[n.nature]}." for n in natures if n.stand_in]
 
 
 def systems_text(models: Iterable[str], systems: Iterable[SystemNature]) -> str:

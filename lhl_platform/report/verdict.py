@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from lhl_platform.report.system_nature import MEANING, SystemNature, by_model, named_in
 
 if TYPE_CHECKING:
+    from lhl_platform.report.cost import CostSection
     from lhl_platform.report.suite_report import SuiteReport
 
 SMALL_SAMPLE = 20  # an interval resting on fewer cases than this is flagged
@@ -53,9 +54,10 @@ class Ranked(BaseModel):
 
 class TradeOff(BaseModel):
     """What changes the answer: the first system is the worst ranked system on a headline metric
-    (`worst_on_metric`), or another scheme puts another system first (`scheme`)."""
+    (`worst_on_metric`) or the costliest per correct answer (`cost`), or another scheme puts another system first
+    (`scheme`)."""
 
-    kind: Literal["worst_on_metric", "scheme"]
+    kind: Literal["worst_on_metric", "scheme", "cost"]
     model: str
     metric: str
     label: str
@@ -94,6 +96,8 @@ class Verdict(BaseModel):
     statement: str = Field(description="the answer in one sentence")
     trade_offs: list[TradeOff]
     caveats: list[Caveat]
+    checked: list[str] = Field(default_factory=list, description="what the trade-off rule weighed: the headline "
+                               "figures, the cost per correct answer and (clause suite) the other schemes")
     natures: dict[str, str] = Field(default_factory=dict, description="what each ranked system is: model (a "
                                     "provider's API), algorithm, simulated, gold_reader, offline or unregistered")
 
@@ -109,7 +113,7 @@ def with_natures(v: Verdict, systems: Sequence[SystemNature]) -> Verdict:
     for c in out.caveats:
         c.statement = named_in(c.statement, natures)
     out.natures = {r.model: natures[r.model].nature for r in out.ranking if r.model in natures}
-    stand_ins = [natures[m] for m in out.best if m in natures and not natures[m].real]
+    stand_ins = [natures[m] for m in out.best if m in natures and natures[m].stand_in]
     if stand_ins:
         out.caveats.insert(0, Caveat(
             kind="not_a_real_model", subjects=[n.model for n in stand_ins],
@@ -174,6 +178,41 @@ def worst_on(model: str, metrics: Sequence[Metric], values: dict[str, dict[str, 
     return out
 
 
+def costliest(model: str, cost: CostSection | None, ranked: Sequence[str]) -> tuple[list[TradeOff], str | None]:
+    """Whether `model` costs the most per correct answer of the ranked systems: in USD where every ranked system's
+    cost is known and not all are free, else in calls (an offline system is free, its calls are not). Returns the
+    trade-off (if any) and what was weighed (None when the figure is missing for all but one system)."""
+    if cost is None:
+        return [], None
+    rows = {r.model: r for r in cost.per_correct if r.model in ranked}
+    unit = cost.unit
+    usd = {m: r.cost_per_correct_usd for m, r in rows.items() if r.cost_usd is not None and r.correct}
+    if len(usd) == len(ranked) and any(r.cost_usd for r in rows.values()):
+        per: dict[str, float] = {m: v for m, v in usd.items() if v is not None}
+        what = f"cost per {unit}"
+    else:
+        per = {m: r.calls / r.correct for m, r in rows.items() if r.calls is not None and r.correct}
+        what = f"calls per {unit}"
+
+    def shown(v: float) -> str:
+        return f"${v:,.4f}" if what.startswith("cost") else f"{v:,.2f}"
+
+    if len(per) < 2:
+        return [], None
+    mine = per.get(model)
+    if mine is None or len(set(per.values())) < 2 or mine != max(per.values()):
+        return [], what
+    best_value = min(per.values())
+    best_model = next(m for m in ranked if per.get(m) == best_value)
+    row, other = rows[model], rows[best_model]
+    counts = ("" if what.startswith("cost") else
+              f" ({row.calls:,} calls for {row.correct:,} against {other.calls:,} for {other.correct:,})")
+    return [TradeOff(kind="cost", model=model, metric="cost_per_correct", label=what, value=mine,
+                     best_model=best_model, best_value=best_value,
+                     statement=f"{model} is first overall but the costliest of the {len(per)} ranked systems in "
+                               f"{what}: {shown(mine)} against {shown(best_value)} for {best_model}{counts}.")], what
+
+
 def judge_caveat(judge: str | None, status: bool | None, what: str, shortfall: str = "") -> list[Caveat]:
     """The caveat on a judge not validated on held-out evidence: it failed a held-out set (`shortfall` says where),
     or has no held-out result in the scope."""
@@ -196,6 +235,16 @@ def small_sample_caveat(subjects: list[str]) -> list[Caveat]:
                    statement=f"{len(subjects)} interval{'s rest' if len(subjects) > 1 else ' rests'} on fewer than "
                              f"{SMALL_SAMPLE} cases, so {'they are' if len(subjects) > 1 else 'it is'} wide: "
                              f"{_listed(subjects)}.")]
+
+
+def none_found(v: Verdict) -> str | None:
+    """The trade-off line when none was found, naming everything weighed; None when there is one, or nothing to
+    weigh (no single first system among several)."""
+    if v.trade_offs or len(v.ranking) < 2 or not v.best:
+        return None
+    weighed = joined(v.checked) if v.checked else "the headline metrics"
+    return (f"none found on {weighed}: the first system is not the worst ranked system on any of them"
+            + (", and every scheme puts it first" if v.scheme else ""))
 
 
 def answer(best: list[str], ranking: list[Ranked], basis: str, why_none: str) -> str:
@@ -299,8 +348,14 @@ def suite_verdict(report: SuiteReport, rule: SuiteRule | None) -> Verdict:
     caveats += small_sample_caveat(rule.small(report))
     caveats += rule.gold(report)
     values = {r["model"]: {x.name: r.get(x.name) for x in (m, *rule.others)} for r in board}
+    ranked_models = [r.model for r in ranking]
     trade_offs = [t for model in (best if len(ranking) > 1 else [])
-                  for t in worst_on(model, rule.others, values, [r.model for r in ranking], {})]
+                  for t in worst_on(model, rule.others, values, ranked_models, {})]
+    checked = [x.label for x in rule.others]
+    for model in best if len(ranking) > 1 else []:
+        dear, weighed = costliest(model, report.cost, ranked_models)
+        trade_offs += dear
+        checked += [weighed] if weighed and weighed not in checked else []
     top_row = ranked[0] if len(best) == 1 else None
     figures = [] if top_row is None else [
         Figure(metric=m.name, label=m.label, value=top_row.get(m.name), ci_low=top_row.get(rule.ci[0]),
@@ -309,4 +364,4 @@ def suite_verdict(report: SuiteReport, rule: SuiteRule | None) -> Verdict:
     return with_natures(Verdict(suite=report.suite, basis=basis, scheme=None, metric=m.name, best=best,
                                 ranking=ranking, stability=None, resamples=None, separated=separated, figures=figures,
                                 statement=answer(best, ranking, f"by {m.label}", why_none), trade_offs=trade_offs,
-                                caveats=caveats), report.systems)
+                                caveats=caveats, checked=checked), report.systems)

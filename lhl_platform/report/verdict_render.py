@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from lhl_platform.domain.text import markdown_text, printable
-from lhl_platform.report.verdict import Figure, Verdict
+from lhl_platform.report.verdict import Figure, Verdict, none_found
 
 TITLE = "Verdict"
 
@@ -45,9 +45,9 @@ def verdict_lines(v: Verdict) -> list[str]:
     if stable:
         lines.append(f"stability: {stable}")
     lines += [f"trade-off: {t.statement}" for t in v.trade_offs]
-    if not v.trade_offs and len(v.ranking) > 1 and v.best:
-        lines.append("trade-off: none found: the first system is not the worst ranked system on any headline metric"
-                     + (", and every scheme puts it first" if v.scheme else ""))
+    nothing = none_found(v)
+    if nothing:
+        lines.append(f"trade-off: {nothing}")
     lines += [f"caveat:    {c.statement}" for c in v.caveats]
     return lines
 
@@ -72,6 +72,9 @@ def render_verdict_html(v: Verdict) -> str:
     for t in v.trade_offs:
         parts.append(f'<div class="note warn" data-verdict="trade-off" data-metric="{escape(t.metric, quote=True)}">'
                      f"<b>Trade-off.</b> {escape(t.statement)}</div>")
+    nothing = none_found(v)
+    if nothing:
+        parts.append(f'<p data-verdict="trade-off" data-metric="none">Trade-off: {escape(nothing)}.</p>')
     if v.caveats:
         parts.append('<ul data-verdict="caveats">' + "".join(
             f'<li data-caveat="{escape(c.kind, quote=True)}">{escape(c.statement)}</li>' for c in v.caveats)
@@ -95,6 +98,9 @@ def verdict_csv_rows(v: Verdict) -> list[dict[str, str]]:
     if stable:
         rows.append({"part": "stability", "model": ",".join(v.best), "statement": stable})
     rows += [{"part": "trade-off", "model": t.model, "statement": t.statement} for t in v.trade_offs]
+    nothing = none_found(v)
+    if nothing:
+        rows.append({"part": "trade-off", "model": ",".join(v.best), "statement": nothing})
     rows += [{"part": "caveat", "model": ",".join(c.subjects), "statement": c.statement} for c in v.caveats]
     return [{"table": "verdict", **row} for row in rows]
 

@@ -33,5 +33,8 @@ def self_built_gold(report: SuiteReport) -> list[Caveat]:
 
 VERDICT_RULE = SuiteRule(
     metric=Metric("recall", "overall recall", True), ci=("recall_ci_low", "recall_ci_high"),
-    others=(Metric("precision", "precision", True), Metric("f1", "F1", True)),
+    others=(Metric("precision", "precision", True), Metric("f1", "F1", True),
+            Metric("terms_only_recall", "term-only recall", True),
+            Metric("terms_only_precision", "term-only precision", True),
+            Metric("terms_only_f1", "term-only F1", True)),
     small=small_samples, gold=self_built_gold)

@@ -27,6 +27,7 @@ from lhl_platform.clause.report.stats import INTERVAL_METRICS, scheme_label
 from lhl_platform.clause.report.verdict import clause_verdict, in_rank_order, standing
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import cost_html
+from lhl_platform.report.glossary import with_glossary_html
 from lhl_platform.report.html import (
     CSS,
     Cell,
@@ -163,6 +164,11 @@ def _judge_banner(report: Report) -> str:
             f'data-judge-validated="{_json_bool(status)}"><b>{title}</b> {escape(legend)}</div>')
 
 
+def dense(table_html: str) -> str:
+    """A table of many narrow columns, set closer so it fits the page."""
+    return table_html.replace("<table ", '<table class="dense" ', 1)
+
+
 def _leaderboard(report: Report) -> str:
     iv = _intervals(report)
     status = judge_validated(report)
@@ -174,7 +180,7 @@ def _leaderboard(report: Report) -> str:
         return Cell(shown, value, metric, "weak" if mark and value is not None else "")
 
     headers = ["model", "rank", "runs", "contracts", "n", "FAR", "FRR", "Acc", "HalTP", "HalTP 95% CI", "HalGen", "JEq",
-               "RDI", "RDI 95% CI", "missing rows"]
+               "RDI", "RDI 95% CI", "missing"]
     contradicted = {r.model: r.contradicted for r in report.rdi if r.category is None}
     rows = []
     natures = by_model(report.systems)
@@ -201,7 +207,7 @@ def _leaderboard(report: Report) -> str:
     legend = judge_legend(report)
     if legend:
         extra += f'<p class="weak" data-legend="judge">{escape(legend)}</p>'
-    return section_html("leaderboard", "Leaderboard (pooled over runs)", table("leaderboard", headers, rows), extra)
+    return section_html("leaderboard", "Leaderboard (pooled over runs)", dense(table("leaderboard", headers, rows)), extra)
 
 
 def _few_rdi_note(report: Report, overall: bool) -> str:
@@ -515,7 +521,7 @@ def _judge_validation(report: Report, checks: Sequence[CheckOutcome]) -> str:
                         "content metrics as depending on an unvalidated judge.</p>")
 
 
-SECTIONS = (("verdict", "Verdict"),  # first in every report (docs/method.md, section 17)
+SECTIONS = (("verdict", "Verdict"), ("glossary", "Terms"),  # the verdict first (docs/method.md, section 17)
             ("scope", "Scope and provenance"), ("notes", "How to read this report"), ("leaderboard", "Leaderboard"),
             ("typed-haltp", "Typed HalTP"), ("rdi", "Risk Direction Index"), ("composite", "Composite ranks"),
             ("statistics", "Statistics"), ("missing", "Missing rows"), ("usage", "Usage and cost"),
@@ -548,7 +554,7 @@ def render_html(report: Report, checks: Sequence[CheckOutcome] = ()) -> str:
     version = report.provenance.code_version if report.provenance else ""
     lede = (f"{len(sc.models)} models, {sc.contracts} contracts, runs {', '.join(map(str, sc.runs))}, judge "
             f"{sc.judge}. Typed hallucination audit of contract clause extraction.")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    return with_glossary_html("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
             f"<header><h1>{escape(title)}</h1><p class=\"lede\">{escape(lede)}</p>{_judge_banner(report)}</header>"

@@ -14,6 +14,7 @@ from lhl_platform.clause.report.verdict import clause_verdict, in_rank_order, ra
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import CSV_COLUMNS as COST_CSV_COLUMNS
 from lhl_platform.report.cost import cost_csv_rows, cost_lines
+from lhl_platform.report.glossary import with_glossary
 from lhl_platform.report.labels import FEW_CASES, FEW_MARK
 from lhl_platform.report.layout import inert, text_table
 from lhl_platform.report.system_nature import by_model, shown_name, systems_text
@@ -179,7 +180,8 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     out.append(h("Checks"))
     out.extend(f"{'- ' if markdown else ''}[{'PASS' if c.passed else 'FAIL'}] {t(c.name)}: {t(c.summary)}"
                for c in checks)
-    return "\n".join(out) + "\n"
+    page = "\n".join(out) + "\n"
+    return with_glossary(page, "## Scope") if markdown else page
 
 
 def contracts_line(report: Report) -> str:

@@ -19,6 +19,7 @@ from lhl_platform.report.verdict import (
     TradeOff,
     Verdict,
     answer,
+    costliest,
     joined,
     judge_caveat,
     order_caveats,
@@ -105,6 +106,7 @@ def clause_verdict(report: Report, scheme: str | None = None) -> Verdict:
     values = {m: {x.name: getattr(r, x.name) for x in CLAUSE_METRICS} for m, r in board.items()}
     counts = {m: {x.name: getattr(r, x.count) for x in CLAUSE_METRICS if x.count} for m, r in board.items()}
     trade_offs: list[TradeOff] = []
+    checked = [m.label for m in CLAUSE_METRICS]
     for model in best if len(ranking) > 1 else []:
         for t in worst_on(model, CLAUSE_METRICS, values, [r.model for r in ranking], counts):
             base = backbone(model)
@@ -117,6 +119,9 @@ def clause_verdict(report: Report, scheme: str | None = None) -> Verdict:
                                 f"{t.label} from {rate_text(t.baseline_value)} to {rate_text(t.value)}"
                                 + (f" ({change.strip()})" if change else "") + ".")
             trade_offs.append(t)
+        dear, weighed = costliest(model, report.cost, [r.model for r in ranking])
+        trade_offs += dear
+        checked += [weighed] if weighed and weighed not in checked else []
         trade_offs += _scheme_changes(report, scheme, model, ranked_systems)
     figures = [] if len(best) != 1 else [
         Figure(metric=m.name, label=m.label, value=values[best[0]][m.name],
@@ -129,7 +134,9 @@ def clause_verdict(report: Report, scheme: str | None = None) -> Verdict:
         stability=ranking[0].stability if len(best) == 1 and len(ranking) > 1 else None,
         resamples=next((s.resamples for s in (stats.rank_stability if stats else [])), None), separated=None,
         figures=figures, statement=answer(best, ranking, f"under the {scheme} scheme", why_none),
-        trade_offs=trade_offs, caveats=caveats), report.systems)
+        trade_offs=trade_offs, caveats=caveats,
+        checked=checked + ([f"the other {len(SCHEMES) - 1} schemes"] if best and len(ranking) > 1 else [])),
+        report.systems)
 
 
 def standing(report: Report) -> dict[str, int]:
