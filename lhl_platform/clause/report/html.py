@@ -207,7 +207,8 @@ def _leaderboard(report: Report) -> str:
     legend = judge_legend(report)
     if legend:
         extra += f'<p class="weak" data-legend="judge">{escape(legend)}</p>'
-    return section_html("leaderboard", "Leaderboard (pooled over runs)", dense(table("leaderboard", headers, rows)), extra)
+    return section_html("leaderboard", "Leaderboard (pooled over runs)", dense(table("leaderboard", headers, rows)),
+                        extra)
 
 
 def _few_rdi_note(report: Report, overall: bool) -> str:
