@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -67,11 +67,16 @@ class Estimate:
     value: float | None
     low: float | None
     high: float | None
+    n: int | None = None  # the cases the interval rests on, where known
 
 
 def forest_plot(ax: Axes, estimates: list[Estimate], groups: Sequence[str], models: Sequence[str], *, scale: float,
-                zero_line: bool, xlabel: str) -> None:
-    """Rows grouped by `groups` (top to bottom), one per model; hollow markers where the interval crosses 0."""
+                zero_line: bool, xlabel: str, names: Mapping[str, str] | None = None) -> None:
+    """Rows grouped by `groups` (top to bottom), one per model (labelled by `names`, else the model); hollow
+    markers where the interval crosses 0. An estimate on fewer than FEW_CASES cases is drawn hollow and grey with
+    its n beside it, never as a solid point (its SVG group id `few-cases`)."""
+    from lhl_platform.report.labels import FEW_CASES
+
     colors = model_colors(models)
     by_key = {(e.group, e.model): e for e in estimates}
     y = 0.0
@@ -86,13 +91,20 @@ def forest_plot(ax: Axes, estimates: list[Estimate], groups: Sequence[str], mode
         for model in models:
             e = by_key.get((group, model))
             ticks.append(y)
-            labels.append(model)
+            labels.append((names or {}).get(model, model))
             if e is not None and e.value is not None:
                 crosses = zero_line and e.low is not None and e.high is not None and e.low <= 0 <= e.high
+                few = e.n is not None and e.n < FEW_CASES
+                color = "#9aa3ab" if few else colors[model]
                 if e.low is not None and e.high is not None:
-                    ax.hlines(y, e.low * scale, e.high * scale, color=colors[model], linewidth=2)
-                ax.plot([e.value * scale], [y], marker="o", markersize=6, color=colors[model],
-                        markerfacecolor="white" if crosses else colors[model], zorder=3)
+                    ax.hlines(y, e.low * scale, e.high * scale, color=color, linewidth=2,
+                              linestyles="dotted" if few else "solid")
+                ax.plot([e.value * scale], [y], marker="o", markersize=6, color=color,
+                        markerfacecolor="white" if crosses or few else color, zorder=3,
+                        gid="few-cases" if few else None)
+                if few:
+                    ax.annotate(f"n={e.n}", (e.value * scale, y), xytext=(6, -3), textcoords="offset points",
+                                fontsize=6.5, color="#5b6670")
             else:
                 ax.text(0.5 if zero_line else 0.01, y, "no value", transform=ax.get_yaxis_transform(),
                         ha="left", va="center", fontsize=7, color="#777777")
@@ -149,14 +161,19 @@ def leaderboard_strip(view: View) -> tuple[str, str] | None:
         if value is None:
             parts.append(f'<text x="{_STRIP_LABEL + 4}" y="{y + 4}" fill="#8a4b00">no overall figure</text>')
             continue
-        color = colors[name]
+        small = few_cases(row)
+        color = "#9aa3ab" if small else colors[name]  # on few cases: grey and hollow, with its n
         if low is not None and high is not None:
-            parts.append(f'<line x1="{x(low)}" y1="{y}" x2="{x(high)}" y2="{y}" stroke="{color}" stroke-width="3"/>')
-        mark = f" {FEW_MARK}" if few_cases(row) is not None else ""
+            parts.append(f'<line x1="{x(low)}" y1="{y}" x2="{x(high)}" y2="{y}" stroke="{color}" stroke-width="3"'
+                         + (' stroke-dasharray="3 2"' if small else "") + "/>")
+        mark = f" {FEW_MARK} n={small[1]}" if small is not None else ""
         few = few or bool(mark)
-        parts.append(f'<circle cx="{x(value)}" cy="{y}" r="5" fill="{color}"/>'
+        dot = (f'fill="white" stroke="{color}" stroke-width="2" data-few-cases="{small[1]}"' if small
+               else f'fill="{color}"')
+        parts.append(f'<circle cx="{x(value)}" cy="{y}" r="5" {dot}/>'
                      f'<text x="{_STRIP_LABEL + plot_w + 8}" y="{y + 4}">{100 * value:.1f}%{mark}</text>')
     parts.append("</svg>")
     caption = (f"{label(col.key).capitalize()} per system with its 95% interval (bar), ranked systems first"
-               + (f"; {FEW_MARK} the interval rests on fewer than 20 cases" if few else "") + ".")
+               + (f"; hollow, grey and {FEW_MARK}: the interval rests on fewer than 20 cases (its n beside it)"
+                  if few else "") + ".")
     return "".join(parts), caption

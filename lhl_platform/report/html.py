@@ -16,7 +16,7 @@ from typing import Any
 
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.glossary import header_title
-from lhl_platform.report.labels import pct
+from lhl_platform.report.labels import FEW_CASES, pct, point_text
 from lhl_platform.report.system_nature import SystemNature
 from lhl_platform.report.system_nature import tag as nature_tag
 
@@ -60,8 +60,21 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12px; border-top: 1px
 """
 
 
-def interval(low: float | None, high: float | None, fmt: Any = pct) -> str:
-    return "–" if low is None or high is None else f"[{fmt(low)}, {fmt(high)}]"
+def interval(low: float | None, high: float | None, fmt: Any = pct, n: int | None = None) -> str:
+    """`[low, high]`; a point interval as `labels.point_text` says (`n`: the cases it rests on)."""
+    if low is None or high is None:
+        return "–"
+    return point_text(fmt(low), n) if low == high else f"[{fmt(low)}, {fmt(high)}]"
+
+
+def with_interval(shown: str, low: float | None, high: float | None, n: int | None = None) -> str:
+    """A figure and its interval in one cell: `11.6% [9.4%, 13.9%]`; a point interval said once, in words."""
+    if low is None or high is None:
+        return shown
+    if low == high:
+        return f"{shown} (" + (f"too few for an interval, n={n}" if n is not None and n < FEW_CASES
+                               else "the same in every resample") + ")"
+    return f"{shown} {interval(low, high)}"
 
 
 def _value(value: Any) -> str:

@@ -137,9 +137,20 @@ def value_text(column: str, value: Any, none: str = "–") -> str:
     return str(value)
 
 
-def interval_text(column: str, low: Any, high: Any, none: str = "–") -> str:
+def point_text(shown: str, n: int | None) -> str:
+    """An interval whose every resample gave one value: never printed as `[x, x]`, which reads as certainty. On
+    fewer than FEW_CASES cases there are too few to draw one; on more, the value held in every resample."""
+    if n is not None and n < FEW_CASES:
+        return f"too few (n={n})"
+    return f"{shown} in every resample"
+
+
+def interval_text(column: str, low: Any, high: Any, none: str = "–", n: int | None = None) -> str:
+    """`[low, high]`; a point interval (low = high) as `point_text` says, `n` the cases it rests on."""
     if low is None or high is None:
         return none
+    if low == high:
+        return point_text(value_text(column, low), n)
     return f"[{value_text(column, low)}, {value_text(column, high)}]"
 
 
@@ -159,9 +170,9 @@ class Column:
     def text(self, row: dict[str, Any], none: str = "–") -> str:
         if self.low is None or self.high is None:
             return value_text(self.key, row.get(self.key), none)
-        shown = interval_text(self.key, row.get(self.low), row.get(self.high), none)
         few = few_cases(row)
-        return shown if few is None or shown == none else f"{shown} {FEW_MARK}"
+        shown = interval_text(self.key, row.get(self.low), row.get(self.high), none, few[1] if few else None)
+        return shown if few is None or shown == none or shown.startswith("too few") else f"{shown} {FEW_MARK}"
 
     def value(self, row: dict[str, Any]) -> Any:
         return row.get(self.key) if self.low is None else row.get(self.low)

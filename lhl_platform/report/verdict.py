@@ -287,6 +287,13 @@ class SuiteRule:
     gold: Callable[[SuiteReport], list[Caveat]] = field(default=lambda report: [])
 
 
+def interval_cases(row: dict[str, Any]) -> int | None:
+    """The count a leaderboard row's interval is drawn over (contracts, base queries, ...), where it has one."""
+    from lhl_platform.report.labels import INTERVAL_BASIS
+
+    return next((row[b] for b in INTERVAL_BASIS if isinstance(row.get(b), int)), None)
+
+
 def section_rows(report: SuiteReport, section: str) -> list[dict[str, Any]]:
     """A section's rows as mappings (none when the report has no such section)."""
     return [r.model_dump() for r in report.sections.get(section, [])]
@@ -359,7 +366,7 @@ def suite_verdict(report: SuiteReport, rule: SuiteRule | None) -> Verdict:
     top_row = ranked[0] if len(best) == 1 else None
     figures = [] if top_row is None else [
         Figure(metric=m.name, label=m.label, value=top_row.get(m.name), ci_low=top_row.get(rule.ci[0]),
-               ci_high=top_row.get(rule.ci[1]), percent=m.percent),
+               ci_high=top_row.get(rule.ci[1]), percent=m.percent, cases=interval_cases(top_row)),
         *(Figure(metric=x.name, label=x.label, value=top_row.get(x.name), percent=x.percent) for x in rule.others)]
     return with_natures(Verdict(suite=report.suite, basis=basis, scheme=None, metric=m.name, best=best,
                                 ranking=ranking, stability=None, resamples=None, separated=separated, figures=figures,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from lhl_platform.domain.text import markdown_text, printable
+from lhl_platform.report.labels import FEW_CASES
 from lhl_platform.report.verdict import Figure, Verdict, none_found
 
 TITLE = "Verdict"
@@ -15,6 +16,10 @@ def _figure(f: Figure) -> str:
     if f.value is None:
         return f"{f.label} unmeasured"
     shown = f"{100 * f.value:.1f}%" if f.percent else f"{f.value:.3f}"
+    if f.ci_low is not None and f.ci_low == f.ci_high:  # no spread: never printed as a point interval
+        few = f.cases is not None and f.cases < FEW_CASES
+        return f"{f.label} {shown} " + (f"(n={f.cases}, too few for an interval)" if few else
+                                        "(the same in every resample)")
     if f.ci_low is not None and f.ci_high is not None:
         low, high = (100 * f.ci_low, 100 * f.ci_high) if f.percent else (f.ci_low, f.ci_high)
         shown += f" [{low:.1f}, {high:.1f}]" if f.percent else f" [{low:.3f}, {high:.3f}]"

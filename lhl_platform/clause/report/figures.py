@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from lhl_platform.domain.taxonomy import CATEGORY_OF, CLAUSE_TYPES
 from lhl_platform.report.figures import RC_PARAMS, Estimate, forest_plot, new_figure, to_svg
+from lhl_platform.report.system_nature import by_model, shown_name
 
 if TYPE_CHECKING:
     from lhl_platform.clause.report.rows import Report
@@ -48,14 +49,22 @@ def typed_haltp_figure(report: Report) -> str:
         for model in models:
             ci = intervals.get((model, category))
             estimates.append(Estimate(_group_label(category, sizes), model, values.get((model, category)),
-                                      ci.ci_low if ci else None, ci.ci_high if ci else None))
+                                      ci.ci_low if ci else None, ci.ci_high if ci else None,
+                                      ci.denominator if ci else None))
     groups = [_group_label(c, sizes) for c in categories]
     fig = new_figure(7.0, 0.9 + 0.24 * len(groups) * (len(models) + 1.4))
     ax = fig.add_subplot()
     forest_plot(ax, estimates, groups, models, scale=100, zero_line=False,
-                xlabel="HalTP: share of found clauses whose content is wrong (%), with 95% interval")
+                xlabel="HalTP: share of found clauses whose content is wrong (%), with 95% interval",
+                names=_names(report))
     ax.set_xlim(-2, 102)
     return to_svg(fig)
+
+
+def _names(report: Report) -> dict[str, str]:
+    """Each system's name as drawn: with what it is, where it is not a real model."""
+    natures = by_model(report.systems)
+    return {r.model: shown_name(r.model, natures) for r in report.leaderboard}
 
 
 def rdi_forest_figure(report: Report) -> str:
@@ -64,13 +73,14 @@ def rdi_forest_figure(report: Report) -> str:
     models = [r.model for r in report.leaderboard]
     present = {r.category for r in report.rdi}
     categories = [None, *(c for c in CATEGORY_ORDER if c in present)]
-    estimates = [Estimate(_group_label(r.category, sizes), r.model, r.rdi, r.rdi_ci_low, r.rdi_ci_high)
-                 for r in report.rdi]
+    estimates = [Estimate(_group_label(r.category, sizes), r.model, r.rdi, r.rdi_ci_low, r.rdi_ci_high,
+                          r.contradicted) for r in report.rdi]
     groups = [_group_label(c, sizes) for c in categories]
     fig = new_figure(7.0, 0.9 + 0.24 * len(groups) * (len(models) + 1.4))
     ax = fig.add_subplot()
     forest_plot(ax, estimates, groups, models, scale=1, zero_line=True,
-                xlabel="RDI: <- omission (missing conditions)   |   invention (extra conditions) ->")
+                xlabel="RDI: <- omission (missing conditions)   |   invention (extra conditions) ->",
+                names=_names(report))
     values = [v for e in estimates for v in (e.value, e.low, e.high) if v is not None]
     bound = min(1.05, max([abs(v) for v in values] + [0.05]) * 1.1)
     ax.set_xlim(-bound, bound)

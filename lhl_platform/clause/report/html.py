@@ -39,6 +39,7 @@ from lhl_platform.report.html import (
     note_html,
     section_html,
     table,
+    with_interval,
 )
 from lhl_platform.report.labels import FEW_CASES, FEW_MARK, pct, signed
 from lhl_platform.report.layout import html_tables, view
@@ -195,10 +196,11 @@ def _leaderboard(report: Report) -> str:
             Cell(str(r.n), r.n, "n"),
             Cell(pct(r.far), r.far, "far"), Cell(pct(r.frr), r.frr, "frr"), Cell(pct(r.acc), r.acc, "acc"),
             content(r.hal_tp, pct(r.hal_tp), "hal_tp"),
-            Cell(interval(hal.ci_low, hal.ci_high) if hal else "–", css="ci"),
+            Cell(interval(hal.ci_low, hal.ci_high, n=hal.denominator) if hal else "–", css="ci"),
             content(r.hal_gen, pct(r.hal_gen), "hal_gen"), content(r.jeq, pct(r.jeq), "jeq"),
             content(r.rdi, signed(r.rdi), "rdi"),
-            Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed), css="ci weak" if few else "ci"),
+            Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed, contradicted.get(r.model)),
+                 css="ci weak" if few else "ci"),
             Cell(str(r.missing_rows), r.missing_rows, "missing_rows")]))
     extra = _few_rdi_note(report, overall=True)
     if any(r.coverage_differs for r in report.leaderboard):
@@ -234,7 +236,7 @@ def _typed(report: Report, svg: str) -> str:
         for c in CATEGORY_ORDER:
             row, ci = typed.get((lb.model, c)), iv.get((lb.model, None, c, "hal_tp"))
             value = row.hal_tp if row else None
-            text = pct(value) + ("" if ci is None or ci.ci_low is None else f" {interval(ci.ci_low, ci.ci_high)}")
+            text = pct(value) if ci is None else with_interval(pct(value), ci.ci_low, ci.ci_high, ci.denominator)
             weak = row is not None and row.tp < SMALL_TP
             cells.append(Cell(text, value, f"hal_tp:{c}", "weak" if weak else ""))
         gap = gaps.get(lb.model)
@@ -269,9 +271,9 @@ def _rdi(report: Report, svg: str) -> str:
                                                                           "contradicted"),
             Cell(pct(r.p_missing), r.p_missing, "p_missing"), Cell(pct(r.p_extra), r.p_extra, "p_extra"),
             Cell(pct(r.p_scope), r.p_scope, "p_scope"),
-            Cell(interval(share.ci_low, share.ci_high) if share else "–", css="ci"),
+            Cell(interval(share.ci_low, share.ci_high, n=r.contradicted) if share else "–", css="ci"),
             Cell(signed(r.rdi), r.rdi, "rdi"),
-            Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed), css="ci weak" if few else "ci"),
+            Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed, r.contradicted), css="ci weak" if few else "ci"),
             Cell(direction, css="text" + (" weak" if crosses or few else ""))]))
     return section_html(
         "rdi", "Risk Direction Index",
@@ -323,7 +325,7 @@ def _rate_interval_table(rows_in: Sequence[RateIntervalRow]) -> tuple[str, int]:
         for m in metrics:
             found = by_metric.get(m)
             text = ("–" if found is None or found.value is None
-                    else f"{pct(found.value)} {interval(found.ci_low, found.ci_high)}")
+                    else with_interval(pct(found.value), found.ci_low, found.ci_high, found.denominator))
             few = found is not None and found.value is not None and found.denominator < FEW_CASES
             cells.append(Cell(text + (f" {FEW_MARK}" if few else ""), found.value if found else None, m,
                               "weak" if few else ""))
@@ -361,7 +363,7 @@ def _scope_share_table(rows_in: Sequence[RateIntervalRow]) -> str:
         ({"model": r.model, "category": r.category or ""},
          [Cell(r.model), Cell(r.category or "all", css="text"), Cell(str(r.numerator), r.numerator, "n_scope"),
           Cell(str(r.denominator), r.denominator, "contradicted"), Cell(pct(r.value), r.value, "p_scope"),
-          Cell(interval(r.ci_low, r.ci_high), css="ci weak" if r.denominator < FEW_CASES else "ci")])
+          Cell(interval(r.ci_low, r.ci_high, n=r.denominator), css="ci weak" if r.denominator < FEW_CASES else "ci")])
         for r in rows_in if r.metric == "p_scope" and r.run is None]
     return table("scope_share", ["model", "category", "scope errors", "contradicted", "scope share", "95% CI"],
                  rows)

@@ -15,11 +15,18 @@ from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import CSV_COLUMNS as COST_CSV_COLUMNS
 from lhl_platform.report.cost import cost_csv_rows, cost_lines
 from lhl_platform.report.glossary import with_glossary
-from lhl_platform.report.labels import FEW_CASES, FEW_MARK
+from lhl_platform.report.labels import FEW_CASES, FEW_MARK, point_text
 from lhl_platform.report.layout import inert, text_table
 from lhl_platform.report.system_nature import by_model, shown_name, systems_text
 from lhl_platform.report.verdict_render import VERDICT_CSV_COLUMNS, render_verdict_text, verdict_csv_rows
 from lhl_platform.warehouse.scope import coverage_statement
+
+
+def _ci(low: float | None, high: float | None, n: int | None) -> str:
+    """An RDI interval as text: `[low, high]`, a point one as `labels.point_text` says."""
+    if low is not None and low == high:
+        return point_text(_signed(low), n)
+    return f"[{_signed(low)}, {_signed(high)}]"
 
 
 def _pct(value: float | None) -> str:
@@ -116,7 +123,7 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
           str(r.runs), str(r.contracts), str(r.n), rate(r.far),
           rate(r.frr), rate(r.acc), _marked(rate(r.hal_tp), r.hal_tp, mark),
           _marked(rate(r.hal_gen), r.hal_gen, mark), _marked(rate(r.jeq), r.jeq, mark),
-          f"{_marked(_signed(r.rdi), r.rdi, mark)} [{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]"
+          f"{_marked(_signed(r.rdi), r.rdi, mark)} {_ci(r.rdi_ci_low, r.rdi_ci_high, contradicted.get(r.model))}"
           + few(r.model), str(r.missing_rows)]
          for r in in_rank_order(report, report.leaderboard)], markdown))
     if markdown and any(few(r.model) for r in report.leaderboard):
@@ -141,7 +148,7 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     out.append(text_table(["model", "contradicted", "missing %", "extra %", "scope %", "RDI", "95% CI"],
                       [[shown_name(r.model, natures), str(r.contradicted), rate(r.p_missing), rate(r.p_extra),
                         rate(r.p_scope),
-                        _signed(r.rdi), f"[{_signed(r.rdi_ci_low)}, {_signed(r.rdi_ci_high)}]" + few(r.model)]
+                        _signed(r.rdi), _ci(r.rdi_ci_low, r.rdi_ci_high, r.contradicted) + few(r.model)]
                        for r in report.rdi if r.category is None], markdown))
     if markdown and any(few(r.model) for r in report.leaderboard):
         out.extend(["", FEW_RDI])
