@@ -4,13 +4,13 @@ the figures `figures.py`). Every number in a table carries its exact value in `d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 
 from pydantic import BaseModel
 
 from lhl_platform.clause.report.figures import CATEGORY_ORDER, category_sizes, report_figures
-from lhl_platform.clause.report.marts import RateIntervalRow, RunSpreadRow
+from lhl_platform.clause.report.marts import RateIntervalRow, RdiRow, RunSpreadRow
 from lhl_platform.clause.report.render import (
     DEBATE_LINES,
     JUDGE_MARKS,
@@ -114,14 +114,40 @@ def _coverage_table(report: Report) -> str:
                                                       "missing rows", "ranked", "statement"], rows))
 
 
+def _span(values: list[tuple[float, str]], fmt: Callable[[float], str]) -> str:
+    low, high = min(values), max(values)
+    return fmt(low[0]) if low[0] == high[0] else f"{fmt(low[0])} ({low[1]}) to {fmt(high[0])} ({high[1]})"
+
+
+def scope_and_rdi(report: Report) -> str:
+    """What the contradictions are made of and where RDI lies, from this report's own figures (overall rows):
+    the shares add up to all contradicted clauses, the remainder named. Empty when no system has any."""
+    rows = [r for r in report.rdi if r.category is None and r.contradicted]
+    if not rows:
+        return ""
+
+    def shares(count: Callable[[RdiRow], int]) -> str:
+        return _span([(count(r) / r.contradicted, r.model) for r in rows], pct)
+
+    text = (f"Of the contradicted clauses of the {len(rows)} system{'s' if len(rows) > 1 else ''} here, scope "
+            f"errors (a wrong or partial passage: no direction) are {shares(lambda r: r.n_scope)}; missing "
+            f"conditions {shares(lambda r: r.n_missing_condition)}; extra conditions "
+            f"{shares(lambda r: r.n_extra_condition)}; the rest (a changed number, date or obligation, or another "
+            "change) "
+            + shares(lambda r: r.contradicted - r.n_missing_condition - r.n_extra_condition - r.n_scope) + ".")
+    rdis = [(r.rdi, r.model) for r in rows if r.rdi is not None]
+    if rdis:
+        text += f" RDI weighs extra against missing conditions only: {_span(rdis, signed)}."
+    return text
+
+
 def _notes(report: Report) -> str:
     notes = [
         "<b>Rates</b> are shares of instances; higher FAR, FRR, HalTP and HalGen are worse, higher Acc and JEq "
         "better. Missing rows (instances a model never returned) are excluded from every denominator and "
         "reported separately.",
         "<b>RDI is a direction, not a magnitude.</b> It is the net share of contradictions that add a condition "
-        "(+) rather than drop one (−). Most contradictions are usually scope errors, which carry no direction, so "
-        "RDI sits near zero even for a model that gets much wrong; compare HalTP for how much is wrong.",
+        "(+) rather than drop one (−); compare HalTP for how much is wrong. " + escape(scope_and_rdi(report)),
     ]
     crossing = [f"{r.model} ({r.category or 'overall'})" for r in report.rdi
                 if r.rdi_ci_low is not None and r.rdi_ci_high is not None and r.rdi_ci_low <= 0 <= r.rdi_ci_high]
@@ -254,8 +280,9 @@ def _typed(report: Report, svg: str) -> str:
 
 
 def _rdi(report: Report, svg: str) -> str:
-    headers = ["model", "category", "contradicted", "missing condition", "extra condition", "scope error",
-               "scope share 95% CI", "RDI", "RDI 95% CI", "direction"]
+    # shares of the contradicted clauses, adding up to all of them
+    headers = ["model", "category", "contradicted", "missing", "extra", "scope", "scope 95% CI", "other", "RDI",
+               "RDI 95% CI", "direction"]
     iv = _intervals(report)
     rows = []
     for r in report.rdi:
@@ -266,12 +293,14 @@ def _rdi(report: Report, svg: str) -> str:
         if few:
             direction += f"; only {r.contradicted} contradicted, too few to rely on"
         share = iv.get((r.model, None, r.category, "p_scope"))
+        other = r.p_other
         rows.append(({"model": r.model, "category": r.category or ""}, [
             Cell(r.model), Cell(r.category or "all", css="text"), Cell(str(r.contradicted), r.contradicted,
                                                                           "contradicted"),
             Cell(pct(r.p_missing), r.p_missing, "p_missing"), Cell(pct(r.p_extra), r.p_extra, "p_extra"),
             Cell(pct(r.p_scope), r.p_scope, "p_scope"),
             Cell(interval(share.ci_low, share.ci_high, n=r.contradicted) if share else "–", css="ci"),
+            Cell(pct(other), other, "p_other"),
             Cell(signed(r.rdi), r.rdi, "rdi"),
             Cell(interval(r.rdi_ci_low, r.rdi_ci_high, signed, r.contradicted), css="ci weak" if few else "ci"),
             Cell(direction, css="text" + (" weak" if crosses or few else ""))]))
@@ -280,8 +309,8 @@ def _rdi(report: Report, svg: str) -> str:
         figure_html(svg, "RDI with 95% bootstrap intervals, overall and per category. Left of the dashed line: the "
                     "model drops conditions the contract has; right: it adds conditions the contract lacks. Hollow "
                     "markers: the interval includes 0.", "rdi_forest"),
-        note_html("RDI says which way a model's content errors lean, not how many there are: with most contradictions "
-                  "being scope errors (see the scope share), RDI is compressed towards 0."),
+        note_html("RDI says which way a model's content errors lean, not how many there are. "
+                  + escape(scope_and_rdi(report))),
         table("rdi", headers, rows), _few_rdi_note(report, overall=False))
 
 
@@ -379,7 +408,7 @@ def _statistics(report: Report) -> str:
         "<h3>Run-to-run spread</h3><p>Mean and sample standard deviation of each rate across runs (no SD with a "
         "single run), pooled over categories and per category.</p>", _run_spread_table(stats.run_spread),
         "<h3>Scope errors among contradictions</h3><p>The share of contradicted clauses whose error is a wrong or "
-        "partial passage; these carry no direction, which is why RDI stays near zero.</p>",
+        "partial passage; these carry no direction (RDI counts them in its denominator only).</p>",
         _scope_share_table(stats.rate_intervals),
         "<h3>Every rate with its 95% interval</h3>",
         f"<details><summary>Show {n_rows} rows (model pooled, per category and per run)</summary>"

@@ -130,6 +130,15 @@ class RdiRow(Row):
     rdi_ci_low: float | None = derived("lower end of the 95% bootstrap interval of RDI")
     rdi_ci_high: float | None = derived("upper end of the 95% bootstrap interval of RDI")
 
+    @property
+    def p_other(self) -> float | None:
+        """The share of contradictions that are neither a missing nor an extra condition nor a scope error (a
+        changed number, date or obligation, or another change), so the four shares add up to all of them."""
+        if not self.contradicted:
+            return None
+        rest = self.contradicted - self.n_missing_condition - self.n_extra_condition - self.n_scope
+        return rest / self.contradicted
+
 
 class RunSummaryRow(Row):
     """`run_summary`: mean and sample SD across runs of each per-run rate (SD null with one run)."""

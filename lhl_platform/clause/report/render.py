@@ -145,9 +145,10 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
                         gap(m.model)] for m in report.leaderboard], markdown))
     out.append("")
     out.append(h("Risk Direction Index (missing vs extra condition, % of contradicted)"))
-    out.append(text_table(["model", "contradicted", "missing %", "extra %", "scope %", "RDI", "95% CI"],
+    out.append(text_table(["model", "contradicted", "missing %", "extra %", "scope %", "other %", "RDI",
+                           "95% CI"],
                       [[shown_name(r.model, natures), str(r.contradicted), rate(r.p_missing), rate(r.p_extra),
-                        rate(r.p_scope),
+                        rate(r.p_scope), rate(r.p_other),
                         _signed(r.rdi), _ci(r.rdi_ci_low, r.rdi_ci_high, r.contradicted) + few(r.model)]
                        for r in report.rdi if r.category is None], markdown))
     if markdown and any(few(r.model) for r in report.leaderboard):
