@@ -204,7 +204,7 @@ def test_every_format_and_publish_show_the_judged_figures(half_judged, capsys, t
     page = tmp_path / "r.html"
     assert run(capsys, home, "report", "--format", "html", "--out", str(page), "--resamples", "50")[0] == 0
     html = page.read_text()
-    leaderboard = re.search(r'<table data-table="leaderboard">.*?</table>', html, re.S).group(0)
+    leaderboard = re.search(r'<table[^>]* data-table="leaderboard">.*?</table>', html, re.S).group(0)
     row_a = re.search(r'<tr data-model="a".*?</tr>', leaderboard, re.S).group(0)
     assert 'data-metric="hal_tp" data-value="0.5"' in row_a
     assert "labelled 20 of 40 true positives: run 1 of 1, 2" in html

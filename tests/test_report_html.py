@@ -94,8 +94,8 @@ def test_html_sections_and_numbers_match_the_json_report(rendered):
     _, html, report = rendered
     page = Tables()
     page.feed(html)
-    assert page.sections[:9] == ["verdict", "scope", "notes", "leaderboard", "typed-haltp", "rdi", "composite",
-                                 "statistics", "missing"]
+    assert page.sections[:10] == ["verdict", "glossary", "scope", "notes", "leaderboard", "typed-haltp", "rdi",
+                                  "composite", "statistics", "missing"]
     assert {"usage", "judge-validation", "checks"} <= set(page.sections)
     assert ("debate" in page.sections) == bool(report["debate_effects"])
     assert page.svgs >= 3  # typed HalTP, RDI forest plot, composite heat map

@@ -15,6 +15,7 @@ from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import CSV_COLUMNS as COST_CSV_COLUMNS
 from lhl_platform.report.cost import cost_csv_rows, cost_lines
 from lhl_platform.report.glossary import with_glossary
+from lhl_platform.report.humane import humane_markdown
 from lhl_platform.report.labels import FEW_CASES, FEW_MARK, point_text
 from lhl_platform.report.layout import inert, text_table
 from lhl_platform.report.system_nature import by_model, shown_name, systems_text
@@ -189,7 +190,13 @@ def render_text(report: Report, checks: list[CheckOutcome], markdown: bool = Fal
     out.extend(f"{'- ' if markdown else ''}[{'PASS' if c.passed else 'FAIL'}] {t(c.name)}: {t(c.summary)}"
                for c in checks)
     page = "\n".join(out) + "\n"
-    return with_glossary(page, "## Scope") if markdown else page
+    return with_glossary(humane_markdown(page, outside_names(report)), "## Scope") if markdown else page
+
+
+def outside_names(report: Report) -> list[str]:
+    """The names from outside the platform a page prints as they are (systems, judge, corpus)."""
+    sc = report.scope
+    return [*sc.models, *(r.model for r in report.leaderboard), *(x for x in (sc.judge, sc.corpus_name) if x)]
 
 
 def contracts_line(report: Report) -> str:
