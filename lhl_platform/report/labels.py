@@ -66,8 +66,10 @@ RATES = frozenset({
     "f2_given_hedge", "expl_acc", "safety", "over_flag", "identification", "claimed_anything_missing",
     "explanation", "fabrication", "identical", "force_changed", "right_mismatch", "force_kept", "baseline_recall",
     "newest_recall", "flip_rate", "far", "frr", "acc", "hal_tp", "hal_gen", "jeq", "decided_share",
-    "accuracy_decided", "as_expected"})
-POINTS = frozenset({"f2_mean_abs_diff", "delta_far", "delta_hal_gen"})
+    "accuracy_decided", "as_expected", "additional_claims_count", *(f"held_out_{k}" for k in (
+        "identification", "claimed_anything_missing", "over_flag", "additional_claims_count", "explanation",
+        "fabrication"))})
+POINTS = frozenset({"f2_mean_abs_diff", "held_out_f2_mean_abs_diff", "delta_far", "delta_hal_gen"})
 SIGNED = frozenset({"rdi", "rdi_shift"})
 MONEY = frozenset({"cost_usd", "cost_per_contract_usd", "response_cost_usd", "judge_cost_usd"})
 
@@ -91,9 +93,32 @@ MAX_COLUMNS = 11  # ... and any past this many
 INTERVAL_BASIS = ("gold", "base_items", "contracts")
 
 
-def label(column: str) -> str:
-    """The column's label: the table's, else its name with spaces (never a snake_case identifier)."""
-    return LABELS.get(column) or column.replace("_", " ")
+# Where a section's column means something else than the same name elsewhere: a judge's validation reports how
+# often the judge agrees with the labels on each field, not the rate a leaderboard reports under that name.
+SECTION_LABELS: dict[str, dict[str, str]] = {
+    "judge_validation": {
+        "identification": "agrees on identification", "claimed_anything_missing": "agrees on claimed missing",
+        "over_flag": "agrees on over-flag", "additional_claims_count": "agrees on additional claims",
+        "explanation": "agrees on explanation", "fabrication": "agrees on fabrication",
+        "required_failed": "required cases misjudged", "f2_mean_abs_diff": "F2 mean |difference|"},
+}
+_AGREEMENT = ("identification", "claimed_anything_missing", "over_flag", "additional_claims_count", "explanation",
+              "fabrication")
+SECTION_LABELS["judge_validation"] |= {
+    **{f"held_out_{k}": f"held-out: {SECTION_LABELS['judge_validation'][k]}" for k in _AGREEMENT},
+    **{k: f"shipped set: {SECTION_LABELS['judge_validation'][k]}" for k in (*_AGREEMENT, "f2_mean_abs_diff")},
+    "held_out_set": "held-out set", "held_out_cases": "held-out cases",
+    "held_out_f2_mean_abs_diff": "held-out: F2 mean |difference|", "held_out_failed": "held-out: failed on",
+    "in_sample_passed": "passed the shipped set (in sample)", "gate": "validated on"}
+# A null that means "none" rather than "not measured", by section and column.
+NONE_MEANS_NONE: dict[str, frozenset[str]] = {"judge_validation": frozenset({"required_failed"})}
+
+
+def label(column: str, section: str | None = None) -> str:
+    """The column's label: the section's own, else the table's, else its name with spaces (never a snake_case
+    identifier)."""
+    own = SECTION_LABELS.get(section or "", {}).get(column)
+    return own or LABELS.get(column) or column.replace("_", " ")
 
 
 def pct(value: float | None, digits: int = 1, none: str = "–") -> str:
@@ -126,7 +151,7 @@ def value_text(column: str, value: Any, none: str = "–") -> str:
         if column in RATES:
             return pct(value)
         if column in POINTS:
-            return points(value)
+            return points(value).lstrip("+") if "abs_diff" in column else points(value)
         if column in SIGNED:
             return signed(value)
         if column.startswith("seconds"):
@@ -198,8 +223,9 @@ def _interval_base(field: str, fields: Sequence[str]) -> tuple[str, str, str] | 
     return None
 
 
-def columns(fields: Sequence[str]) -> list[Column]:
-    """The columns shown for a row's fields: each interval pair as one column right after its figure."""
+def columns(fields: Sequence[str], section: str | None = None) -> list[Column]:
+    """The columns shown for a row's fields (labelled for `section`): each interval pair as one column right after
+    its figure."""
     highs = set()
     pairs: dict[str, tuple[str, str, str]] = {}
     for f in fields:
@@ -211,7 +237,7 @@ def columns(fields: Sequence[str]) -> list[Column]:
     for f in fields:
         if f in highs:
             continue
-        out.append(Column(f, label(f)))
+        out.append(Column(f, label(f, section)))
         if f in pairs:
             figure, low, high = pairs.pop(f)
             out.append(Column(figure, f"{label(figure)} 95% CI", low, high))

@@ -12,6 +12,7 @@ from typing import Any
 from lhl_platform.domain.text import markdown_text, printable
 from lhl_platform.report.labels import (
     FEW_MARK,
+    NONE_MEANS_NONE,
     Column,
     columns,
     few_cases,
@@ -39,6 +40,8 @@ class View:
 
     def text(self, col: Column, row: dict[str, Any], none: str = "–", tagged: bool = True) -> str:
         shown = col.text(row, none)
+        if col.key in NONE_MEANS_NONE.get(self.name, ()) and not row.get(col.key) and row.get("validated", True):
+            shown = "none"  # measured, and nothing found
         if tagged and col.key in NAMES and not col.interval and isinstance(row.get(col.key), str):
             shown = shown_name(shown, self.natures)  # a stand-in never reads as a real model
         if col.key == "model" and not col.interval and row.get("complete") is False:
@@ -57,7 +60,7 @@ def view(name: str, rows: Sequence[dict[str, Any]], systems: Sequence[SystemNatu
     """`systems`: what each system is, named beside it (`report/system_nature.py`)."""
     rows = ordered(name, rows)
     fields = list(rows[0])
-    cols = columns(fields)
+    cols = columns(fields, name)
     natures = by_model(systems)
     if len(rows) == 1 and len(cols) > TRANSPOSE_OVER:
         return View(name, rows, cols, transposed=True, note=few_cases_note(rows, cols), natures=natures)

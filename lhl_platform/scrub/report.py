@@ -258,12 +258,14 @@ def missing_rows(con: duckdb.DuckDBPyConnection) -> list[ScrubMissingRow]:
 # The figure ---------------------------------------------------------------------------------------------
 
 def recall_figure(rows: Sequence[BaseModel]) -> str:
-    """Recall per category (and the mean of the nine) for every model, with 95% contract-cluster intervals."""
+    """Recall per category (and their mean, over the categories with gold) for every model, with 95%
+    contract-cluster intervals."""
     from lhl_platform.report.figures import Estimate, forest_plot, new_figure, to_svg
 
     recall = [r for r in rows if isinstance(r, ScrubRecallRow)]
     models = list(dict.fromkeys(r.model for r in recall))
-    label: dict[str, str] = {OVERALL: "overall (mean of 9)", **{c.key: c.title for c in CATEGORIES}}
+    counted = len({r.category for r in recall if r.category != OVERALL and r.recall is not None})
+    label: dict[str, str] = {OVERALL: f"overall (mean of {counted})", **{c.key: c.title for c in CATEGORIES}}
     groups = [OVERALL, *CATEGORY_KEYS]
     estimates = [Estimate(group=label[r.category], model=r.model, value=r.recall, low=r.recall_ci_low,
                           high=r.recall_ci_high) for r in recall]

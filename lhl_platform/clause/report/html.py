@@ -66,8 +66,10 @@ def _scope(report: Report) -> str:
     prov = report.provenance
     sources = prov.sources if prov else []
     extract = sorted({f"{s.model_id or s.name} ({s.prompt_version})" for s in sources if s.role == "extractor"})
-    judges = sorted({f"{s.name}: {s.model_id or '?'} ({s.prompt_version or 'no prompt version'})"
-                     for s in sources if s.role == "judge"})
+    versions = {v.judge: v.judge_version for v in report.judge_validation if v.judge_version}
+    judges = sorted({f"{s.name}: {s.model_id or '?'}"  # one identity, as the judge validation section names it
+                     + (f", version {versions[s.name]}" if s.name in versions else "")
+                     + f", prompt {s.prompt_version or 'not versioned'}" for s in sources if s.role == "judge"})
     imported = sorted({s.model for s in sources if s.role == "imported"})
     debates = sorted({f"{s.model} debates {s.name} ({s.prompt_version})" for s in sources if s.role == "debate"})
     run_keys = sorted({f"{s.model}|{s.run}" for s in sources}) or [f"{m}|{r}" for m in sc.models for r in sc.runs]
