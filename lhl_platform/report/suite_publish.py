@@ -38,6 +38,8 @@ class SuitePublication(SQLModel, table=True):
     published_at: datetime = SqlField(sa_type=DateTime(timezone=True))
     judge_validated: bool | None = SqlField(default=None, description="the scope's judge passed (true) or failed "
                                             "(false) its validation; null: never validated, or no judge scores")
+    systems: list[dict[str, Any]] | None = SqlField(default=None, sa_type=JSON, description="what each system is "
+                                                    "(model, nature, provider, model_id), as the report names it")
 
 
 _TABLES: dict[str, type[SQLModel]] = {}
@@ -87,7 +89,8 @@ def publish_suite(report: SuiteReport, suite: Suite, url: str | URL | None, *,
             session.add(SuitePublication(
                 scope_key=key, suite=suite.name, scope=report.scope.model_dump(mode="json"),
                 checks=[{"name": c.name, "passed": c.passed, "summary": c.summary} for c in report.checks],
-                code_version=__version__, published_at=datetime.now(UTC), judge_validated=report.judge_validated))
+                code_version=__version__, published_at=datetime.now(UTC), judge_validated=report.judge_validated,
+                systems=[n.model_dump(mode="json") for n in report.systems]))
             session.flush()
             for name, cls in tables.items():
                 rows: Sequence[BaseModel] = report.sections.get(name, [])

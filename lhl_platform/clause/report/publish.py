@@ -70,6 +70,8 @@ class Publication(SQLModel, table=True):
     published_at: datetime = Field(sa_type=DateTime(timezone=True))
     judge_validated: bool | None = Field(default=None, description="the scope's judge passed (true) or failed "
                                          "(false) held-out validation; null: no held-out result")
+    systems: list[dict[str, Any]] | None = Field(default=None, sa_type=JSON, description="what each system is "
+                                                 "(model, nature, provider, model_id), as the report names it")
 
 
 class PublishedLeaderboardRow(LeaderboardRow):
@@ -148,7 +150,8 @@ def publish(report: Report, url: str | URL | None, *, engine: Engine | None = No
                 seed=boot.seed if boot else 0, level=boot.level if boot else 0.0,
                 provenance=[s.model_dump(mode="json") for s in (report.provenance.sources if report.provenance
                                                                 else [])],
-                published_at=datetime.now(UTC), judge_validated=status))
+                published_at=datetime.now(UTC), judge_validated=status,
+                systems=[n.model_dump(mode="json") for n in report.systems]))
             session.flush()
             for section, name in SECTION_TABLES.items():
                 rows = _section_rows(report, section)
