@@ -43,6 +43,9 @@ window.addEventListener('load', () => {
   });
   const verdict = document.getElementById('verdict');
   if (verdict) out.verdict = verdict.getBoundingClientRect().top;
+  const bottom = sel => { const e = document.querySelector(sel); return e ? e.getBoundingClientRect().bottom : null; };
+  out.first = {nature: bottom('[data-caveat="not_a_real_model"]'), trade: bottom('[data-verdict="trade-off"]'),
+               caveats: bottom('[data-verdict="caveats"]')};
   const pre = document.createElement('pre');
   pre.id = 'lhl-measure';
   pre.textContent = JSON.stringify(out);
@@ -207,3 +210,15 @@ def test_at_1280_px_no_table_is_wider_than_the_page_and_the_verdict_is_above_the
     assert wide == [], wide
     if '<section id="verdict"' in pages[name]["html"] or 'id="verdict"' in pages[name]["html"]:
         assert m["verdict"] is not None and m["verdict"] < FOLD
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="the layout test needs /usr/bin/chromium (.ci/run installs it)")
+@pytest.mark.parametrize("name", ["clause", *SUITES])
+def test_at_1280_by_900_the_first_screen_says_what_the_winner_is_its_trade_offs_and_the_caveats(pages, name,
+                                                                                                  tmp_path):
+    """Read at 1,280 x 900 without scrolling: the winner is not a real model (the demo ranks none), the trade-off
+    line (or what was weighed when none was found) and every caveat."""
+    m = _measure(Path(pages[name]["path"]), tmp_path)
+    first = m["first"]
+    assert first["nature"] is not None and first["trade"] is not None and first["caveats"] is not None, first
+    assert max(first.values()) <= 900, first

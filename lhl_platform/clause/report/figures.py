@@ -111,7 +111,7 @@ def rank_heatmap_figure(report: Report) -> str:
             dark = rank is not None and rank <= max(1, len(models) // 2)
             ax.text(j + 0.5, i + 0.5, text, ha="center", va="center", fontsize=8, color="white" if dark else "black")
     ax.set_xticks([j + 0.5 for j in range(len(schemes))], schemes, rotation=20, ha="right")
-    ax.set_yticks([i + 0.5 for i in range(len(models))], models)
+    ax.set_yticks([i + 0.5 for i in range(len(models))], [_names(report).get(m, m) for m in models])
     ax.set_xlim(0, max(len(schemes), 1))
     ax.set_ylim(max(len(models), 1), 0)
     ax.spines[:].set_visible(False)
