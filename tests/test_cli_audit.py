@@ -36,7 +36,11 @@ def test_report_json_has_exactly_the_spec_shape(demo_home, capsys):
     assert set(report) == {"verdict", "suite", "scope", "leaderboard", "per_run", "typed_profiles", "gaps", "composite",
                            "usage", "rdi", "run_summary", "clause_profiles", "debate_effects", "debate_by_category",
                            "provenance", "statistics", "judge_validation", "coverage", "cost", "judge_heldout",
-                           "checks", "trend"}
+                           "checks", "trend", "systems"}
+    # what each system is: the demo's are offline algorithms and calibration tools, none a provider's model
+    assert {s["model"]: s["nature"] for s in report["systems"]} == {
+        "lexical": "algorithm", "sim-inventor": "simulated", "sim-omitter": "simulated", "sim-balanced": "simulated",
+        "sim-inventor+debate": "simulated"}
     assert set(report["scope"]) == {"corpus_id", "corpus_name", "subset", "runs", "judge", "models", "contracts",
                                     "matched_contracts"}
     assert {(u["model"], u["run"]) for u in report["usage"]} == {(r["model"], r["run"]) for r in report["per_run"]}

@@ -87,14 +87,14 @@ def by_model(natures: Iterable[SystemNature]) -> dict[str, SystemNature]:
     return {n.model: n for n in natures}
 
 
-def named_in(text: str, natures: Mapping[str, SystemNature]) -> str:
+def named_in(text: str, natures: Mapping[str, SystemNature], seen: set[str] | None = None) -> str:
     """`text` with each system's name, where it stands as a whole name, followed by its tag at its first mention
     (apply once)."""
     names = sorted((m for m in natures if tag(m, natures) is not None), key=len, reverse=True)
     if not names:
         return text
     pattern = re.compile(r"(?<![\w+:.-])(" + "|".join(map(re.escape, names)) + r")(?![\w+:-]|\.\w)")
-    seen: set[str] = set()
+    seen = set() if seen is None else seen  # shared: the tag once across several texts read together
 
     def first_named(m: re.Match[str]) -> str:  # the tag once per text: a list of figures stays readable
         name = m.group(1)

@@ -107,11 +107,12 @@ def with_natures(v: Verdict, systems: Sequence[SystemNature]) -> Verdict:
     caveat when the first system is one (docs/method.md, section 17)."""
     natures = by_model(systems)
     out = v.model_copy(deep=True)
-    out.statement = named_in(out.statement, natures)
+    seen: set[str] = set()  # each system tagged at its first mention in the verdict, read top to bottom
+    out.statement = named_in(out.statement, natures, seen)
     for t in out.trade_offs:
-        t.statement = named_in(t.statement, natures)
+        t.statement = named_in(t.statement, natures, seen)
     for c in out.caveats:
-        c.statement = named_in(c.statement, natures)
+        c.statement = named_in(c.statement, natures, seen)
     out.natures = {r.model: natures[r.model].nature for r in out.ranking if r.model in natures}
     stand_ins = [natures[m] for m in out.best if m in natures and natures[m].stand_in]
     if stand_ins:
