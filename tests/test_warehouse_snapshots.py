@@ -380,3 +380,81 @@ def test_gc_keeps_the_newest_snapshots_of_each_layout(shared, tmp_path, capsys):
     assert [s[0] for s in _snapshots(shared)] == [made[4], made[2]]
     assert _objects(shared) == sorted(_key(shared, s) for s in (made[4], made[2]))
     assert main(["--home", str(tmp_path / "home"), "home", "gc", "--keep-snapshots", "-1"]) == 1
+
+
+class _RefuseWarehousePuts(_Forward):
+    """Forwards every request but the upload of a snapshot, which it answers with a 500."""
+
+    def do_PUT(self) -> None:  # noqa: N802 - the http.server protocol
+        if "/warehouse/" not in self.path:
+            self._any()
+            return
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        error = b"<Error><Code>InternalError</Code><Message>injected</Message></Error>"
+        self.send_response(500)
+        self.send_header("Content-Length", str(len(error)))
+        self.end_headers()
+        self.wfile.write(error)
+
+
+def test_a_failed_upload_is_a_warning_and_the_report_stands(shared, s3, folders, tmp_path, capsys, log,  # noqa: F811
+                                                            monkeypatch):
+    _migrate(folders[1])
+    proxy = FaultyProxy(s3)
+    proxy.RequestHandlerClass = _RefuseWarehousePuts
+    with proxy.running():
+        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+        monkeypatch.setenv("AWS_MAX_ATTEMPTS", "2")
+        report = _json_report(capsys, tmp_path / "writer")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3)
+    assert report == folders[2]
+    lines = _builds(log)
+    assert any(line.startswith("warehouse build ") and "not published as a snapshot" in line for line in lines), lines
+    assert _snapshots(shared) == [] and _objects(shared) == []
+
+
+def _tar(members: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for name, body in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(body)
+            tar.addfile(info, io.BytesIO(body))
+    return out.getvalue()
+
+
+def test_a_snapshot_that_cannot_be_read_is_refused_by_name(shared, tmp_path, log):
+    import hashlib
+
+    from lhl_platform.home import Home
+    from lhl_platform.warehouse.snapshots import SnapshotMeta, restore
+    from lhl_platform.warehouse.sql_digest import LAYOUT, sql_digest
+    from lhl_platform.warehouse.store import Store
+
+    home = Home(tmp_path / "pod")
+    _run(home.root, "home", "gc")  # the catalog's tables
+    meta = SnapshotMeta(layout=LAYOUT, sql_digest=sql_digest(home), coverage={}, events=0, fingerprint="f")
+    bodies = {"garbage": b"not a tar archive at all" * 40,
+              "escaping": _tar({"snapshot.json": meta.model_dump_json().encode(), "build.duckdb": b"DUCK",
+                                "../../outside.parquet": b"PAR1"}),
+              "no build": _tar({"snapshot.json": meta.model_dump_json().encode()}),
+              "other record": _tar({"snapshot.json": meta.model_copy(update={"events": 7}).model_dump_json().encode(),
+                                    "build.duckdb": b"DUCK"}),
+              "not a database": _tar({"snapshot.json": meta.model_dump_json().encode(),
+                                      "build.duckdb": b"not a database"})}
+    keys = {}
+    for what, body in bodies.items():
+        sha = hashlib.sha256(body).hexdigest()
+        boto3.client("s3").put_object(Bucket=BUCKET, Key=_key(shared, sha), Body=body)
+        _record(shared, sha, LAYOUT, meta.sql_digest, {}, 0, len(body))
+        keys[what] = f"s3://{BUCKET}/{_key(shared, sha)}"
+    assert restore(home, Store(home.warehouse_path), 1, []) is None
+    refused = {line.split(" refused: ")[0].removeprefix("warehouse snapshot "): line.split(" refused: ")[1]
+               for line in _builds(log) if " refused: " in line}
+    assert refused[keys["garbage"]].startswith("unreadable"), refused
+    assert refused[keys["escaping"]] == "not a warehouse snapshot (unexpected file names)"
+    assert refused[keys["no build"]] == "not a warehouse snapshot (unexpected file names)"
+    assert refused[keys["other record"]] == "its snapshot.json differs from its record in the catalog"
+    assert refused[keys["not a database"]].startswith("not a readable build"), refused
+    assert not (tmp_path / "outside.parquet").exists() and not (home.root / "outside.parquet").exists()
+    assert sorted(p.name for p in home.warehouse_path.iterdir()) == []  # nothing left behind

@@ -297,7 +297,10 @@ def _relocate(store: Store, build: int, tmp: Path, renamed: dict[str, str], snap
 
     from lhl_platform.warehouse.refresh import Projection
 
-    con = duckdb.connect(str(tmp))
+    try:
+        con = duckdb.connect(str(tmp))
+    except duckdb.Error as exc:
+        raise SnapshotRefused(f"not a readable build ({' '.join(str(exc).split())})") from None
     try:
         con.execute("set enable_progress_bar = false")
         con.execute("set file_search_path = " + "'" + str(store.root).replace("'", "''") + "'")
