@@ -204,7 +204,12 @@ def _write(home: Home, store: Store, build: int, segments: list[Path], current: 
             build = build + 1
             store.discard(build)
             con, wrong = _copy_base(store, restored, store.build_path(build).with_suffix(".duckdb.tmp"))
-            base, problem = (restored, None) if con is not None else (None, wrong)
+            if con is None:
+                base, problem = None, wrong
+            else:
+                if problem:
+                    _note(f"{problem}: starting the warehouse afresh from a snapshot in the shared store")
+                base, problem = restored, None
     tmp = store.build_path(build).with_suffix(".duckdb.tmp")
     if con is None:
         con = _open_build(store, tmp, read_only=False)
