@@ -458,3 +458,15 @@ def test_a_snapshot_that_cannot_be_read_is_refused_by_name(shared, tmp_path, log
     assert refused[keys["not a database"]].startswith("not a readable build"), refused
     assert not (tmp_path / "outside.parquet").exists() and not (home.root / "outside.parquet").exists()
     assert sorted(p.name for p in home.warehouse_path.iterdir()) == []  # nothing left behind
+
+
+def test_snapshots_off_neither_publish_nor_restore(shared, folders, tmp_path, capsys, log, monkeypatch):
+    _migrate(folders[1])
+    _json_report(capsys, tmp_path / "writer")
+    assert len(_snapshots(shared)) == 1
+    monkeypatch.setenv("LHL_WAREHOUSE_SNAPSHOTS", "off")
+    log.clear()
+    assert _json_report(capsys, tmp_path / "pod") == folders[2]
+    lines = _builds(log)
+    assert not any("snapshot" in line for line in lines) and _staged(lines)[0][2] == "from nothing", lines
+    assert len(_snapshots(shared)) == 1
