@@ -12,6 +12,10 @@ up to line n only needs the rows after it (the incremental refresh). Each row's 
 checkpoint line of the folder layout (`checkpoint.py`), chained to the line before, so the mirror's
 `CHECKPOINT` is these lines in order and `lhl verify --export` means the same on either store.
 
+`lhl_warehouse_snapshots` records the warehouse snapshots published to the bucket (`warehouse/snapshots.py`): the
+object's SHA-256, the layout and SQL digest of the build, and its coverage, `{stream: [seq, last_chain]}` of the
+last manifest row of each stream it staged. A snapshot is recorded only once its object is whole in the bucket.
+
 A lost connection (a PostgreSQL restart) is retried on a new connection for up to `RETRY_SECONDS`; a commit
 whose reply was lost is recognised on retry by its row (same stream, seq and hash), so it counts once.
 """
@@ -19,6 +23,7 @@ whose reply was lost is recognised on retry by its row (same stream, seq and has
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 import time
@@ -56,6 +61,16 @@ CREATE TABLE IF NOT EXISTS lhl_segments (
     committed_at timestamptz NOT NULL,
     checkpoint text NOT NULL,
     UNIQUE (stream, seq)
+);
+CREATE TABLE IF NOT EXISTS lhl_warehouse_snapshots (
+    sha256 text PRIMARY KEY,
+    layout text NOT NULL,
+    sql_digest text NOT NULL,
+    coverage jsonb NOT NULL,
+    events bigint NOT NULL CHECK (events >= 0),
+    bytes bigint NOT NULL CHECK (bytes > 0),
+    ext text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
 );
 """
 
@@ -185,6 +200,63 @@ class Catalog:
                 raise StreamMoved(stream) from None
 
         self._run(attempt)
+
+
+    # --- warehouse snapshots ------------------------------------------------------------------------------
+
+    def add_snapshot(self, snapshot: SnapshotRow) -> bool:
+        """Record a snapshot whose object is in the bucket; False when it was recorded already."""
+        return bool(self._run(lambda c: c.execute(
+            "INSERT INTO lhl_warehouse_snapshots (sha256, layout, sql_digest, coverage, events, bytes, ext) "
+            "VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s) ON CONFLICT (sha256) DO NOTHING",
+            (snapshot.sha256, snapshot.layout, snapshot.sql_digest, json.dumps(snapshot.coverage, sort_keys=True),
+             snapshot.events, snapshot.bytes, snapshot.ext)).rowcount == 1))
+
+    def snapshots(self, layout: str | None = None, sql_digest: str | None = None) -> list[SnapshotRow]:
+        """The recorded snapshots (of one layout and SQL digest), newest first: the one covering the most events
+        first, then the latest recorded."""
+        where, params = [], []
+        for column, value in (("layout", layout), ("sql_digest", sql_digest)):
+            if value is not None:
+                where.append(f"{column} = %s")
+                params.append(value)
+        sql = ("SELECT sha256, layout, sql_digest, coverage, events, bytes, ext, created_at "
+               "FROM lhl_warehouse_snapshots" + (" WHERE " + " AND ".join(where) if where else "")
+               + " ORDER BY events DESC, created_at DESC, sha256")
+        return self._run(lambda c: [_snapshot(r) for r in c.execute(sql, params)])
+
+    def covers(self, coverage: dict[str, tuple[int, str]]) -> bool:
+        """Whether each (stream, seq, last_chain) of a snapshot's coverage is a committed manifest row."""
+        if not coverage:
+            return True
+        streams = sorted(coverage)
+        found = self._run(lambda c: c.execute(
+            "SELECT count(*) FROM lhl_segments s JOIN unnest(%s::text[], %s::bigint[], %s::text[]) AS c(stream, seq,"
+            " head) ON s.stream = c.stream AND s.seq = c.seq AND s.last_chain = c.head",
+            (streams, [coverage[s][0] for s in streams], [coverage[s][1] for s in streams])).fetchone()[0])
+        return int(found) == len(streams)
+
+    def drop_snapshot(self, sha256: str) -> None:
+        self._run(lambda c: c.execute("DELETE FROM lhl_warehouse_snapshots WHERE sha256 = %s", (sha256,)))
+
+
+@dataclass(frozen=True)
+class SnapshotRow:
+    sha256: str
+    layout: str
+    sql_digest: str
+    coverage: dict[str, tuple[int, str]]  # stream -> (seq, last_chain) of the last manifest row it covers
+    events: int  # events covered, all streams together
+    bytes: int
+    ext: str
+    created_at: datetime | None = None
+
+
+def _snapshot(row: tuple[Any, ...]) -> SnapshotRow:
+    raw = row[3] if isinstance(row[3], dict) else json.loads(row[3])
+    coverage = {str(k): (int(v[0]), str(v[1])) for k, v in raw.items()}
+    return SnapshotRow(str(row[0]), str(row[1]), str(row[2]), coverage, int(row[4]), int(row[5]), str(row[6]),
+                       row[7])
 
 
 class _Conflict(Exception):

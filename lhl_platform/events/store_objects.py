@@ -16,11 +16,13 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 SEGMENTS = "segments"
 CORPORA = "corpora"
+WAREHOUSE = "warehouse"  # snapshots of a warehouse build (`lhl_platform/warehouse/snapshots.py`)
 # How long one request may wait to connect and for a reply (seconds), and how many attempts botocore makes. A
 # request past its timeout is abandoned and retried like a 5xx reply: botocore's standard retry mode backs off
 # exponentially with jitter on 5xx, throttling, connection errors and timeouts. The standard AWS_MAX_ATTEMPTS and
@@ -45,14 +47,30 @@ class ObjectStore:
             raise ValueError(f"LHL_EVENTS_URL must look like s3://bucket/prefix, got {url!r}")
         return ObjectStore(parsed.netloc, parsed.path.strip("/"))
 
-    def key(self, kind: str, sha256: str) -> str:
-        return "/".join(p for p in (self.prefix, kind, f"{sha256}.parquet") if p)
+    def key(self, kind: str, sha256: str, ext: str = "parquet") -> str:
+        return "/".join(p for p in (self.prefix, kind, f"{sha256}.{ext}") if p)
 
     def where(self, key: str) -> str:
         return f"s3://{self.bucket}/{key}"
 
     def put(self, key: str, data: bytes) -> None:
         _client().put_object(Bucket=self.bucket, Key=key, Body=data)
+
+    def put_file(self, key: str, path: Path) -> None:
+        """Upload a file (a large one in parts, by boto3's managed transfer; the object appears only once whole)."""
+        _client().upload_file(str(path), self.bucket, key)
+
+    def download(self, key: str, path: Path) -> bool:
+        """Write the object's bytes to `path`; False when there is no such object."""
+        from botocore.exceptions import ClientError
+
+        try:
+            _client().download_file(self.bucket, key, str(path))
+        except ClientError as exc:
+            if str(exc.response.get("Error", {}).get("Code")) in ("404", "NoSuchKey", "NotFound"):
+                return False
+            raise
+        return True
 
     def get(self, key: str) -> bytes | None:
         """The object's bytes, or None when there is no such object."""

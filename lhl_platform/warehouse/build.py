@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from lhl_platform.corpus.store import CORPUS_STREAM
 from lhl_platform.events.integrity import file_sha256
 from lhl_platform.home import Home
 from lhl_platform.registry import primary_judge
+from lhl_platform.warehouse import snapshots
 from lhl_platform.warehouse.models import (
     EVENT_TABLE,
     LAYERS,
@@ -59,6 +61,7 @@ __all__ = ["LAYERS", "MACROS", "SCOPED", "SCOPE_TABLES", "SqlModel", "SqlPackage
            "sql_packages"]
 
 _BLOCK_SIZE = 65536
+_log = logging.getLogger("lhl.warehouse")
 
 
 def connect(path: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -151,9 +154,11 @@ def _build(home: Home, store: Store, *, force: bool, problem: str | None = None)
             base = record  # checked once copied (`_write`)
     build = store.next_build(record)
     try:
-        _write(home, store, build, segments, current, base, problem)
+        made = _write(home, store, build, segments, current, base, problem, restore=not force)
     except RestageNeeded:
-        _write(home, store, build, segments, current, None, None)
+        made = _write(home, store, build, segments, current, None, None)
+    # Once current here, published to the shared store on a thread of its own (`snapshots.py`): no reader waits.
+    snapshots.publish_after(home, store, made, segments)
     return True
 
 
@@ -161,28 +166,51 @@ class _OtherSql(Exception):
     """The build to refresh from was built by other SQL: a fresh build is needed."""
 
 
-def _write(home: Home, store: Store, build: int, segments: list[Path], current: str, base: BuildRecord | None,
-           problem: str | None) -> None:
+def _copy_base(store: Store, base: BuildRecord, tmp: Path) -> tuple[duckdb.DuckDBPyConnection | None, str | None]:
+    """A copy of the build to refresh from, checked to be what was recorded and made by today's SQL: (its
+    connection, None); otherwise (None, what is wrong with it, or None when it is only of other SQL)."""
     import duckdb
 
-    tmp = store.build_path(build).with_suffix(".duckdb.tmp")
+    store.copy_build(base, tmp)
+    con: duckdb.DuckDBPyConnection | None = None
+    try:
+        con = _open_build(store, tmp, read_only=False)
+        store.check(base, con)
+        row = con.execute("select value from _lhl_build where name = 'sql'").fetchone()
+        if row is None or row[0] != sql_digest():  # built by other SQL
+            raise _OtherSql
+        return con, None
+    except (WarehouseInvalid, WarehouseAltered, duckdb.Error, _OtherSql) as exc:
+        if con is not None:
+            con.close()
+        tmp.unlink()
+        return None, None if isinstance(exc, _OtherSql) else str(exc).split("; ")[0]
+
+
+def _write(home: Home, store: Store, build: int, segments: list[Path], current: str, base: BuildRecord | None,
+           problem: str | None, restore: bool = False) -> BuildRecord:
+    """Write build `build` from `base` (refreshed) or from nothing; with `restore`, a build that would start from
+    nothing starts from the newest usable snapshot in the shared store instead (`snapshots.py`, as build `build`,
+    refreshed into the next). Returns the record made current."""
     store.discard(build)
     con: duckdb.DuckDBPyConnection | None = None
-    if base is not None:
-        store.copy_build(base, tmp)
-        try:  # what it refreshes from must be what was recorded: otherwise start afresh from the events
-            con = _open_build(store, tmp, read_only=False)
-            store.check(base, con)
-            row = con.execute("select value from _lhl_build where name = 'sql'").fetchone()
-            if row is None or row[0] != sql_digest():  # built by other SQL
-                raise _OtherSql
-        except (WarehouseInvalid, WarehouseAltered, duckdb.Error, _OtherSql) as exc:
-            if not isinstance(exc, _OtherSql):
-                problem = str(exc).split("; ")[0]
-            if con is not None:
-                con.close()
-            tmp.unlink()
-            con, base = None, None
+    if base is not None:  # what it refreshes from must be what was recorded: otherwise start afresh
+        con, wrong = _copy_base(store, base, store.build_path(build).with_suffix(".duckdb.tmp"))
+        if con is None:
+            base, problem = None, wrong
+    if con is None and restore:
+        restored = snapshots.restore(home, store, build, segments)
+        if restored is not None:
+            build = build + 1
+            store.discard(build)
+            con, wrong = _copy_base(store, restored, store.build_path(build).with_suffix(".duckdb.tmp"))
+            if con is None:
+                base, problem = None, wrong
+            else:
+                if problem:
+                    _note(f"{problem}: starting the warehouse afresh from a snapshot in the shared store")
+                base, problem = restored, None
+    tmp = store.build_path(build).with_suffix(".duckdb.tmp")
     if con is None:
         con = _open_build(store, tmp, read_only=False)
     try:
@@ -192,6 +220,8 @@ def _write(home: Home, store: Store, build: int, segments: list[Path], current: 
         # One transaction: the file is private until published, and a commit per statement would sync each one.
         con.execute("begin")
         projection.run(segments, home)
+        _log.info("warehouse build %d: staged %d of %d segments (%s)", build, projection.staged, len(segments),
+                  "from nothing" if base is None else f"refreshed from build {base.build}")
         con.execute("delete from _lhl_build")
         con.executemany("insert into _lhl_build values (?, ?)",
                         [["sql", sql_digest()], ["fingerprint", current], ["build", str(build)]])
@@ -212,6 +242,7 @@ def _write(home: Home, store: Store, build: int, segments: list[Path], current: 
         raise
     store.collect_garbage(record, listed)
     store.remove_legacy(home.root)
+    return record
 
 
 # --- in memory ----------------------------------------------------------------------------------------------

@@ -91,6 +91,7 @@ class Projection:
     _columns: dict[str, dict[str, str]] = field(default_factory=dict)
     _values: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
     _stored: set[str] | None = None
+    staged: int = 0  # segments this refresh staged (the ones its build had not)
 
     def __post_init__(self) -> None:
         self.db = str(self.one("select current_database()"))
@@ -171,6 +172,7 @@ class Projection:
         if staged - listed:
             raise RestageNeeded("the build staged segments the event log no longer lists")
         new = [p for p in segments if (p.parent.name, p.name) not in staged]
+        self.staged = len(new)
         kinds = registered_kinds()
         changed: dict[str, list[str]] = {k.staging: [] for k in kinds}
         for batch in _batches(new):

@@ -103,12 +103,19 @@ def cmd_home_migrate(args: argparse.Namespace, home: Home) -> int:
 def cmd_home_gc(args: argparse.Namespace, home: Home) -> int:
     from datetime import timedelta
 
+    from lhl_platform.warehouse.snapshots import collect_snapshots
+
     if args.older_than_hours < 0:
         raise CliError("--older-than-hours must not be negative")
+    if args.keep_snapshots < 0:
+        raise CliError("--keep-snapshots must not be negative")
     store = _shared_store(None, None)
     deleted, kept = store.gc(timedelta(hours=args.older_than_hours))
     print(f"removed {deleted} uncommitted segment objects older than {args.older_than_hours:g}h; "
           f"{kept} committed ones kept")
+    removed, snapshots = collect_snapshots(store, args.keep_snapshots, timedelta(hours=args.older_than_hours))
+    print(f"removed {removed} warehouse snapshots (beyond the newest {args.keep_snapshots} of each layout, or "
+          f"never recorded); {snapshots} kept")
     return 0
 
 
@@ -170,9 +177,12 @@ def register(cli: Cli) -> None:
     migrate.add_argument("--events-url", help="s3://bucket/prefix (default: LHL_EVENTS_URL)")
     migrate.add_argument("--catalog-url", help="postgresql://... (default: LHL_CATALOG_URL)")
     gc = cli.add("gc", cmd_home_gc, "remove segment objects of the shared store that no append committed "
-                 "(left by writers that died between upload and commit)", "home")
+                 "(left by writers that died between upload and commit) and old warehouse snapshots", "home")
     gc.add_argument("--older-than-hours", type=float, default=1.0,
-                    help="only objects at least this old, so appends in flight keep theirs (default 1)")
+                    help="only uncommitted objects at least this old, so appends and snapshot uploads in flight "
+                    "keep theirs (default 1)")
+    gc.add_argument("--keep-snapshots", type=int, default=3, metavar="N",
+                    help="warehouse snapshots kept of each layout, the newest (default 3)")
     ui = cli.add("ui", cmd_ui, "the Dagster UI for this home (lineage, partitions, checks, schedules)")
     ui.add_argument("--host", default="127.0.0.1")
     ui.add_argument("--port", type=int, default=3000, help="the TCP port, 1 to 65535 (default 3000)")
