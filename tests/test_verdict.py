@@ -289,3 +289,55 @@ def test_a_system_the_judge_labelled_in_part_is_a_caveat(tmp_path: Path) -> None
     caveats = {c.kind: c for c in clause_verdict(build_report(home, resamples=50)).caveats}
     assert caveats["partly_judged"].subjects == ["a"]
     assert "decided 1 of the 2 true positives of a (1 not labelled)" in caveats["partly_judged"].statement
+
+
+def test_contractscrub_weighs_its_term_only_figures_too(demo_home: Path, capsys) -> None:
+    """The runner-up's higher term-only precision is a trade-off of the winner's, as its precision is."""
+    data = _suite_json(capsys, demo_home, "contractscrub")
+    verdict, board = data["verdict"], {r["model"]: r for r in data["leaderboard"]}
+    first = verdict["best"][0]
+    ranked = [r for r in board.values() if r["rank"] is not None]
+    for metric in ("terms_only_recall", "terms_only_precision", "terms_only_f1"):
+        worst = min(r[metric] for r in ranked)
+        assert any(t["metric"] == metric for t in verdict["trade_offs"]) == (board[first][metric] == worst), metric
+    assert {"term-only recall", "term-only precision", "term-only F1"} <= set(verdict["checked"])
+
+
+def _cost(rows: list[tuple[str, int | None, int | None, float | None]]) -> Any:
+    from lhl_platform.report.cost import CostSection
+    from lhl_platform.report.marts import CostPerCorrectRow
+
+    return CostSection(unit="true positive", by_stage=[], batch_savings=[], over_time=[], unknown=[], per_correct=[
+        CostPerCorrectRow(model=m, calls=calls, unknown_cost_calls=0, correct=correct, unit="true positive",
+                          cost_usd=usd, cost_per_correct_usd=None if usd is None or not correct else usd / correct)
+        for m, calls, correct, usd in rows])
+
+
+def test_the_costliest_first_system_per_correct_answer_is_a_trade_off() -> None:
+    from lhl_platform.report.verdict import costliest
+
+    # free offline systems: weighed in calls per true positive (4,516 calls for 278 against 297 for 273)
+    found, weighed = costliest("a", _cost([("a", 4516, 278, 0.0), ("b", 297, 273, 0.0)]), ["a", "b"])
+    assert weighed == "calls per true positive" and [t.kind for t in found] == ["cost"]
+    assert found[0].best_model == "b" and round(found[0].value or 0, 2) == 16.24
+    assert "4,516 calls for 278 against 297 for 273" in found[0].statement
+    # priced systems: in USD; the cheaper first system has no cost trade-off
+    found, weighed = costliest("a", _cost([("a", 10, 5, 1.0), ("b", 10, 5, 4.0)]), ["a", "b"])
+    assert weighed == "cost per true positive" and found == []
+    # a system with no correct answer is left out, never counted as 0; one left is nothing to compare
+    assert costliest("a", _cost([("a", 10, 5, 0.0), ("b", 10, 0, 0.0)]), ["a", "b"]) == ([], None)
+    assert costliest("a", None, ["a", "b"]) == ([], None)
+
+
+def test_a_stand_in_is_tagged_once_where_the_verdict_first_names_it() -> None:
+    from lhl_platform.report.system_nature import SystemNature, by_model, named_in, nature_of
+
+    natures = by_model([SystemNature(model="sim-x", nature="simulated"), SystemNature(model="gpt", nature="model"),
+                        SystemNature(model="sim-x+debate", nature="simulated")])
+    seen: set[str] = set()
+    assert named_in("sim-x+debate is first; next: sim-x (#2), then gpt.", natures, seen) == (
+        "sim-x+debate (simulated from the gold) is first; next: sim-x (simulated from the gold) (#2), then gpt.")
+    assert named_in("sim-x is partial.", natures, seen) == "sim-x is partial."  # already said
+    # a registered API model is real; an unregistered name is unknown, never called a stand-in
+    assert nature_of("m", {"m": ("openai", "gpt-4.1", "extractor")}).nature == "model"
+    assert nature_of("imported", {}).nature == "unregistered" and not nature_of("imported", {}).stand_in
