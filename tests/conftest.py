@@ -85,7 +85,7 @@ SLOWEST_FILES = (
     "test_production_deployment.py",  # ~120
     "test_debate_pipeline.py", "test_scrub_suite.py", "test_shared_store.py", "test_cost_report.py",  # ~90 each
     "test_judge_marks.py", "test_spend_limit.py", "test_shared_store_suites.py", "test_simulated_recovery.py",
-    "test_run_path.py", "test_scopes.py",  # ~65
+    "test_run_path.py", "test_scopes.py", "test_warehouse_snapshots.py",  # ~65
     "test_insufficiency_suite.py", "test_secret_echo.py", "test_scrub_build.py", "test_suite_partitions.py",
     "test_terminal_noise.py", "test_judges.py", "test_cli_audit.py",  # ~40-55
     "test_judge_coverage.py", "test_price_table.py", "test_resume.py", "test_judge_marks_suites.py",  # ~30-40
