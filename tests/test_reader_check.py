@@ -154,6 +154,12 @@ def test_a_stand_in_is_named_for_what_it_is_and_the_verdict_says_so(page: dict[s
     if fmt == "html":  # in the table, what it is sits under the name
         assert re.search(rf'data-value="{re.escape(winner)}">{re.escape(html_lib.escape(winner))}[^<]*<br><span '
                          r'class="nature">', text)
+    if fmt == "html":  # no figure draws a stand-in by its bare name
+        stand_ins = {m for m, n in natures.items() if n in ("simulated", "gold_reader", "algorithm")}
+        drawn = {html_lib.unescape(t).strip() for svg in re.findall(r"<svg.*?</svg>", text, re.S)
+                 for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)}
+        assert any(f"{winner} (" in t for t in drawn), "the figures name the winner"
+        assert not stand_ins & drawn, sorted(stand_ins & drawn)
     first_screen = text.split('<section id="glossary">')[0] if fmt == "html" else text.split("## Terms")[0]
     assert "not a real model" in first_screen  # on the first screen: the verdict
 

@@ -183,7 +183,7 @@ def judge_validation_rows(con: duckdb.DuckDBPyConnection) -> list[InsufficiencyJ
 def f2_overflag_figure(rows: Sequence[BaseModel]) -> str:
     """F2 on the variants against over-flag on the base queries, one point per model with its F2 interval: a
     model that hedges as a disposition sits right (it over-flags complete queries too)."""
-    from lhl_platform.report.figures import model_colors, new_figure, to_svg
+    from lhl_platform.report.figures import drawn_name, model_colors, new_figure, to_svg
 
     board = [r for r in rows if isinstance(r, LeaderboardRow)]
     fig = new_figure(5.6, 3.8)
@@ -195,8 +195,10 @@ def f2_overflag_figure(rows: Sequence[BaseModel]) -> str:
         low = r.f2 - r.f2_ci_low if r.f2_ci_low is not None else 0.0
         high = r.f2_ci_high - r.f2 if r.f2_ci_high is not None else 0.0
         ax.errorbar([r.over_flag], [r.f2], yerr=[[low], [high]], fmt="o", color=colors[r.model], capsize=3,
-                    label=r.model)
-        ax.annotate(r.model, (r.over_flag, r.f2), textcoords="offset points", xytext=(6, 4), fontsize=8)
+                    label=drawn_name(r.model))
+        right = r.over_flag > 0.5  # a label on the right half reads leftwards, inside the axes
+        ax.annotate(drawn_name(r.model), (r.over_flag, r.f2), textcoords="offset points",
+                    xytext=(-6, 4) if right else (6, 4), ha="right" if right else "left", fontsize=8)
     ax.set_xlim(-0.05, 1.05)
     ax.set_ylim(-0.05, 1.05)
     ax.set_xlabel("over-flag (share of complete base queries with a claimed gap)")

@@ -14,7 +14,9 @@ from __future__ import annotations
 import base64
 import io
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +60,25 @@ def data_uri(svg: str) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
 
 
+# The names figures draw systems by, set by the page being rendered (`naming`): a system that is not a real model is
+# drawn with what it is (`report/system_nature.py`), as the page's tables name it, without every figure taking them.
+_NAMES: ContextVar[Mapping[str, str] | None] = ContextVar("lhl_figure_names", default=None)
+
+
+@contextmanager
+def naming(names: Mapping[str, str]) -> Iterator[None]:
+    token = _NAMES.set(names)
+    try:
+        yield
+    finally:
+        _NAMES.reset(token)
+
+
+def drawn_name(model: str) -> str:
+    """The system's name as the figures of the page being rendered draw it."""
+    return (_NAMES.get() or {}).get(model, model)
+
+
 @dataclass
 class Estimate:
     """One row of a forest plot: a point with its interval (any of them may be missing)."""
@@ -91,7 +112,7 @@ def forest_plot(ax: Axes, estimates: list[Estimate], groups: Sequence[str], mode
         for model in models:
             e = by_key.get((group, model))
             ticks.append(y)
-            labels.append((names or {}).get(model, model))
+            labels.append((names or {}).get(model) or drawn_name(model))
             if e is not None and e.value is not None:
                 crosses = zero_line and e.low is not None and e.high is not None and e.low <= 0 <= e.high
                 few = e.n is not None and e.n < FEW_CASES

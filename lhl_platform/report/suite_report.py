@@ -21,7 +21,7 @@ from lhl_platform import __version__
 from lhl_platform.home import Home
 from lhl_platform.quality.checks import CheckOutcome
 from lhl_platform.report.cost import CostSection, cost_html, cost_json, cost_lines, suite_cost
-from lhl_platform.report.figures import leaderboard_strip
+from lhl_platform.report.figures import leaderboard_strip, naming
 from lhl_platform.report.glossary import with_glossary, with_glossary_html
 from lhl_platform.report.html import CSS, checks_html, figure_html, section_html
 from lhl_platform.report.humane import humane_html, humane_markdown
@@ -212,6 +212,7 @@ def _names(report: SuiteReport) -> list[str]:
 def render_suite_html(report: SuiteReport, suite: Suite, verdict: Verdict) -> str:
     """One self-contained file: the verdict, the scope, every section as a table (exact values in `data-value`)
     with the suite's figure where it draws one, and the checks."""
+    natures = by_model(report.systems)
     body = [render_verdict_html(verdict),
             section_html("scope", "Scope", "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in _scope_lines(report))
                          + "</ul>")]
@@ -225,7 +226,8 @@ def render_suite_html(report: SuiteReport, suite: Suite, verdict: Verdict) -> st
             if strip is not None:
                 parts.append(figure_html(strip[0], strip[1], f"{section.name}_intervals"))
         if section.figure is not None and rows:
-            parts.append(figure_html(section.figure(rows), section.title, section.name))
+            with naming({n.model: shown_name(n.model, natures) for n in report.systems}):  # as the tables name them
+                parts.append(figure_html(section.figure(rows), section.title, section.name))
         if rows:
             parts.append(html_tables(shown))
         else:

@@ -12,7 +12,7 @@ from lhl_platform.monitoring.series import Point
 def trend_svg(monitor: Monitor, points: Sequence[Point], changed: set[tuple[str, str, int]], *, title: str,
               labels: dict[str, str] | None = None) -> str:
     """`changed`: the (model, metric, run) whose overall figure changed in that round."""
-    from lhl_platform.report.figures import model_colors, new_figure, to_svg
+    from lhl_platform.report.figures import drawn_name, model_colors, new_figure, to_svg
 
     overall = [p for p in points if p.category is None]
     metrics = [m for m in monitor.metrics if any(p.metric == m.key for p in overall)]
@@ -33,7 +33,7 @@ def trend_svg(monitor: Monitor, points: Sequence[Point], changed: set[tuple[str,
             color = colors[model]
             xs = [p.run for p, _ in drawn]
             ys = [v for _, v in drawn]
-            ax.plot(xs, ys, color=color, linewidth=1.2, label=shown.get(model, model))
+            ax.plot(xs, ys, color=color, linewidth=1.2, label=shown.get(model) or drawn_name(model))
             ax.fill_between(xs, [v if p.ci_low is None else p.ci_low for p, v in drawn],
                             [v if p.ci_high is None else p.ci_high for p, v in drawn], color=color, alpha=0.15,
                             linewidth=0)

@@ -45,7 +45,7 @@ from lhl_platform.report.html import (
 from lhl_platform.report.humane import humane_html
 from lhl_platform.report.labels import FEW_CASES, FEW_MARK, pct, signed
 from lhl_platform.report.layout import html_tables, view
-from lhl_platform.report.system_nature import by_model, systems_text
+from lhl_platform.report.system_nature import by_model, shown_name, systems_text
 from lhl_platform.report.verdict_render import render_verdict_html
 from lhl_platform.warehouse.scope import coverage_statement
 
@@ -568,9 +568,16 @@ SECTIONS = (("verdict", "Verdict"), ("glossary", "Terms"),  # the verdict first 
 
 def _trend(report: Report) -> str:
     from lhl_platform.clause.monitor import MONITOR
+    from lhl_platform.report.figures import naming
     from lhl_platform.report.monitor import trend_html
 
-    return trend_html(report.trend, MONITOR, "Clause extraction (CUAD)")
+    with naming(_drawn_names(report)):  # the trend figure draws each system as the tables name it
+        return trend_html(report.trend, MONITOR, "Clause extraction (CUAD)")
+
+
+def _drawn_names(report: Report) -> dict[str, str]:
+    natures = by_model(report.systems)
+    return {n.model: shown_name(n.model, natures) for n in report.systems}
 
 
 def render_html(report: Report, checks: Sequence[CheckOutcome] = ()) -> str:
