@@ -18,13 +18,10 @@ bucket and database add their latency to every commit. Ratios are shared / folde
 from __future__ import annotations
 
 import argparse
-import logging
 import os
-import socket
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,22 +29,12 @@ sys.path.insert(0, str(ROOT))
 
 os.environ.setdefault("LHL_CACHE_KEY_FILE", str(Path(tempfile.mkdtemp(prefix="lhl-bench-key-")) / "key"))
 
-import boto3  # noqa: E402
-import psycopg  # noqa: E402
-from moto.server import ThreadedMotoServer  # noqa: E402
-
+from benchmarks.loopback import loopback_store  # noqa: E402
 from lhl_platform.clause.extraction.events import ExtractionEvent, ExtractionFailed  # noqa: E402
 from lhl_platform.events.log import EventLog  # noqa: E402
-from lhl_platform.events.store import FOLDER, SegmentStore  # noqa: E402
+from lhl_platform.events.store import CATALOG_URL_ENV, EVENTS_URL_ENV, FOLDER, SegmentStore  # noqa: E402
 from lhl_platform.events.store_objects import FETCHERS_ENV, fetchers  # noqa: E402
 from lhl_platform.events.store_shared import shared_store  # noqa: E402
-from tests.test_publish import postgres  # noqa: E402  (the tests' throwaway PostgreSQL server)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _append(log: EventLog, commits: int, events: int) -> float:
@@ -70,21 +57,9 @@ def main() -> None:
     parser.add_argument("--commits", type=int, default=200)
     parser.add_argument("--events", type=int, default=50)
     args = parser.parse_args()
-    server_gen = postgres.__wrapped__()  # type: ignore[attr-defined]
-    host_url, password = next(server_gen)
-    port = _free_port()
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's server logs every request otherwise
-    s3 = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    s3.start()
-    try:
-        os.environ.update({"AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AWS_ACCESS_KEY_ID": "bench",
-                           "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"})
-        boto3.client("s3").create_bucket(Bucket="lhl-bench")
-        name = "bench_" + uuid.uuid4().hex[:8]
-        with psycopg.connect(host_url, password=password, autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {name}")
-        catalog = host_url.replace("postgresql://lhl@", f"postgresql://lhl:{password}@").rsplit("/", 1)[0]
-        shared = shared_store(f"s3://lhl-bench/{name}", f"{catalog}/{name}")
+    with loopback_store() as new_store:
+        env = new_store("bench")
+        shared = shared_store(env[EVENTS_URL_ENV], env[CATALOG_URL_ENV])
         work = Path(tempfile.mkdtemp(prefix="lhl-bench-"))
         n = args.commits * args.events
         rows = []
@@ -104,9 +79,6 @@ def main() -> None:
         print(f"shared / folder: append time x{s_took / f_took:.1f}, refresh cold x{s_cold / f_cold:.1f} "
               f"(x{serial / f_cold:.1f} one at a time), refresh warm x{s_warm / f_warm:.1f}  ({args.commits} commits "
               f"of {args.events} events; {fetchers()} fetchers)")
-    finally:
-        s3.stop()
-        next(server_gen, None)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import os
 import sys
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -21,20 +22,43 @@ LIBRARIES = ("numpy", "duckdb", "pydantic")  # the bootstrap's random streams, t
 
 @lru_cache(maxsize=1)
 def code_digest() -> str:
+    """This machine's key for the code: each file by size and modification time (a stat each)."""
+    digest = _versions()
+    for path, name in _files():
+        info = os.stat(path)
+        digest.update(f"{name}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def code_content_digest() -> str:
+    """The same code's key on any machine: each file by its bytes (a read each, ~2 MB: what keys a result shared
+    between machines, which a checkout's modification times would tell apart)."""
+    digest = _versions()
+    for path, name in _files():
+        with open(path, "rb") as fh:
+            digest.update(f"{name}:{hashlib.sha256(fh.read()).hexdigest()}\n".encode())
+    return digest.hexdigest()
+
+
+def _versions() -> hashlib._Hash:
     from lhl_platform import __version__
 
     digest = hashlib.sha256(f"{sys.version}\nlhl-platform={__version__}\n".encode())
     for dist in LIBRARIES:
         with contextlib.suppress(metadata.PackageNotFoundError):
             digest.update(f"{dist}={metadata.version(dist)}\n".encode())
+    return digest
+
+
+def _files() -> Iterator[tuple[str, str]]:
+    """Each covered file: its path, and its name relative to the checkout."""
     for root in ROOTS:
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             for name in sorted(f for f in filenames if f.endswith((".py", ".sql", ".jsonl"))):
                 path = os.path.join(dirpath, name)
-                info = os.stat(path)
-                digest.update(f"{os.path.relpath(path, root.parent)}:{info.st_size}:{info.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+                yield path, os.path.relpath(path, root.parent)
 
 
 def under_platform(path: str | None) -> bool:

@@ -126,6 +126,19 @@ CUAD_DIR = Path(os.environ.get("LHL_CUAD_DIR", Path(__file__).resolve().parents[
 
 
 @pytest.fixture
+def shared(postgres, s3, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """A fresh shared store (its own database and bucket prefix) attached through the environment: its env.
+    `postgres` (tests/test_publish.py) and `s3` (tests/shared_store_support.py) are the fixtures the requesting
+    module imports."""
+    from tests.shared_store_support import new_store
+
+    env = new_store(postgres)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return env
+
+
+@pytest.fixture
 def cuad_dir() -> Path:
     if not (CUAD_DIR / "master_clauses.csv").exists():
         pytest.skip(f"CUAD v1 not found at {CUAD_DIR} (set LHL_CUAD_DIR to run CUAD-scale tests)")

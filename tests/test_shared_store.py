@@ -36,15 +36,6 @@ moto_server = pytest.importorskip("moto.server", reason="moto[server] is not ins
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def shared(postgres, s3, monkeypatch):  # noqa: F811
-    """A fresh shared store (its own database and prefix) attached through the environment: its env."""
-    env = new_store(postgres)
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    return env
-
-
 def _objects(prefix: str) -> list[str]:
     listed = boto3.client("s3").list_objects_v2(Bucket=BUCKET, Prefix=prefix + "/segments/")
     return [o["Key"] for o in listed.get("Contents", [])]

@@ -31,7 +31,7 @@ from lhl_platform.events.store import CATALOG_URL_ENV, EVENTS_URL_ENV
 from lhl_platform.warehouse.snapshots import wait_for_snapshots
 from orchestration.cli import main
 from tests.helpers import clock_readings_apart
-from tests.shared_store_support import BUCKET, FaultyProxy, _Forward, new_store, s3, set_env  # noqa: F401
+from tests.shared_store_support import BUCKET, FaultyProxy, _Forward, s3, set_env  # noqa: F401
 from tests.test_publish import postgres  # noqa: F401  (the module-scoped PostgreSQL server fixture)
 
 psycopg = pytest.importorskip("psycopg")
@@ -80,15 +80,6 @@ def folders(tmp_path_factory):
     report = clock_readings_apart(json.loads(out.getvalue()))[0]
     assert {r["model"] for r in report["leaderboard"]} == {"lex", "omit"}
     return first, second, report
-
-
-@pytest.fixture
-def shared(postgres, s3, monkeypatch):  # noqa: F811
-    """A fresh shared store attached through the environment: its env."""
-    env = new_store(postgres)
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    return env
 
 
 @pytest.fixture

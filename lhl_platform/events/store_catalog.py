@@ -72,6 +72,13 @@ CREATE TABLE IF NOT EXISTS lhl_warehouse_snapshots (
     ext text NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now()
 );
+CREATE TABLE IF NOT EXISTS lhl_shared_reports (
+    key text PRIMARY KEY,
+    sha256 text NOT NULL,
+    line bigint NOT NULL CHECK (line >= 0),
+    body bytea NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
 """
 
 T = TypeVar("T")
@@ -238,6 +245,31 @@ class Catalog:
 
     def drop_snapshot(self, sha256: str) -> None:
         self._run(lambda c: c.execute("DELETE FROM lhl_warehouse_snapshots WHERE sha256 = %s", (sha256,)))
+
+    # --- the head and the reports rendered at it ----------------------------------------------------------
+
+    def head(self) -> tuple[int, str]:
+        """The last checkpoint line and its text ((0, "") before the first commit): each line names the one
+        before it by hash, so the last one names every commit."""
+        row = self._run(lambda c: c.execute("SELECT line, checkpoint FROM lhl_segments ORDER BY line DESC LIMIT 1"
+                                            ).fetchone())
+        return (int(row[0]), str(row[1])) if row else (0, "")
+
+    def shared_report(self, key: str) -> tuple[str, bytes] | None:
+        """The report recorded under `key`: (its SHA-256, its bytes), if any."""
+        row = self._run(lambda c: c.execute("SELECT sha256, body FROM lhl_shared_reports WHERE key = %s", (key,))
+                        .fetchone())
+        return (str(row[0]), bytes(row[1])) if row else None
+
+    def add_shared_report(self, key: str, sha256: str, line: int, body: bytes) -> None:
+        self._run(lambda c: c.execute("INSERT INTO lhl_shared_reports (key, sha256, line, body) VALUES "
+                                      "(%s, %s, %s, %s) ON CONFLICT (key) DO NOTHING", (key, sha256, line, body)))
+
+    def drop_shared_reports_before(self, lines: int) -> int:
+        """Forget the reports of all but the newest `lines` distinct lines reports were recorded at; how many."""
+        return int(self._run(lambda c: c.execute(
+            "DELETE FROM lhl_shared_reports WHERE line NOT IN (SELECT DISTINCT line FROM lhl_shared_reports "
+            "ORDER BY line DESC LIMIT %s)", (lines,)).rowcount))
 
 
 @dataclass(frozen=True)

@@ -147,6 +147,28 @@ class SharedStore:
                 fh.write(b"".join(r.checkpoint.encode() + b"\n" for r in rows))
             self._write_state(root, rows[-1].line, path.stat().st_size)
 
+    # --- heads: the events a machine has, named alike on every machine ----------------------------------
+
+    def head(self) -> str:
+        """The catalog's head: the store, its last checkpoint line and that line's hash (which chains every
+        commit before it)."""
+        line, text = self.catalog.head()
+        return _head(self.catalog.store_id(), line, text)
+
+    def mirror_head(self, root: Path) -> str | None:
+        """The same for the commits this home's mirror holds (read, not refreshed); None without a mirror."""
+        if not (root / STATE).is_file():
+            return None
+        with _flock(root / SYNC_LOCK):
+            line = self._read_state(root)
+            path = Checkpoint(root).path
+            last = b""
+            if line and path.is_file():
+                with path.open("rb") as fh:
+                    fh.seek(max(0, path.stat().st_size - 4096))
+                    last = fh.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        return _head(self.catalog.store_id(), line, last.decode())
+
     # --- the mirror --------------------------------------------------------------------------------------
 
     def _read_state(self, root: Path) -> int:
@@ -313,6 +335,10 @@ class SharedStore:
                 self.objects.delete(key)
                 deleted += 1
         return deleted, kept
+
+
+def _head(store_id: str, line: int, checkpoint: str) -> str:
+    return f"{store_id}:{line}:{hashlib.sha256(checkpoint.encode()).hexdigest() if line else ''}"
 
 
 def _corpus_files(segment: bytes) -> Iterator[tuple[str, str, str]]:

@@ -27,9 +27,9 @@ def computed_sql_digest() -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def registrations_key() -> str | None:
-    """What the SQL is a function of beside the code: the event modules declared, the event types registered and
-    the SQL packages; None when any of them is not the platform's own."""
+def registrations_key(code: str | None = None) -> str | None:
+    """The code (`code`, else `code_digest()`) with what the SQL is a function of beside it: the event modules
+    declared, the event types registered and the SQL packages; None when any of them is not the platform's own."""
     catalog = active()
     kinds = catalog.kind_entries.values()
     # the modules that register event types, whether imported yet or not (the key must not depend on which ones a
@@ -40,7 +40,7 @@ def registrations_key() -> str | None:
             or not all(k.payload.__module__.startswith(PLATFORM) for k in kinds)
             or not all(under_platform(str(p.folder)) for p in sql_packages())):
         return None
-    text = "\n".join([LAYOUT, code_digest(), *modules, "", *packages])
+    text = "\n".join([LAYOUT, code or code_digest(), *modules, "", *packages])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -103,6 +103,7 @@ def cmd_home_migrate(args: argparse.Namespace, home: Home) -> int:
 def cmd_home_gc(args: argparse.Namespace, home: Home) -> int:
     from datetime import timedelta
 
+    from lhl_platform.report.shared import collect_shared_reports
     from lhl_platform.warehouse.snapshots import collect_snapshots
 
     if args.older_than_hours < 0:
@@ -116,6 +117,8 @@ def cmd_home_gc(args: argparse.Namespace, home: Home) -> int:
     removed, snapshots = collect_snapshots(store, args.keep_snapshots, timedelta(hours=args.older_than_hours))
     print(f"removed {removed} warehouse snapshots (beyond the newest {args.keep_snapshots} of each layout, or "
           f"never recorded); {snapshots} kept")
+    reports = collect_shared_reports(store, args.keep_snapshots)
+    print(f"removed {reports} shared reports (of all but the newest {args.keep_snapshots} states of the events)")
     return 0
 
 
@@ -182,7 +185,8 @@ def register(cli: Cli) -> None:
                     help="only uncommitted objects at least this old, so appends and snapshot uploads in flight "
                     "keep theirs (default 1)")
     gc.add_argument("--keep-snapshots", type=int, default=3, metavar="N",
-                    help="warehouse snapshots kept of each layout, the newest (default 3)")
+                    help="warehouse snapshots kept of each layout, the newest, and the states of the events whose "
+                    "shared reports are kept (default 3)")
     ui = cli.add("ui", cmd_ui, "the Dagster UI for this home (lineage, partitions, checks, schedules)")
     ui.add_argument("--host", default="127.0.0.1")
     ui.add_argument("--port", type=int, default=3000, help="the TCP port, 1 to 65535 (default 3000)")

@@ -19,11 +19,11 @@ def cmd_report(args: argparse.Namespace, home: Home) -> int:
 
         write_out(json.dumps(reporting.rows_schema(suite), indent=2), args.out, "JSON schema")
         return 0
-    if not home.events.has_events():
-        raise CliError(f"nothing to report in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
     reporting, request, asked = suite_scope(args, suite)
 
     def render() -> str:
+        if not home.events.has_events():
+            raise CliError(f"nothing to report in {home.root}: run `lhl demo`, `lhl audit` or `lhl import outcomes`")
         return reporting.render(reporting.build(home, suite, request, asked, args.format), suite, args.format)
 
     from lhl_platform.report.served import served_report
