@@ -101,7 +101,7 @@ def scale(runs: int, work: Path, store_env: dict[str, str]) -> tuple[int, float,
     fetched = sum(1 for _ in (work / "pod-shared").rglob("*.parquet"))
     with psycopg.connect(catalog) as conn:
         (size,) = conn.execute("SELECT bytes FROM lhl_warehouse_snapshots ORDER BY created_at LIMIT 1").fetchone()
-        (shared_bytes,) = conn.execute("SELECT max(bytes) FROM lhl_shared_reports").fetchone()
+        (shared_bytes,) = conn.execute("SELECT max(octet_length(body)) FROM lhl_shared_reports").fetchone()
     print(f"  first pod (builds, publishes):     {first:7.2f}s", flush=True)
     print(f"  warm home:                         {warm:7.2f}s")
     print(f"  cold pod, nothing shared:          {off:7.2f}s   x{off / warm:.1f} the warm home")

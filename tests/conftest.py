@@ -87,7 +87,7 @@ SLOWEST_FILES = (
     "test_judge_marks.py", "test_spend_limit.py", "test_shared_store_suites.py", "test_simulated_recovery.py",
     "test_run_path.py", "test_scopes.py", "test_warehouse_snapshots.py",  # ~65
     "test_insufficiency_suite.py", "test_secret_echo.py", "test_scrub_build.py", "test_suite_partitions.py",
-    "test_terminal_noise.py", "test_judges.py", "test_cli_audit.py",  # ~40-55
+    "test_terminal_noise.py", "test_judges.py", "test_cli_audit.py", "test_shared_reports.py",  # ~40-55
     "test_judge_coverage.py", "test_price_table.py", "test_resume.py", "test_judge_marks_suites.py",  # ~30-40
 )
 
@@ -136,6 +136,19 @@ def shared(postgres, s3, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     return env
+
+
+@pytest.fixture(scope="session")
+def two_step_homes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(first, second): the folder homes of one small audit in two steps (tests/shared_store_support.py), made once
+    for the worker's shared-store files, which only read them (`lhl home migrate` leaves a folder home as it was)."""
+    from orchestration.cli import main
+    from tests.shared_store_support import two_step_audit
+
+    def run(home: Path, *argv: str) -> None:
+        assert main(["--home", str(home), *argv]) == 0, argv
+
+    return two_step_audit(tmp_path_factory.mktemp("two-steps"), run)
 
 
 @pytest.fixture

@@ -12,11 +12,13 @@ import http.client
 import http.server
 import os
 import random
+import shutil
 import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +159,24 @@ class _Forward(http.server.BaseHTTPRequestHandler):
         conn.close()
 
     do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = _any
+
+
+def two_step_audit(root: Path, run: Callable[..., object]) -> tuple[Path, Path]:
+    """A folder home audited in two steps, outside any shared store: two contracts by one offline model (`first`,
+    a copy of the events and corpora at that point), then by a second too (`second`). `run(home, *argv)` runs one
+    command."""
+    from lhl_platform.corpus.demo import DEMO_DIR
+
+    first, second = root / "first", root / "second"
+    with set_env({EVENTS_URL_ENV: None, CATALOG_URL_ENV: None}):
+        for argv in (("ingest", "cuad", str(DEMO_DIR)), ("subset", "create", "two", "--size", "2", "--seed", "1"),
+                     ("models", "add", "lex", "--provider", "offline", "--model-id", "lexical"),
+                     ("audit", "--models", "lex", "--runs", "1", "--subset", "two")):
+            run(second, *argv)
+        first.mkdir()
+        for part in ("events", "corpora"):
+            shutil.copytree(second / part, first / part)
+        for argv in (("models", "add", "omit", "--provider", "offline", "--model-id", "simulated:omitter"),
+                     ("audit", "--models", "omit", "--runs", "1", "--subset", "two")):
+            run(second, *argv)
+    return first, second

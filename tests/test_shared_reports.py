@@ -1,7 +1,7 @@
 """Reports shared between the machines of one shared store (`lhl_platform/report/shared.py`): a new pod asked for a
 report another machine printed at the same events prints it without fetching a segment; new events are never
-served an older report; a damaged one is refused by name and the report made afresh; `lhl home gc` keeps the
-reports of the newest states only.
+served an older report; switched off, nothing is read or recorded; a damaged record is refused by its key and the
+report made afresh; `lhl home gc` keeps the reports of the newest states only.
 
 Each machine is its own `lhl` process (as a pod is), on a real PostgreSQL server (tests/test_publish.py's fixture)
 and moto's S3 server on loopback (tests/shared_store_support.py). The evidence is one small folder home audited in
@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import subprocess
 import sys
 from contextlib import redirect_stdout
@@ -42,24 +41,11 @@ def _run(home: Path, *argv: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def steps(tmp_path_factory):
+def steps(two_step_homes):
     """(first step's folder home, its report, second step's folder home, its report): one audit of two contracts
     by one offline model, then by a second."""
-    from lhl_platform.corpus.demo import DEMO_DIR
-
-    root = tmp_path_factory.mktemp("shared-reports")
-    first, second = root / "first", root / "second"
+    first, second = two_step_homes
     with set_env(NO_STORE):
-        for argv in (("ingest", "cuad", str(DEMO_DIR)), ("subset", "create", "two", "--size", "2", "--seed", "1"),
-                     ("models", "add", "lex", "--provider", "offline", "--model-id", "lexical"),
-                     ("audit", "--models", "lex", "--runs", "1", "--subset", "two")):
-            _run(second, *argv)
-        first.mkdir()
-        for part in ("events", "corpora"):
-            shutil.copytree(second / part, first / part)
-        for argv in (("models", "add", "omit", "--provider", "offline", "--model-id", "simulated:omitter"),
-                     ("audit", "--models", "omit", "--runs", "1", "--subset", "two")):
-            _run(second, *argv)
         reports = [clock_readings_apart(json.loads(_run(h, "report", "--format", "json")))[0] for h in (first, second)]
     assert {r["model"] for r in reports[1]["leaderboard"]} == {"lex", "omit"} != \
         {r["model"] for r in reports[0]["leaderboard"]}
@@ -81,54 +67,40 @@ def _recorded(env: dict[str, str]) -> list[tuple[str, str, int]]:
         return [tuple(r) for r in conn.execute("SELECT key, sha256, line FROM lhl_shared_reports ORDER BY line")]
 
 
-def test_a_new_pod_prints_the_report_another_machine_printed_without_fetching_a_segment(shared, steps, tmp_path):
+def test_a_new_pod_prints_the_report_another_machine_printed_and_never_one_of_other_events(shared, steps, tmp_path,
+                                                                                           capsys):
     first, first_report, second, second_report = steps
     _run(first, "home", "migrate")
     assert _pod(shared, tmp_path / "writer")[0] == first_report
     (_, _, line), = _recorded(shared)
     # A new machine: the same report, and not one segment, warehouse build or corpus file in its home.
-    report, _ = _pod(shared, tmp_path / "pod")
-    assert report == first_report
+    assert _pod(shared, tmp_path / "pod")[0] == first_report
     assert sorted(p.name for p in (tmp_path / "pod").rglob("*") if p.suffix in (".parquet", ".duckdb")) == []
-    # New events: the old report is never served; the report is computed and shared in its turn.
+    # New events: the old report is never printed for them. Switched off, a pod neither reads nor records one
+    # (it computes the report, from the snapshot the writer published); then one that computes it records it.
     _run(second, "home", "migrate")
-    assert _pod(shared, tmp_path / "late-pod")[0] == second_report
-    assert [r[2] > line for r in _recorded(shared)] == [False, True]
-    assert _pod(shared, tmp_path / "later-pod")[0] == second_report
-    # Off: neither read nor recorded (a pod that computes it, from the snapshot the others published).
     off, _ = _pod(shared, tmp_path / "off-pod", extra={"LHL_SHARED_REPORTS": "off"})
-    assert off == second_report and any((tmp_path / "off-pod").rglob("*.duckdb"))
-
-
-def test_a_damaged_shared_report_is_refused_by_name_and_the_report_made_afresh(shared, steps, tmp_path):
-    _, _, second, second_report = steps
-    _run(second, "home", "migrate")
-    _pod(shared, tmp_path / "writer")
-    (key, _, _), = _recorded(shared)
-    forged = json.loads(_body(shared, key))
+    assert off == second_report and any((tmp_path / "off-pod").rglob("*.duckdb")) and len(_recorded(shared)) == 1
+    assert _pod(shared, tmp_path / "late-pod")[0] == second_report
+    older, newer = _recorded(shared)
+    assert older[2] == line < newer[2]
+    assert _pod(shared, tmp_path / "later-pod")[0] == second_report
+    assert not any((tmp_path / "later-pod").rglob("*.duckdb"))
+    # A record altered in the catalog: refused by its key, and the report made afresh.
+    forged = json.loads(_body(shared, newer[0]))
     forged["leaderboard"][0]["model"] = "forged"
     with psycopg.connect(shared[CATALOG_URL_ENV]) as conn:
-        conn.execute("UPDATE lhl_shared_reports SET body = %s WHERE key = %s", (json.dumps(forged).encode(), key))
-    report, err = _pod(shared, tmp_path / "pod")
-    assert f"shared report {key} refused: its bytes differ from the SHA-256 recorded for it" in err
+        conn.execute("UPDATE lhl_shared_reports SET body = %s WHERE key = %s",
+                     (json.dumps(forged).encode(), newer[0]))
+    report, err = _pod(shared, tmp_path / "pod-of-a-forgery")
+    assert f"shared report {newer[0]} refused: its bytes differ from the SHA-256 recorded for it" in err
     assert report == second_report
+    # gc keeps the reports of the newest N states of the events.
+    assert "removed 0 shared reports" in _run(tmp_path / "writer", "home", "gc", "--keep-snapshots", "2")
+    assert "removed 1 shared reports" in _run(tmp_path / "writer", "home", "gc", "--keep-snapshots", "1")
+    assert _recorded(shared) == [newer]
 
 
 def _body(env: dict[str, str], key: str) -> bytes:
     with psycopg.connect(env[CATALOG_URL_ENV]) as conn:
         return bytes(conn.execute("SELECT body FROM lhl_shared_reports WHERE key = %s", (key,)).fetchone()[0])
-
-
-def test_gc_keeps_the_reports_of_the_newest_states_only(shared, steps, tmp_path, capsys):
-    first, _, second, _ = steps
-    _run(first, "home", "migrate")
-    _pod(shared, tmp_path / "writer")
-    _run(second, "home", "migrate")
-    _pod(shared, tmp_path / "writer")
-    older, newer = _recorded(shared)
-    assert older[2] < newer[2]
-    out = _run(tmp_path / "writer", "home", "gc", "--keep-snapshots", "2")
-    assert "removed 0 shared reports" in out and len(_recorded(shared)) == 2
-    out = _run(tmp_path / "writer", "home", "gc", "--keep-snapshots", "1")
-    assert "removed 1 shared reports" in out
-    assert _recorded(shared) == [newer]

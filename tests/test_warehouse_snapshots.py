@@ -16,7 +16,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -55,23 +54,10 @@ def _json_report(capsys, home: Path) -> dict:
 
 
 @pytest.fixture(scope="module")
-def folders(tmp_path_factory):
+def folders(two_step_homes):
     """(the first step's folder home, the second step's, the second step's report) of one small audit."""
-    from lhl_platform.corpus.demo import DEMO_DIR
-
-    root = tmp_path_factory.mktemp("snapshots")
-    first, second = root / "first", root / "second"
+    first, second = two_step_homes
     with set_env(NO_STORE):
-        for argv in (("ingest", "cuad", str(DEMO_DIR)), ("subset", "create", "two", "--size", "2", "--seed", "1"),
-                     ("models", "add", "lex", "--provider", "offline", "--model-id", "lexical"),
-                     ("audit", "--models", "lex", "--runs", "1", "--subset", "two")):
-            _run(second, *argv)
-        first.mkdir()
-        for part in ("events", "corpora"):
-            shutil.copytree(second / part, first / part)
-        for argv in (("models", "add", "omit", "--provider", "offline", "--model-id", "simulated:omitter"),
-                     ("audit", "--models", "omit", "--runs", "1", "--subset", "two")):
-            _run(second, *argv)
         out = io.StringIO()
         from contextlib import redirect_stdout
 
