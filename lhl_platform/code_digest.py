@@ -1,5 +1,5 @@
 """What the platform's code is, cheaply: every module, SQL file and shipped JSONL data file (held-out sets) of the
-platform by path, size and modification time (a stat each, no read), with the versions of the interpreter and of
+platform by path, size, modification and change time (a stat each, no read), with the versions of the interpreter and of
 the libraries whose behaviour results depend on. Caches in the home key their entries by it (the report's figures,
 the warehouse's SQL digest), so an edited file or an upgraded library is never served what the old code
 computed."""
@@ -22,11 +22,13 @@ LIBRARIES = ("numpy", "duckdb", "pydantic")  # the bootstrap's random streams, t
 
 @lru_cache(maxsize=1)
 def code_digest() -> str:
-    """This machine's key for the code: each file by size and modification time (a stat each)."""
+    """This machine's key for the code: each file by size, modification time, change time and inode (a stat each;
+    the change time and inode because a build may set every modification time to one date, while any write of a
+    file's bytes moves its change time)."""
     digest = _versions()
     for path, name in _files():
         info = os.stat(path)
-        digest.update(f"{name}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+        digest.update(f"{name}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}\n".encode())
     return digest.hexdigest()
 
 
@@ -59,6 +61,11 @@ def _files() -> Iterator[tuple[str, str]]:
             for name in sorted(f for f in filenames if f.endswith((".py", ".sql", ".jsonl"))):
                 path = os.path.join(dirpath, name)
                 yield path, os.path.relpath(path, root.parent)
+
+
+def platform_relative(path: str) -> str:
+    """A path of the platform's own as it is named in every checkout (relative to the checkout's root)."""
+    return str(Path(path).resolve().relative_to(_PLATFORM.parent))
 
 
 def under_platform(path: str | None) -> bool:

@@ -104,3 +104,11 @@ def test_a_new_pod_prints_the_report_another_machine_printed_and_never_one_of_ot
 def _body(env: dict[str, str], key: str) -> bytes:
     with psycopg.connect(env[CATALOG_URL_ENV]) as conn:
         return bytes(conn.execute("SELECT body FROM lhl_shared_reports WHERE key = %s", (key,)).fetchone()[0])
+
+
+def test_a_switch_that_is_neither_on_nor_off_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("LHL_FIGURE_CACHE", "on")
+    monkeypatch.setenv("LHL_SHARED_REPORTS", "sometimes")
+    assert main(["--home", str(tmp_path / "home"), "report"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["lhl: LHL_SHARED_REPORTS='sometimes' is neither on nor off (give on, off, 1 or 0)"]

@@ -45,6 +45,6 @@ def served_report(home: Home, asked: Mapping[str, Any], render: Callable[[], str
         key = hashlib.sha256(json.dumps({"build": build, "asked": asked, "code": code_digest()}, sort_keys=True)
                              .encode()).hexdigest()
         text = kept(folder(home, "reports"), key, render, str, str, keep=KEEP)
-    if shared is not None and before is not None and shared.mirror_head() == before:
-        shared.publish(before, asked, text)  # made from exactly the events of `before`
+    if shared is not None:
+        shared.publish_if_unmoved(before, asked, text)
     return text

@@ -8,13 +8,16 @@ and the registrations (only the platform's own: a test's suite is never shared).
 
 Publishing. A machine that has printed a report records it only when its mirror stood at the same head before
 and after the report was made (so the warehouse it read held exactly those events): the text, its SHA-256 and the
-head's line, under its key, in the catalog (`lhl_shared_reports`). In the database, not the bucket: a pod's first
+head's line, under its key, in the catalog (`lhl_shared_reports`; the checks before publishing are the same
+call, so a failure there is a warning too). In the database, not the bucket: a pod's first
 command then needs one round trip to the server it asks for the head anyway, and no object-store client (whose
 start-up alone costs what the rest of a served report does). A failure is a warning: the report was printed.
 
 Reading. The catalog's head gives the key; a recorded report is printed only when its bytes hash to the SHA-256
-recorded with them (a damaged one is refused in a warning naming its key, and the report is made as before).
-`lhl home gc` forgets the reports of all but the newest heads (`KEEP`).
+recorded with them (a damaged one is refused in a warning naming its key, and the report is made as before). That
+catches damage, not a forger with write access to the catalog, which is trusted as it is for the segments' hashes.
+A served report reads no segment, so damage in the bucket shows in `lhl verify`, not in it. `lhl home gc` forgets
+the reports of all but the newest `KEEP` lines at which reports were recorded.
 
 `LHL_SHARED_REPORTS=off` neither publishes nor reads (as does `LHL_FIGURE_CACHE=off`, which turns off every kept
 report).
@@ -81,21 +84,29 @@ class SharedReports:
             return None
         return data.decode()
 
-    def publish(self, head: str, asked: Mapping[str, Any], text: str) -> None:
-        """Record `text` as the report asked at `head`."""
+    def publish_if_unmoved(self, head: str | None, asked: Mapping[str, Any], text: str) -> None:
+        """Record `text` as the report asked at `head` when the mirror still stands there (so the report was made
+        from exactly its events); a failure is a warning."""
+        if head is None:
+            return
         data = text.encode()
         try:
+            if self.mirror_head() != head:
+                return
             self.store.catalog.add_shared_report(self.key(head, asked), hashlib.sha256(data).hexdigest(),
                                                  int(head.split(":")[1]), data)
-        except Exception as exc:  # noqa: BLE001 - the report was printed; only sharing it failed
+        except Exception as exc:  # noqa: BLE001 - the report stands; only sharing it failed
             _log.warning("report not shared with the other machines (%s)", _one_line(exc))
 
 
 def shared_reports(home: Home) -> SharedReports | None:
     """The shared reports of the home's store; None for a folder home, with `LHL_SHARED_REPORTS=off`, or when a
     registration is not the platform's own."""
-    if os.environ.get(SWITCH, "").strip().lower() in ("0", "off", "no", "false"):
+    value = os.environ.get(SWITCH, "").strip().lower()
+    if value in ("0", "off", "no", "false"):
         return None
+    if value not in ("", "1", "on", "true", "yes"):
+        raise ValueError(f"{SWITCH}={os.environ[SWITCH]!r} is neither on nor off (give on, off, 1 or 0)")
     store = home.events.store
     if _SHARED_MODULE not in sys.modules:  # the home's store is not a shared one: no need to import it (pyarrow)
         return None
@@ -104,7 +115,7 @@ def shared_reports(home: Home) -> SharedReports | None:
 
     if not isinstance(store, SharedStore):
         return None
-    # the files' bytes are read once per checkout: kept in the home under the files' stat key
+    # the files' bytes are read once per state of the files: kept in the home under their stat key
     code = registrations_key(kept(folder(home, "code"), code_digest(), code_content_digest, str, str, keep=4))
     return None if code is None else SharedReports(store, home, code)
 

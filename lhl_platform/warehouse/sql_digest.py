@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-from lhl_platform.code_digest import code_digest, under_platform
+from lhl_platform.code_digest import code_digest, platform_relative, under_platform
 from lhl_platform.home import Home
 from lhl_platform.home_cache import folder, kept
 from lhl_platform.registries import active
@@ -35,11 +35,12 @@ def registrations_key(code: str | None = None) -> str | None:
     # the modules that register event types, whether imported yet or not (the key must not depend on which ones a
     # command happened to need before it asked)
     modules = sorted({m.module for m in catalog.pending_events} | {k.owner for k in kinds})
-    packages = [f"{p.name}|{p.folder}" for p in sql_packages()]
     if (not all(m.startswith(PLATFORM) for m in modules)
             or not all(k.payload.__module__.startswith(PLATFORM) for k in kinds)
             or not all(under_platform(str(p.folder)) for p in sql_packages())):
         return None
+    # named within the checkout, so every checkout of the same code agrees (a key shared between machines)
+    packages = [f"{p.name}|{platform_relative(str(p.folder))}" for p in sql_packages()]
     text = "\n".join([LAYOUT, code or code_digest(), *modules, "", *packages])
     return hashlib.sha256(text.encode()).hexdigest()
 

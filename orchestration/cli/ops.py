@@ -118,7 +118,8 @@ def cmd_home_gc(args: argparse.Namespace, home: Home) -> int:
     print(f"removed {removed} warehouse snapshots (beyond the newest {args.keep_snapshots} of each layout, or "
           f"never recorded); {snapshots} kept")
     reports = collect_shared_reports(store, args.keep_snapshots)
-    print(f"removed {reports} shared reports (of all but the newest {args.keep_snapshots} states of the events)")
+    print(f"removed {reports} shared reports (all but those of the newest {args.keep_snapshots} states of the "
+          "events that have any)")
     return 0
 
 
