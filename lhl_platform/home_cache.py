@@ -26,14 +26,15 @@ T = TypeVar("T")
 SWITCH = "LHL_FIGURE_CACHE"  # named for its first use; it switches every cache of this module
 
 
-def switched_on() -> bool:
-    """`LHL_FIGURE_CACHE`: on unless set off; a value that is neither is refused in one line."""
-    value = os.environ.get(SWITCH, "").strip().lower()
+def switched_on(name: str = SWITCH) -> bool:
+    """A switch in the environment (`LHL_FIGURE_CACHE` by default): on unless set off; a value that is neither is
+    refused in one line."""
+    value = os.environ.get(name, "").strip().lower()
     if value in ("", "1", "on", "true", "yes"):
         return True
     if value in ("0", "off", "false", "no"):
         return False
-    raise ValueError(f"{SWITCH}={os.environ[SWITCH]!r} is neither on nor off (give on, off, 1 or 0)")
+    raise ValueError(f"{name}={os.environ[name]!r} is neither on nor off (give on, off, 1 or 0)")
 
 
 def folder(home: Home, name: str) -> Path:

@@ -8,10 +8,10 @@ and the registrations (only the platform's own: a test's suite is never shared).
 
 Publishing. A machine that has printed a report records it only when its mirror stood at the same head before
 and after the report was made (so the warehouse it read held exactly those events): the text, its SHA-256 and the
-head's line, under its key, in the catalog (`lhl_shared_reports`; the checks before publishing are the same
-call, so a failure there is a warning too). In the database, not the bucket: a pod's first
+head's line, under its key, in the catalog (`lhl_shared_reports`). In the database, not the bucket: a pod's first
 command then needs one round trip to the server it asks for the head anyway, and no object-store client (whose
-start-up alone costs what the rest of a served report does). A failure is a warning: the report was printed.
+start-up alone costs what the rest of a served report does). A failure, the check of the mirror's head included,
+is a warning: the report stands and is printed.
 
 Reading. The catalog's head gives the key; a recorded report is printed only when its bytes hash to the SHA-256
 recorded with them (a damaged one is refused in a warning naming its key, and the report is made as before). That
@@ -28,14 +28,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lhl_platform.code_digest import code_content_digest, code_digest
-from lhl_platform.home_cache import folder, kept
+from lhl_platform.home_cache import folder, kept, switched_on
 
 if TYPE_CHECKING:
     from lhl_platform.events.store_shared import SharedStore
@@ -102,11 +101,8 @@ class SharedReports:
 def shared_reports(home: Home) -> SharedReports | None:
     """The shared reports of the home's store; None for a folder home, with `LHL_SHARED_REPORTS=off`, or when a
     registration is not the platform's own."""
-    value = os.environ.get(SWITCH, "").strip().lower()
-    if value in ("0", "off", "no", "false"):
+    if not switched_on(SWITCH):
         return None
-    if value not in ("", "1", "on", "true", "yes"):
-        raise ValueError(f"{SWITCH}={os.environ[SWITCH]!r} is neither on nor off (give on, off, 1 or 0)")
     store = home.events.store
     if _SHARED_MODULE not in sys.modules:  # the home's store is not a shared one: no need to import it (pyarrow)
         return None
