@@ -10,6 +10,7 @@ multi-partition the dimensions are always named `model` and `run`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -115,9 +116,21 @@ def ensure_job_partition(instance: DagsterInstance, job_name: str, key: MultiPar
     else:
         wanted = [(dims.model, key)]
     for definition, value in wanted:
-        name = str(definition.name)
-        if not instance.has_dynamic_partition(name, value):
-            instance.add_dynamic_partitions(name, [value])
+        add_partitions_once(instance, str(definition.name), [value])
+
+
+def add_partitions_once(instance: DagsterInstance, name: str, keys: Sequence[str]) -> None:
+    """Add the keys a dynamic dimension lacks. Two processes on one home may both see a key missing and both add
+    it: the second's insert then fails on the storage's unique constraint, which is no error once every key is
+    there."""
+    missing = [k for k in keys if not instance.has_dynamic_partition(name, k)]
+    if not missing:
+        return
+    try:
+        instance.add_dynamic_partitions(name, missing)
+    except Exception:
+        if not all(instance.has_dynamic_partition(name, k) for k in missing):
+            raise
 
 
 def audit_key(model: str, run: int) -> MultiPartitionKey:

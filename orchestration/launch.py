@@ -69,10 +69,10 @@ def job(name: str) -> JobDefinition:
 
 
 def ensure_partitions(instance: DagsterInstance, models: Sequence[str], runs: Sequence[int]) -> None:
+    from assets.partitions import add_partitions_once
+
     for name, keys in (("model", list(models)), ("run", [str(r) for r in runs])):
-        missing = [k for k in keys if not instance.has_dynamic_partition(name, k)]
-        if missing:
-            instance.add_dynamic_partitions(name, missing)
+        add_partitions_once(instance, name, keys)
 
 
 @contextlib.contextmanager
