@@ -17,6 +17,7 @@ from typing import Any
 
 from dagster import (
     AssetCheckExecutionContext,
+    AssetCheckKey,
     AssetCheckResult,
     AssetChecksDefinition,
     AssetCheckSpec,
@@ -34,9 +35,9 @@ from dagster import (
     MultiPartitionsDefinition,
     PartitionedConfig,
     asset,
-    asset_check,
     define_asset_job,
     in_process_executor,
+    multi_asset_check,
 )
 from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 from pydantic import create_model
@@ -118,13 +119,20 @@ def stage_asset(suite: Suite, stage: Stage) -> AssetsDefinition:
     )(run_stage)
 
 
-def mart_check(check: MartCheck) -> AssetChecksDefinition:
-    @asset_check(asset=check.asset, name=check.name, description=check.description)
-    def _check(context: AssetCheckExecutionContext, lhl: LhlHome) -> AssetCheckResult:
-        with read_warehouse(lhl.home()) as con:
-            return to_check_result(check.check(con), lhl=lhl, asset=check.asset)
+def mart_checks_step(suite: Suite, checks: tuple[MartCheck, ...]) -> AssetChecksDefinition:
+    """The suite's mart checks as one step: each stays its own check in the UI, but one step start and one
+    warehouse read serve them all (a step per check cost the metrics job more than the checks themselves)."""
+    by_key = {AssetCheckKey(AssetKey(c.asset), c.name): c for c in checks}
 
-    return _check
+    @multi_asset_check(name=f"{suite.name}_mart_checks", can_subset=True,
+                       specs=[AssetCheckSpec(c.name, asset=c.asset, description=c.description) for c in checks])
+    def _checks(context: AssetCheckExecutionContext, lhl: LhlHome) -> Iterator[AssetCheckResult]:
+        with read_warehouse(lhl.home()) as con:
+            for key, check in by_key.items():
+                if key in context.selected_asset_check_keys:
+                    yield to_check_result(check.check(con), named=True, lhl=lhl, asset=check.asset)
+
+    return _checks
 
 
 def _job_partition(job: Job, key: str) -> tuple[Home, str, int | None] | None:
@@ -187,8 +195,13 @@ def asset_job(suite: Suite, job: Job) -> UnresolvedAssetJobDefinition:
 
 def suite_definitions(suite: Suite) -> tuple[list[AssetsDefinition], list[AssetChecksDefinition],
                                              list[UnresolvedAssetJobDefinition | JobDefinition]]:
-    return ([stage_asset(suite, s) for s in suite.stages], [mart_check(c) for c in mart_checks(suite)],
+    return ([stage_asset(suite, s) for s in suite.stages], _mart_check_steps(suite),
             [asset_job(suite, j) for j in suite.jobs])
+
+
+def _mart_check_steps(suite: Suite) -> list[AssetChecksDefinition]:
+    checks = mart_checks(suite)
+    return [mart_checks_step(suite, checks)] if checks else []
 
 
 def partition_key(job: Job, model: str, run: int | None) -> MultiPartitionKey | str | None:

@@ -19,7 +19,8 @@ def to_check_result(outcome: CheckOutcome, named: bool = False, *, lhl: LhlHome 
     metadata = _scalars(outcome.metadata)
     if lhl is not None and asset is not None and not outcome.passed:
         alert(lhl, outcome.name, asset, partition, outcome.summary, metadata)
-    return AssetCheckResult(check_name=outcome.name if named else None, passed=outcome.passed,
+    return AssetCheckResult(check_name=outcome.name if named else None,
+                            asset_key=asset if named else None, passed=outcome.passed,
                             severity=AssetCheckSeverity.ERROR, description=outcome.summary, metadata=metadata)
 
 
