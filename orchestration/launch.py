@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dagster import AssetKey, DagsterInstance, JobDefinition
@@ -59,7 +60,22 @@ def instance_for(home: Home) -> DagsterInstance:
     config = home.dagster_dir / "dagster.yaml"
     if config.read_text() == _BARE_INSTANCE_YAML:
         config.write_text(LOCAL_INSTANCE_YAML)
-    return DagsterInstance.from_config(str(home.dagster_dir))
+    if _own_storage(config):  # PostgreSQL or any storage a user configured: used as configured
+        return DagsterInstance.from_config(str(home.dagster_dir))
+    from dagster._core.instance.ref import InstanceRef
+
+    from orchestration.event_log_storage import overrides
+
+    # The default SQLite files, with the event log's connections kept open (`orchestration.event_log_storage`).
+    events = os.path.join(home.dagster_dir, "history", "runs", "")
+    return DagsterInstance.from_ref(InstanceRef.from_dir(str(home.dagster_dir), overrides=overrides(events)))
+
+
+def _own_storage(config: Path) -> bool:
+    import yaml
+
+    values = yaml.safe_load(config.read_text()) or {}
+    return any(key in values for key in ("storage", "run_storage", "event_log_storage", "schedule_storage"))
 
 
 def job(name: str) -> JobDefinition:

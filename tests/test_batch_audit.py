@@ -30,7 +30,7 @@ from lhl_platform.home import Home
 from lhl_platform.progress import cost_usd
 from lhl_platform.suites import get_suite
 from orchestration.cli import main
-from orchestration.cli.audit import run_audit
+from orchestration.cli.audit import AuditOptions, run_audit
 from tests import speed_tmpfs
 from tests.fakes import ProviderFake, Served, key_of
 from tests.test_prices import FLAGS, PRICES
@@ -44,6 +44,13 @@ MODEL_IDS = {"openai": "gpt-test", "anthropic": "claude-test", "gemini": "gemini
 KEYS = {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "ak-test", "GEMINI_API_KEY": "gk-test"}
 PARAMS = {"max_retries": 1, "backoff_base_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 20, "concurrency": 4}
 STREAM = extraction_stream("m", 1)
+
+
+def _batch_audit(home: str, model: str = "m", judge: str | None = None) -> int:
+    """`lhl audit --models MODEL --batch` through the one audit path, without the metrics job these tests do not
+    read (the `audited` fixture's batch audit runs it; the warehouse is built when a test reads it)."""
+    return run_audit(Home.resolve(home), get_suite("clause"), [model], [1], AuditOptions(batch=True, judge=judge),
+                     say=lambda _: None, metrics=False)
 
 
 def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -198,7 +205,7 @@ def test_a_run_killed_after_submission_resumes_by_polling_never_resubmitting(pro
         assert polls_before >= 1
 
         fake.hold.clear()
-        assert main(["--home", home, "audit", "--models", "m", "--batch"]) == 0
+        assert _batch_audit(home) == 0
         assert fake.batch_creates == 1, "the resumed run submitted again"
         assert fake.interactive == []
         assert len(fake.served) == 12  # each request answered once, by the one batch
@@ -216,7 +223,7 @@ def test_a_partly_failed_batch_ends_answered_or_missing_with_a_reason(provider, 
         retried, refused = key_of(contracts[2].text), key_of(contracts[7].text)
         fake.fail_in_batch = lambda text: "server overloaded" if key_of(text) in (retried, refused) else None
         fake.fail_interactive = lambda text: "this contract is not accepted" if key_of(text) == refused else None
-        assert main(["--home", home, "audit", "--models", "m", "--batch"]) == 0
+        assert _batch_audit(home) == 0
         assert fake.batch_creates == 1
         assert sorted(fake.interactive) == sorted([retried, refused])  # the two failures retried interactively
 
@@ -265,7 +272,7 @@ def test_judge_calls_go_through_the_batch_api_too(tmp_path):
         assert main(["--home", home, "models", "add", "lex", "--provider", "offline", "--model-id", "lexical"]) == 0
         assert main(["--home", home, "models", "add", "j", "--provider", "openai", "--model-id", "gpt-judge",
                      "--base-url", fake.base_url, "--role", "judge", "--params", json.dumps(PARAMS)]) == 0
-        assert main(["--home", home, "audit", "--models", "lex", "--judge", "j", "--batch"]) == 0
+        assert _batch_audit(home, "lex", judge="j") == 0
         assert fake.batch_creates == 1 and fake.interactive == []
     events = Home.resolve(home).events.read(verdict_stream("lex", 1))
     calls = [c for c in (e.data_as(ModelCall) for e in events if e.type == "model.call") if c.model == "j"]
