@@ -22,7 +22,9 @@ from lhl_platform.insufficiency.offline_judge import answer as cue_judge
 from lhl_platform.insufficiency.responders import GOLD_READER, PREMATURE_CLOSURE, gold_reader, premature_closure
 from lhl_platform.insufficiency.selfbuilt import self_built_items
 from lhl_platform.registry import add_model
+from lhl_platform.suites import get_suite
 from orchestration.cli import main
+from orchestration.cli.audit import AuditOptions, run_audit
 from tests.fakes import ScriptedServer
 from tests.labelled_judges import insufficiency_labelled
 from tests.test_insufficiency_llm import FAST, _completion, _openai
@@ -35,20 +37,26 @@ def lhl(home: Home, *args: str) -> int:
     return main(["--home", str(home.root), *args])
 
 
+def audit(home: Home, judge: str | None = None) -> None:
+    """`lhl audit --suite insufficiency` through its one path without the metrics job: the fixture's last audit,
+    through the CLI, runs it once for all three."""
+    assert run_audit(home, get_suite("insufficiency"), list(MODELS), [1], AuditOptions(judge=judge),
+                     say=lambda _: None, metrics=False) == 0
+
+
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Home:
     home = Home.resolve(tmp_path_factory.mktemp("suite-judge-marks")).ensure()
     for name in MODELS:
         assert lhl(home, "models", "add", name, "--provider", "offline", "--model-id", name) == 0
-    assert lhl(home, "audit", "--suite", "insufficiency", "--models", ",".join(MODELS)) == 0  # the cue judge
+    audit(home)  # the cue judge
     with ScriptedServer() as server, pytest.MonkeyPatch.context() as env:
         env.setenv("OPENAI_API_KEY", "sk-test-secret")
         server.script()
         server.respond = _openai
         add_model(home, ModelSpec(name="gpt-judge", provider="openai", model_id="gpt-test",
                                   base_url=server.url + "/v1", role="judge", params=FAST))
-        assert lhl(home, "audit", "--suite", "insufficiency", "--models", ",".join(MODELS), "--judge",
-                   "gpt-judge") == 0
+        audit(home, "gpt-judge")
         server.respond = insufficiency_labelled(_openai, _completion)
         add_model(home, ModelSpec(name="labelled-judge", provider="openai", model_id="gpt-labelled",
                                   base_url=server.url + "/v1", role="judge", params=FAST))

@@ -25,22 +25,34 @@ ROOT = Path(__file__).resolve().parents[1]
 SUITES = ("clause", "contractscrub", "insufficiency")
 
 # Small audits: the clause suite on a stored subset of 2 demo contracts, ContractScrub on 1 contract of a
-# 2-contract self-built set, InsufficiencyBench's self-built items answered by one calibration responder.
+# 2-contract self-built set, InsufficiencyBench's self-built items answered by one calibration responder. The
+# first two audits leave the metrics job to the last (`lhl audit`'s own path with `metrics` off), which builds
+# every suite's SQL models and checks once.
 SETUP = textwrap.dedent("""
     import sys
     from lhl_platform.corpus.demo import DEMO_DIR
+    from lhl_platform.home import Home
+    from lhl_platform.suites import get_suite
     from orchestration.cli import main
+    from orchestration.cli.audit import AuditOptions, run_audit
 
     home = sys.argv[1]
+
+    def audit(suite, model, options):
+        assert run_audit(Home.resolve(home), get_suite(suite), [model], [1], options, metrics=False) == 0, suite
+
     for argv in (["ingest", "cuad", str(DEMO_DIR)], ["subset", "create", "two", "--size", "2", "--seed", "1"],
                  ["models", "add", "lex", "--provider", "offline", "--model-id", "lexical"],
-                 ["audit", "--models", "lex", "--runs", "1", "--subset", "two"],
+                 ("clause", "lex", AuditOptions(subset="two")),
                  ["scrub", "build", "--contracts", "2", "--seed", "0"],
                  ["models", "add", "rules", "--provider", "offline", "--model-id", "scrub-rules"],
-                 ["audit", "--suite", "contractscrub", "--models", "rules", "--contracts", "1"],
+                 ("contractscrub", "rules", AuditOptions(contracts=1)),
                  ["models", "add", "gold", "--provider", "offline", "--model-id", "gold-reader"],
                  ["audit", "--suite", "insufficiency", "--models", "gold"]):
-        assert main(["--home", home, *argv]) == 0, argv
+        if isinstance(argv, tuple):
+            audit(*argv)
+        else:
+            assert main(["--home", home, *argv]) == 0, argv
 """)
 
 
