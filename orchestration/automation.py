@@ -26,6 +26,7 @@ switches them without the UI.
 from __future__ import annotations
 
 import json
+import os
 import time
 from typing import Any
 
@@ -70,8 +71,22 @@ from resources import LhlHome
 
 MODEL_DIM = model_partitions.name or "model"
 RUN_DIM = run_partitions.name or "run"
+REFRESH_TICK_ENV = "LHL_REFRESH_TICK_SECONDS"
+
+
+def tick_seconds(variable: str, default: int) -> int:
+    """A sensor's interval: `default`, or the whole seconds `variable` gives (how soon a daemon reacts after a
+    partition lands; a test's daemon uses 1). Anything else is refused in one line when the code location loads."""
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{variable} must be a whole number of seconds, at least 1, not {text!r}")
+    return int(text)
+
+
 RECURRING_TICK_SECONDS = 60
-REFRESH_TICK_SECONDS = 30
+REFRESH_TICK_SECONDS = tick_seconds(REFRESH_TICK_ENV, 30)
 IN_FLIGHT = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING,
              DagsterRunStatus.STARTED]
 # What a partition run leaves behind last (the last stage of every suite's partition jobs); the marts are current

@@ -4,6 +4,7 @@ cadence, the refresh of marts and corpus assets, and `lhl schedule` / `lhl daemo
 import json
 from datetime import UTC, datetime
 
+import pytest
 from dagster import build_schedule_context, build_sensor_context, instance_for_test
 
 from lhl_platform.domain.models import ModelSpec
@@ -15,6 +16,7 @@ from orchestration.automation import (
     model_registry_sensor,
     nightly_metrics_schedule,
     recurring_audit_sensor,
+    tick_seconds,
 )
 from orchestration.cli import main
 from orchestration.cli.schedule import daemon_command, daemon_env
@@ -89,6 +91,19 @@ def test_the_active_corpus_sensor_rerecords_contracts_after_an_ingest(tmp_path):
     with instance_for_test() as instance:
         (request,) = active_corpus_sensor(_context(instance, tmp_path)).run_requests
         assert request.job_name == "corpus" and corpus_id in request.run_key and request.run_config == {}
+
+
+def test_the_refresh_interval_is_30_s_unless_the_environment_gives_whole_seconds(monkeypatch):
+    monkeypatch.delenv("LHL_REFRESH_TICK_SECONDS", raising=False)
+    assert metrics_refresh_sensor.minimum_interval_seconds == 30  # this process's environment sets none
+    assert tick_seconds("LHL_REFRESH_TICK_SECONDS", 30) == 30
+    monkeypatch.setenv("LHL_REFRESH_TICK_SECONDS", " 2 ")
+    assert tick_seconds("LHL_REFRESH_TICK_SECONDS", 30) == 2
+    for bad in ("0", "1.5", "soon", "-3"):
+        monkeypatch.setenv("LHL_REFRESH_TICK_SECONDS", bad)
+        with pytest.raises(ValueError, match=f"LHL_REFRESH_TICK_SECONDS must be a whole number of seconds, "
+                                             f"at least 1, not '{bad}'"):
+            tick_seconds("LHL_REFRESH_TICK_SECONDS", 30)
 
 
 def test_nightly_schedule_requests_a_metrics_run():

@@ -85,6 +85,7 @@ def _local_production_config(limit: int = 1) -> dict:
     instead of pods) and the per-provider limit at `limit`; storage, queue and backfills as deployed."""
     config = yaml.safe_load(PRODUCTION.read_text())
     config.pop("run_launcher")
+    config["run_coordinator"]["config"] = {"dequeue_interval_seconds": 1}  # a test's queue: no 5 s waits
     config["concurrency"]["runs"]["tag_concurrency_limits"][0]["limit"] = limit
     return config
 
@@ -141,7 +142,7 @@ def test_postgres_daemon_queues_three_audits_one_provider_at_a_time(tmp_path, po
                                   params={"audit": {"contracts": 3}}))
 
     log = (tmp_path / "daemon.log").open("w")
-    env = {**os.environ, **postgres}
+    env = {**os.environ, **postgres, "LHL_REFRESH_TICK_SECONDS": "1"}  # the refresh sensor ticks every second
     daemon = subprocess.Popen([sys.executable, "-m", "orchestration.cli", "--home", str(home.root), "daemon"],
                               cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     instance = DagsterInstance.from_config(str(home.dagster_dir))
