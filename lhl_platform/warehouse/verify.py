@@ -43,34 +43,73 @@ def compared_tables() -> list[tuple[str, str]]:
     return tables + [(m.name, layer[m.layer]) for m in sql_models()]
 
 
-def _differs(con: duckdb.DuckDBPyConnection, stored: str, rebuilt: str) -> str:
-    """Why the stored table is not the rebuilt one ('' when equal)."""
-    have = con.execute(f"describe {stored}").fetchall()
-    want = con.execute(f"describe {rebuilt}").fetchall()
-    if [(r[0], r[1]) for r in have] != [(r[0], r[1]) for r in want]:
-        return "its columns differ"
-    n_extra, n_lacking = _unmatched(con, stored, rebuilt, [_qi(str(r[0])) for r in want])
-    if (n_extra or n_lacking) and any(str(r[1]) in _FLOATS for r in want):
-        # A sum of floating-point numbers depends on the order it adds them in, which differs between a build that
-        # reads its Parquet files partition by partition and one made from the events in their order: compared to
-        # nine decimals. (Any change to the stored bytes is caught by the digest anyway.)
-        rounded = [f"round({_qi(str(r[0]))}, 9)" if str(r[1]) in _FLOATS else _qi(str(r[0])) for r in want]
-        n_extra, n_lacking = _unmatched(con, stored, rebuilt, rounded)
-    if n_extra or n_lacking:
-        return f"{n_extra} stored row(s) are not in the rebuilt table, {n_lacking} rebuilt row(s) are not stored"
-    return ""
-
-
 _FLOATS = ("DOUBLE", "FLOAT")
+Columns = list[tuple[str, str]]  # (name, type) in table order
 
 
-def _unmatched(con: duckdb.DuckDBPyConnection, stored: str, rebuilt: str, columns: list[str]) -> tuple[int, int]:
-    cols = ", ".join(columns)
-    extra = con.execute(f"select count(*) from (select {cols} from {stored} except all "
-                        f"select {cols} from {rebuilt})").fetchone()
-    lacking = con.execute(f"select count(*) from (select {cols} from {rebuilt} except all "
-                          f"select {cols} from {stored})").fetchone()
-    return (int(extra[0]) if extra else 0), (int(lacking[0]) if lacking else 0)
+def _columns(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], Columns]:
+    """Every table's and view's columns, by (database, table), read in one query."""
+    out: dict[tuple[str, str], Columns] = {}
+    for database, table, column, kind in con.execute(
+            "select table_catalog, table_name, column_name, data_type from information_schema.columns "
+            "where table_schema = 'main' order by table_catalog, table_name, ordinal_position").fetchall():
+        out.setdefault((str(database), str(table)), []).append((str(column), str(kind)))
+    return out
+
+
+def _imbalance(table: str, columns: Columns, rounded: bool) -> str:
+    """One row (table, extra, lacking): the stored rows not in the rebuilt table and the rebuilt rows not stored,
+    counted as multisets (each distinct row's copies on one side minus the other's, as EXCEPT ALL counts them)."""
+    values = [f"round({_qi(c)}, 9)" if rounded and kind in _FLOATS else _qi(c) for c, kind in columns]
+    named = ", ".join(f"{v} as _c{i}" for i, v in enumerate(values))
+    keys = ", ".join(f"_c{i}" for i in range(len(values)))
+    stored, rebuilt = f"_lhl_stored.main.{_qi(table)}", f"memory.main.{_qi(table)}"
+    literal = "'" + table.replace("'", "''") + "'"
+    return (f"select {literal} as t, coalesce(sum(d) filter (where d > 0), 0) as extra, "
+            f"coalesce(-sum(d) filter (where d < 0), 0) as lacking from (select sum(_side) as d from ("
+            f"select {named}, 1 as _side from {stored} union all select {named}, -1 as _side from {rebuilt}) "
+            f"group by {keys} having sum(_side) <> 0)")
+
+
+def _unmatched(con: duckdb.DuckDBPyConnection, tables: dict[str, Columns],
+               rounded: bool = False) -> dict[str, tuple[int, int] | str]:
+    """Per table, (extra, lacking) rows, or why it cannot be compared. All tables in one query (a query per table
+    cost more in DuckDB's per-statement work than the comparisons themselves); one that fails is retried table by
+    table, so that only the table that cannot be compared is named."""
+    if not tables:
+        return {}
+    try:
+        rows = con.execute(" union all ".join(_imbalance(t, c, rounded) for t, c in tables.items())).fetchall()
+        return {str(t): (int(extra), int(lacking)) for t, extra, lacking in rows}
+    except duckdb.Error:
+        if len(tables) == 1:
+            raise
+    out: dict[str, tuple[int, int] | str] = {}
+    for table, columns in tables.items():
+        try:
+            out.update(_unmatched(con, {table: columns}, rounded))
+        except duckdb.Error as exc:
+            out[table] = f"cannot be compared ({' '.join(str(exc).split())[:200]})"
+    return out
+
+
+def _differences(con: duckdb.DuckDBPyConnection, tables: dict[str, Columns]) -> dict[str, str]:
+    """Why each stored table is not the rebuilt one (tables that are equal are left out)."""
+    found = _unmatched(con, tables)
+    # A sum of floating-point numbers depends on the order it adds them in, which differs between a build that
+    # reads its Parquet files partition by partition and one made from the events in their order: a table with
+    # floating-point columns that differs is compared again to nine decimals. (Any change to the stored bytes is
+    # caught by the digest anyway.)
+    floats = {t: tables[t] for t, n in found.items()
+              if isinstance(n, tuple) and any(n) and any(kind in _FLOATS for _, kind in tables[t])}
+    found.update(_unmatched(con, floats, rounded=True))
+    out = {}
+    for table, n in found.items():
+        if isinstance(n, str):
+            out[table] = n
+        elif any(n):
+            out[table] = f"{n[0]} stored row(s) are not in the rebuilt table, {n[1]} rebuilt row(s) are not stored"
+    return out
 
 
 def verify_projection(home: Home) -> tuple[str | None, list[str]]:
@@ -127,14 +166,20 @@ def _compare(con: duckdb.DuckDBPyConnection, report: ProjectionReport) -> None:
     stored = {str(r[0]) for r in con.execute(
         "select table_name from duckdb_tables() where database_name = '_lhl_stored' union all "
         "select view_name from duckdb_views() where database_name = '_lhl_stored'").fetchall()}
-    for table, what in compared_tables():
+    columns = _columns(con)
+    problems: dict[str, str] = {}
+    comparable: dict[str, Columns] = {}
+    tables = compared_tables()
+    for table, _ in tables:
         report.tables += 1
-        if table not in stored:
-            report.problems.append(f"{what} {table} is missing from the stored build")
-            continue
-        try:
-            problem = _differs(con, f"_lhl_stored.main.{_qi(table)}", f"memory.main.{_qi(table)}")
-        except duckdb.Error as exc:
-            problem = f"cannot be compared ({' '.join(str(exc).split())[:200]})"
-        if problem:
-            report.problems.append(f"{what} {table} differs from the events: {problem}")
+        have, want = columns.get(("_lhl_stored", table)), columns.get(("memory", table))
+        if table in stored and have is None:
+            problems[table] = "differs from the events: cannot be compared (its columns cannot be read)"
+        elif table not in stored:
+            problems[table] = "is missing from the stored build"
+        elif have != want:
+            problems[table] = "differs from the events: its columns differ"
+        else:
+            comparable[table] = want or []
+    problems.update({t: f"differs from the events: {why}" for t, why in _differences(con, comparable).items()})
+    report.problems += [f"{what} {table} {problems[table]}" for table, what in tables if table in problems]
