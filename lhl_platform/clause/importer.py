@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from lhl_platform.clause.extraction.events import ExtractionEvent, OutcomeImported
 from lhl_platform.corpus.store import active_corpus_id, corpus_folder, ingested_corpora
 from lhl_platform.corpus.subsets import get_subset
+from lhl_platform.domain.errors import flat
 from lhl_platform.domain.models import MismatchType, VerdictLabel
 from lhl_platform.events.payloads import AuditScope, EventType
 from lhl_platform.home import Home
@@ -73,7 +74,7 @@ def read_table(path: Path) -> pa.Table:
         row = _bad_csv_row(path) if path.suffix.lower() != ".parquet" else None
         if row is not None:
             raise ImportFileError(f"{path}: {row}") from None
-        raise ImportFileError(f"{path}: cannot read ({' '.join(str(exc).split())})") from None
+        raise ImportFileError(f"{path}: cannot read ({flat(exc)})") from None
 
 
 def _message(error: Mapping[str, Any]) -> str:

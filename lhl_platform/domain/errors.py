@@ -1,4 +1,5 @@
-"""Validation errors as users read them: one line naming the field, without library URLs or input values."""
+"""Errors as users read them: a validation error as one line naming the field, without library URLs or input
+values; any other exception's message on one line."""
 
 from __future__ import annotations
 
@@ -15,3 +16,8 @@ def one_line(exc: ValidationError) -> str:
         message = "unknown key"
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return f"{where}: {message}{more}" if where else f"{message}{more}"
+
+
+def flat(exc: BaseException) -> str:
+    """The exception's message on one line (its whitespace collapsed), or its type's name when it has none."""
+    return " ".join(str(exc).split()) or type(exc).__name__

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from lhl_platform.domain.errors import flat
 from lhl_platform.events.integrity import SegmentEntry
 from lhl_platform.events.model import GENESIS, canonical_json
 from lhl_platform.events.store import StreamMoved
@@ -139,7 +140,7 @@ class Catalog:
                         self._conn.close()
                     self._conn = None
                     if time.monotonic() > deadline:
-                        raise RuntimeError(f"the event catalog is unreachable ({_one_line(exc)})") from None
+                        raise RuntimeError(f"the event catalog is unreachable ({flat(exc)})") from None
                     time.sleep(delay)
                     delay = min(delay * 2, 1.0)
 
@@ -297,7 +298,3 @@ class _Conflict(Exception):
 
 def _line_hash(line: str) -> str:
     return hashlib.sha256(line.encode()).hexdigest()
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())

@@ -43,6 +43,7 @@ from typing import Protocol, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from lhl_platform.domain.errors import flat
 from lhl_platform.events.checkpoint import CheckpointHead
 from lhl_platform.events.integrity import Anchor, DamagedLogError, file_sha256, parse_manifest, rel
 from lhl_platform.events.kinds import payload_of
@@ -210,7 +211,7 @@ def _verify_stream(log: EventLog, stream: str, anchors: list[Anchor],
         try:
             rows = pq.read_table(path).to_pylist()
         except (pa.ArrowException, OSError) as exc:  # a corrupted file is a finding, not a crash
-            out.problem = f"{where}: unreadable ({' '.join(str(exc).split())})"
+            out.problem = f"{where}: unreadable ({flat(exc)})"
             return out
         if entry.first_seq != expected_seq:
             out.problem = (f"{where}: starts at seq {entry.first_seq}, expected {expected_seq} "

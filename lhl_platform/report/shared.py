@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lhl_platform.code_digest import code_content_digest, code_digest
+from lhl_platform.domain.errors import flat
 from lhl_platform.home_cache import folder, kept, switched_on
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class SharedReports:
             key = self.key(self.store.head(), asked)
             found = self.store.catalog.shared_report(key)
         except Exception as exc:  # noqa: BLE001 - the report is then made here
-            _log.warning("shared reports unavailable (%s)", _one_line(exc))
+            _log.warning("shared reports unavailable (%s)", flat(exc))
             return None
         if found is None:
             return None
@@ -95,7 +96,7 @@ class SharedReports:
             self.store.catalog.add_shared_report(self.key(head, asked), hashlib.sha256(data).hexdigest(),
                                                  int(head.split(":")[1]), data)
         except Exception as exc:  # noqa: BLE001 - the report stands; only sharing it failed
-            _log.warning("report not shared with the other machines (%s)", _one_line(exc))
+            _log.warning("report not shared with the other machines (%s)", flat(exc))
 
 
 def shared_reports(home: Home) -> SharedReports | None:
@@ -119,7 +120,3 @@ def shared_reports(home: Home) -> SharedReports | None:
 def collect_shared_reports(store: SharedStore, keep: int = KEEP) -> int:
     """Forget the reports of all but the newest `keep` heads; returns how many."""
     return store.catalog.drop_shared_reports_before(keep)
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lhl_platform.corpus.store import CORPUS_STREAM
+from lhl_platform.domain.errors import flat
 from lhl_platform.events.integrity import file_sha256
 from lhl_platform.home import Home
 from lhl_platform.registry import primary_judge
@@ -329,7 +330,7 @@ def _current_build(home: Home) -> Iterator[duckdb.DuckDBPyConnection]:
                     try:
                         con = _open_build(store, store.root / record.catalog, read_only=True)
                     except duckdb.Error as exc:
-                        problem = f"{store.root / record.catalog}: cannot be opened ({' '.join(str(exc).split())})"
+                        problem = f"{store.root / record.catalog}: cannot be opened ({flat(exc)})"
                     else:
                         try:
                             store.check(record, con)

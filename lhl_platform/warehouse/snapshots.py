@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
+from lhl_platform.domain.errors import flat
 from lhl_platform.events.integrity import file_sha256, parse_manifest
 from lhl_platform.events.store_catalog import SnapshotRow
 from lhl_platform.events.store_objects import WAREHOUSE
@@ -151,7 +152,7 @@ def _publish_thread(home: Home, shared: SharedStore, store: Store, record: Build
             if present:
                 publish(home, shared, store, record, meta)
     except Exception as exc:  # noqa: BLE001 - a snapshot is an optimisation: the build stands without it
-        _log.warning("warehouse build %d not published as a snapshot (%s)", record.build, " ".join(str(exc).split()))
+        _log.warning("warehouse build %d not published as a snapshot (%s)", record.build, flat(exc))
     finally:
         ready.set()
 
@@ -211,7 +212,7 @@ def restore(home: Home, store: Store, build: int, segments: list[Path]) -> Build
     try:
         candidates = shared.catalog.snapshots(LAYOUT, sql_digest(home))
     except Exception as exc:  # noqa: BLE001 - no snapshot is only slower
-        _log.warning("warehouse snapshots unavailable (%s): building from the events", " ".join(str(exc).split()))
+        _log.warning("warehouse snapshots unavailable (%s): building from the events", flat(exc))
         return None
     for snap in candidates:
         where = shared.objects.where(shared.objects.key(WAREHOUSE, snap.sha256, snap.ext))
@@ -224,7 +225,7 @@ def restore(home: Home, store: Store, build: int, segments: list[Path]) -> Build
         except Exception as exc:  # noqa: BLE001 - refused by name; the next one, or a build from the events
             store.discard(build)
             store.build_path(build).unlink(missing_ok=True)
-            _log.warning("warehouse snapshot %s refused: %s", where, " ".join(str(exc).split()))
+            _log.warning("warehouse snapshot %s refused: %s", where, flat(exc))
             continue
         _log.info("restored warehouse snapshot %s (%d events) as build %d", where, snap.events, build)
         return record
@@ -285,7 +286,7 @@ def _unpack(archive: Path, snap: SnapshotRow, store: Store, build: int, tmp: Pat
                 with target.open("wb") as out:
                     shutil.copyfileobj(source, out)
     except (tarfile.TarError, OSError, ValueError) as exc:
-        raise SnapshotRefused(f"unreadable ({' '.join(str(exc).split())})") from None
+        raise SnapshotRefused(f"unreadable ({flat(exc)})") from None
     return renamed
 
 
@@ -300,7 +301,7 @@ def _relocate(store: Store, build: int, tmp: Path, renamed: dict[str, str], snap
     try:
         con = duckdb.connect(str(tmp))
     except duckdb.Error as exc:
-        raise SnapshotRefused(f"not a readable build ({' '.join(str(exc).split())})") from None
+        raise SnapshotRefused(f"not a readable build ({flat(exc)})") from None
     try:
         con.execute("set enable_progress_bar = false")
         con.execute("set file_search_path = " + "'" + str(store.root).replace("'", "''") + "'")
@@ -321,7 +322,7 @@ def _relocate(store: Store, build: int, tmp: Path, renamed: dict[str, str], snap
         con.execute("commit")
         con.execute("checkpoint")
     except duckdb.Error as exc:
-        raise SnapshotRefused(f"not a readable build ({' '.join(str(exc).split())})") from None
+        raise SnapshotRefused(f"not a readable build ({flat(exc)})") from None
     finally:
         con.close()
     return str(build_info.get("fingerprint", ""))

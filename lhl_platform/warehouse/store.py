@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from lhl_platform.domain.errors import flat
 from lhl_platform.events.cache_key import cache_key
 from lhl_platform.events.integrity import file_sha256, rel
 
@@ -254,7 +255,7 @@ class Store:
                 con = duckdb.connect(str(catalog), read_only=True)
             return [(str(f), str(s)) for f, s in con.execute("select file, sha256 from _lhl_chunks").fetchall()]
         except duckdb.Error as exc:
-            raise WarehouseInvalid(f"{catalog}: not a complete build ({' '.join(str(exc).split())})") from None
+            raise WarehouseInvalid(f"{catalog}: not a complete build ({flat(exc)})") from None
         finally:
             if own and con is not None:
                 con.close()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
+from lhl_platform.domain.errors import flat
 from lhl_platform.home import Home
 from lhl_platform.warehouse.build import fingerprint, memory_warehouse
 from lhl_platform.warehouse.models import scopes, sql_models
@@ -89,7 +90,7 @@ def _unmatched(con: duckdb.DuckDBPyConnection, tables: dict[str, Columns],
         try:
             out.update(_unmatched(con, {table: columns}, rounded))
         except duckdb.Error as exc:
-            out[table] = f"cannot be compared ({' '.join(str(exc).split())[:200]})"
+            out[table] = f"cannot be compared ({flat(exc)[:200]})"
     return out
 
 
