@@ -112,3 +112,38 @@ def test_a_switch_that_is_neither_on_nor_off_is_refused_in_one_line(tmp_path, ca
     assert main(["--home", str(tmp_path / "home"), "report"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["lhl: LHL_SHARED_REPORTS='sometimes' is neither on nor off (give on, off, 1 or 0)"]
+
+
+LATE_COMMIT = """
+import sys
+
+import lhl_platform.catalog  # noqa: F401  (the platform assembled, as a command has it)
+from lhl_platform.domain.models import ModelSpec
+from lhl_platform.home import Home
+from lhl_platform.registry import add_model
+from lhl_platform.report.served import served_report
+
+home = Home.resolve(sys.argv[1])
+
+
+def render_while_a_commit_lands() -> str:
+    add_model(home, ModelSpec(name="late", provider="offline", model_id="lexical"))  # a commit, mid-render
+    return "made while a commit landed"
+
+
+print(served_report(home, {"asked": "during"}, render_while_a_commit_lands))
+print(served_report(home, {"asked": "after"}, lambda: "made with nothing landing"))
+"""
+
+
+def test_a_report_made_while_a_commit_landed_is_never_recorded_for_either_state(shared, steps, tmp_path):
+    # The mirror moved between the head read before the render and the publication: the text may hold some of
+    # the new events or none, so it is recorded neither at the old head nor at the new one.
+    first, *_ = steps
+    _run(first, "home", "migrate")
+    done = subprocess.run([sys.executable, "-c", LATE_COMMIT, str(tmp_path / "pod")], capture_output=True,
+                          text=True, cwd=ROOT, env={**os.environ, **shared, "LHL_FIGURE_CACHE": "on"}, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["made while a commit landed", "made with nothing landing"]
+    recorded = _recorded(shared)
+    assert [_body(shared, key) for key, _, _ in recorded] == [b"made with nothing landing"]
