@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")
@@ -430,6 +431,13 @@ def _is_plain_word(key: str) -> bool:
 
 def canonical_terms(text: str) -> list[Term]:
     """The canonical terms of a text (see the section comment above)."""
+    return list(_canonical_terms(text))
+
+
+# A judge compares the same gold spans and quotes again and again (each model, run and re-judging of a
+# contract): their terms are worked out once per process. Terms are frozen; each caller gets its own list.
+@lru_cache(maxsize=16384)
+def _canonical_terms(text: str) -> tuple[Term, ...]:
     terms = _apply_equivalents(_expand(_spell_numbers(_raw_terms(text))))
     # A modal followed by a negation ("agrees to refrain from") or under a negator of its clause
     # ("no party shall", "nor may it") is a prohibition.
@@ -454,7 +462,7 @@ def canonical_terms(text: str) -> list[Term]:
         ) and a.clause == conj.clause == b.clause  # "for 1-3 years or terminate": a unit stays with its figure
         if conj.key in ("and", "or") and alone and _is_plain_word(a.key) and _is_plain_word(b.key) and a.key > b.key:
             terms[i - 1], terms[i + 1] = b, a
-    return terms
+    return tuple(terms)
 
 
 def canonical_keys(text: str) -> list[str]:
