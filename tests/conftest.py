@@ -73,22 +73,21 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     log.close()
 
 
-# The slowest files, slowest first, as measured on 2 cores (seconds of one worker; only the order is used). Under
-# xdist's --dist loadfile a worker takes the next file as it gets free, and by default the files come by their
-# number of tests, which sends a long file of few tests (a deployment, a recovery) last, where it runs alone while
-# the other worker idles. Slowest first, the run ends on the short files instead (the batch audits lead: they
-# need no demo home, which the background builder is still building).
+# The slowest files, slowest first, as measured on 2 cores (seconds of one worker in a clean-clone `.ci/run`; only
+# the order is used). Under xdist's --dist loadfile a worker takes the next file as it gets free, and by default the
+# files come by their number of tests, which sends a long file of few tests (a deployment, a recovery) last, where
+# it runs alone while the other worker idles. Slowest first, the run ends on the short files instead (the batch
+# audits lead: they need no demo home, which the background builder is still building).
 SLOWEST_FILES = (
-    "test_batch_audit.py",  # ~200
-    "test_warehouse.py",  # ~210
-    "test_coverage.py",  # ~140
-    "test_production_deployment.py",  # ~120
-    "test_debate_pipeline.py", "test_scrub_suite.py", "test_shared_store.py", "test_cost_report.py",  # ~90 each
-    "test_judge_marks.py", "test_spend_limit.py", "test_shared_store_suites.py", "test_simulated_recovery.py",
-    "test_run_path.py", "test_scopes.py", "test_warehouse_snapshots.py",  # ~65
-    "test_insufficiency_suite.py", "test_secret_echo.py", "test_scrub_build.py", "test_suite_partitions.py",
-    "test_terminal_noise.py", "test_judges.py", "test_cli_audit.py", "test_shared_reports.py",  # ~40-55
-    "test_judge_coverage.py", "test_price_table.py", "test_resume.py", "test_judge_marks_suites.py",  # ~30-40
+    "test_batch_audit.py",  # ~100
+    "test_warehouse.py",  # ~140
+    "test_production_deployment.py", "test_llm_judge_path.py", "test_debate_pipeline.py", "test_coverage.py",  # ~70
+    "test_warehouse_snapshots.py", "test_spend_limit.py", "test_simulated_recovery.py", "test_shared_store.py",  # ~55
+    "test_scrub_build.py", "test_judge_marks.py", "test_scrub_suite.py", "test_judges.py", "test_review.py",  # ~40
+    "test_secret_echo.py", "test_judge_coverage.py", "test_insufficiency_suite.py", "test_shared_store_suites.py",
+    "test_reader_check.py", "test_cost_report.py", "test_judge_marks_suites.py", "test_shared_store_resume.py",  # ~30
+    "test_terminal_noise.py", "test_report_html.py", "test_change_detection.py", "test_cli_audit.py",
+    "test_scopes.py", "test_price_table.py", "test_resume.py",  # ~22-26
 )
 
 
