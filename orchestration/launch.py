@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dagster import AssetKey, DagsterInstance, JobDefinition
@@ -58,9 +57,11 @@ class LaunchError(RuntimeError):
 def instance_for(home: Home) -> DagsterInstance:
     home.ensure()
     config = home.dagster_dir / "dagster.yaml"
-    if config.read_text() == _BARE_INSTANCE_YAML:
-        config.write_text(LOCAL_INSTANCE_YAML)
-    if _own_storage(config):  # PostgreSQL or any storage a user configured: used as configured
+    text = config.read_text()
+    if text == _BARE_INSTANCE_YAML:
+        text = LOCAL_INSTANCE_YAML
+        config.write_text(text)
+    if _own_storage(text):  # PostgreSQL or any storage a user configured: used as configured
         return DagsterInstance.from_config(str(home.dagster_dir))
     from dagster._core.instance.ref import InstanceRef
 
@@ -71,10 +72,10 @@ def instance_for(home: Home) -> DagsterInstance:
     return DagsterInstance.from_ref(InstanceRef.from_dir(str(home.dagster_dir), overrides=overrides(events)))
 
 
-def _own_storage(config: Path) -> bool:
+def _own_storage(config: str) -> bool:
     import yaml
 
-    values = yaml.safe_load(config.read_text()) or {}
+    values = yaml.safe_load(config) or {}
     return any(key in values for key in ("storage", "run_storage", "event_log_storage", "schedule_storage"))
 
 

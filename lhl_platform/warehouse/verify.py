@@ -174,13 +174,13 @@ def _compare(con: duckdb.DuckDBPyConnection, report: ProjectionReport) -> None:
     for table, _ in tables:
         report.tables += 1
         have, want = columns.get(("_lhl_stored", table)), columns.get(("memory", table))
-        if table in stored and have is None:
-            problems[table] = "differs from the events: cannot be compared (its columns cannot be read)"
-        elif table not in stored:
+        if table not in stored:
             problems[table] = "is missing from the stored build"
+        elif have is None:
+            problems[table] = "differs from the events: cannot be compared (its columns cannot be read)"
         elif have != want:
             problems[table] = "differs from the events: its columns differ"
         else:
-            comparable[table] = want or []
+            comparable[table] = have
     problems.update({t: f"differs from the events: {why}" for t, why in _differences(con, comparable).items()})
     report.problems += [f"{what} {table} {problems[table]}" for table, what in tables if table in problems]
